@@ -1,0 +1,10 @@
+// CLI command entry points. Each returns the process exit code:
+// 0 success / nothing found, 1 findings, 2 usage or input error.
+#pragma once
+
+namespace ibw::app {
+
+int run_cli(int argc, char** argv);
+int cmd_audit(int argc, char** argv, int first);
+
+}  // namespace ibw::app

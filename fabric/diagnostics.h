@@ -1,0 +1,49 @@
+// Input diagnostics: every bad input is reported as file:line: field: message, and loaders
+// collect all of them before failing so an operator fixes a file in one pass.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ibw::fabric {
+
+struct Diagnostic {
+  std::string file;
+  int line = 0;        // 1-based; 0 when the problem is about the whole file
+  std::string field;   // column/key name; empty when not about one field
+  std::string message;
+};
+
+// "plan.csv:12: a_port: \"x\" is not a port number"
+std::string format_diagnostic(const Diagnostic& d);
+
+// Thrown by loaders with every problem found; what() holds them one per line.
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(std::vector<Diagnostic> diags);
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+
+ private:
+  std::vector<Diagnostic> diags_;
+};
+
+// Collects diagnostics for one file; throw_if_any() raises InputError when any were added.
+class DiagnosticSink {
+ public:
+  explicit DiagnosticSink(std::string file) : file_(std::move(file)) {}
+  void add(int line, std::string field, std::string message);
+  bool empty() const { return diags_.empty(); }
+  size_t size() const { return diags_.size(); }
+  const std::string& file() const { return file_; }
+  void throw_if_any();
+
+ private:
+  std::string file_;
+  std::vector<Diagnostic> diags_;
+};
+
+// Reads a whole file; throws InputError naming the file when it cannot be read.
+std::string read_file(const std::string& path);
+
+}  // namespace ibw::fabric

@@ -1,0 +1,124 @@
+#include "fabric/ibnd_loader.h"
+
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+
+#include <memory>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "fabric/diagnostics.h"
+
+namespace ibw::fabric {
+namespace {
+
+constexpr uint32_t kCapHasExtSpeeds = 0x4000;  // PortInfo.CapabilityMask.IsExtendedSpeedsSupported
+
+struct FabricDeleter {
+  void operator()(ibnd_fabric_t* f) const { ibnd_destroy_fabric(f); }
+};
+using IbndFabric = std::unique_ptr<ibnd_fabric_t, FabricDeleter>;
+
+NodeType to_type(int t) {
+  switch (t) {
+    case IB_NODE_CA: return NodeType::ca;
+    case IB_NODE_SWITCH: return NodeType::sw;
+    case IB_NODE_ROUTER: return NodeType::router;
+    default: return NodeType::unknown;
+  }
+}
+
+void fill_port(Port& out, ibnd_port_t* in, bool ext_speeds) {
+  auto* info = in->info;
+  out.present = true;
+  out.state = static_cast<uint8_t>(mad_get_field(info, 0, IB_PORT_STATE_F));
+  out.phys_state = static_cast<uint8_t>(mad_get_field(info, 0, IB_PORT_PHYS_STATE_F));
+  out.width_active = static_cast<uint8_t>(
+      width_from_portinfo_bit(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)));
+  out.width_enabled = static_cast<uint8_t>(
+      max_width_in_mask(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ENABLED_F)));
+  out.width_supported = static_cast<uint8_t>(
+      max_width_in_mask(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F)));
+  uint32_t ext_active = 0, ext_enabled = 0, ext_supported = 0;
+  if (ext_speeds) {
+    ext_active = mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+    ext_enabled = mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+    ext_supported = mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
+  }
+  bool fdr10_active = mad_get_field(in->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F) & 1;
+  bool fdr10_enabled = mad_get_field(in->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F) & 1;
+  bool fdr10_supported =
+      mad_get_field(in->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F) & 1;
+  out.speed_active =
+      speed_from_portinfo(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F), ext_active,
+                          fdr10_active);
+  out.speed_enabled = max_speed_in_masks(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ENABLED_F),
+                                         ext_enabled, fdr10_enabled);
+  out.speed_supported = max_speed_in_masks(
+      mad_get_field(info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F), ext_supported, fdr10_supported);
+}
+
+Fabric convert(ibnd_fabric_t* in) {
+  Fabric out;
+  std::unordered_map<const ibnd_node_t*, uint32_t> index;
+  for (ibnd_node_t* n = in->nodes; n; n = n->next) {
+    Node node;
+    node.guid = n->guid;
+    node.type = to_type(n->type);
+    node.description = n->nodedesc;
+    node.id = format_guid(n->guid);
+    node.num_ports = n->numports;
+    index[n] = out.add_node(std::move(node));
+  }
+  for (ibnd_node_t* n = in->nodes; n; n = n->next) {
+    Node& node = out.node(index[n]);
+    bool sw = n->type == IB_NODE_SWITCH;
+    uint32_t sw_cap = (sw && n->ports && n->ports[0])
+                          ? mad_get_field(n->ports[0]->info, 0, IB_PORT_CAPMASK_F)
+                          : 0;
+    for (int p = 0; p <= n->numports; ++p) {
+      ibnd_port_t* port = n->ports ? n->ports[p] : nullptr;
+      if (!port) continue;
+      uint32_t cap = sw ? sw_cap : mad_get_field(port->info, 0, IB_PORT_CAPMASK_F);
+      Port& mine = node.ports[p];
+      fill_port(mine, port, cap & kCapHasExtSpeeds);
+      mine.lid = sw ? n->smalid : port->base_lid;
+    }
+  }
+  for (ibnd_node_t* n = in->nodes; n; n = n->next) {
+    for (int p = 1; p <= n->numports; ++p) {
+      ibnd_port_t* port = n->ports ? n->ports[p] : nullptr;
+      if (!port || !port->remoteport || !port->remoteport->node) continue;
+      auto it = index.find(port->remoteport->node);
+      if (it == index.end()) continue;
+      out.connect(index[n], p, it->second, port->remoteport->portnum);
+    }
+  }
+  out.reindex();
+  return out;
+}
+
+}  // namespace
+
+Fabric discover_live(const LiveDiscoveryOptions& options) {
+  ibnd_config_t config{};
+  config.timeout_ms = options.timeout_ms;
+  config.retries = options.retries;
+  std::string ca = options.ca;
+  IbndFabric f(ibnd_discover_fabric(ca.empty() ? nullptr : ca.data(), options.ca_port, nullptr,
+                                    &config));
+  if (!f) {
+    throw std::runtime_error("live discovery failed on CA " + (ca.empty() ? "(default)" : ca) +
+                             " port " + std::to_string(options.ca_port) +
+                             ": is the port up and umad accessible?");
+  }
+  return convert(f.get());
+}
+
+Fabric load_ibnd_cache(const std::string& path) {
+  IbndFabric f(ibnd_load_fabric(path.c_str(), 0));
+  if (!f) throw InputError({{path, 0, "", "not a readable ibnetdiscover cache file"}});
+  return convert(f.get());
+}
+
+}  // namespace ibw::fabric

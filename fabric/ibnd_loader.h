@@ -1,0 +1,27 @@
+// Loaders (b) and (c), both built on rdma-core's libibnetdisc:
+//  - live discovery over SMPs from a local CA port (works under umad2sim/ibsim);
+//  - ibnetdiscover cache files written by `ibnetdiscover --cache FILE`.
+// Both yield full PortInfo (state, active/enabled/supported width and speed), unlike text.
+#pragma once
+
+#include <string>
+
+#include "fabric/model.h"
+
+namespace ibw::fabric {
+
+struct LiveDiscoveryOptions {
+  std::string ca;         // umad CA name; empty = first CA
+  int ca_port = 0;        // 0 = first active port
+  unsigned timeout_ms = 0;  // 0 = library default
+  unsigned retries = 0;     // 0 = library default
+};
+
+// Discovers the subnet reachable from the local port. Throws std::runtime_error when the
+// local port cannot be opened or discovery fails.
+Fabric discover_live(const LiveDiscoveryOptions& options);
+
+// Loads an ibnetdiscover cache file; throws InputError naming the file on failure.
+Fabric load_ibnd_cache(const std::string& path);
+
+}  // namespace ibw::fabric

@@ -1,0 +1,46 @@
+// Small string_view helpers shared by the pure parsers (no allocation, no locale).
+#pragma once
+
+#include <charconv>
+#include <optional>
+#include <string_view>
+
+namespace ibw::fabric::text {
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Calls fn(line, line_number) for every line (without the newline), 1-based.
+template <typename Fn>
+void for_each_line(std::string_view data, Fn&& fn) {
+  int number = 0;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    size_t end = data.find('\n', pos);
+    if (end == std::string_view::npos) end = data.size();
+    std::string_view line = data.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    fn(line, ++number);
+    pos = end + 1;
+  }
+}
+
+template <typename T>
+std::optional<T> to_int(std::string_view s, int base = 10) {
+  T v{};
+  if (s.empty()) return std::nullopt;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+inline bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace ibw::fabric::text

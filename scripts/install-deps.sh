@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ibwarden needs to build, test and run its demo.
+# Idempotent: packages already installed are skipped; apt is touched only if something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  g++ cmake ninja-build pkg-config ccache
+  # libraries
+  libyaml-cpp-dev nlohmann-json3-dev catch2
+  libibumad-dev libibmad-dev libibnetdisc-dev
+  # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
+  ibsim-utils opensm infiniband-diags
+  # benchmarks
+  time
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
