@@ -5,8 +5,8 @@
 namespace ibw::fabric {
 namespace {
 
-nlohmann::json links_json(const std::vector<LinkEnds>& links) {
-  auto arr = nlohmann::json::array();
+nlohmann::ordered_json links_json(const std::vector<LinkEnds>& links) {
+  auto arr = nlohmann::ordered_json::array();
   for (const auto& l : links) arr.push_back({{"a", l.a}, {"b", l.b}});
   return arr;
 }
@@ -32,13 +32,13 @@ std::string csv_field(const std::string& v) {
 
 }  // namespace
 
-nlohmann::json audit_to_json(const AuditResult& r) {
-  nlohmann::json summary = {{"planned_links", r.summary.planned_links},
+nlohmann::ordered_json audit_to_json(const AuditResult& r) {
+  nlohmann::ordered_json summary = {{"planned_links", r.summary.planned_links},
                             {"found_links", r.summary.found_links},
                             {"ok", r.summary.ok}};
   for (size_t k = 0; k < kFindingKinds; ++k)
     summary[std::string(finding_kind_name(static_cast<FindingKind>(k)))] = r.summary.by_kind[k];
-  auto findings = nlohmann::json::array();
+  auto findings = nlohmann::ordered_json::array();
   for (const auto& f : r.findings) {
     findings.push_back({{"kind", finding_kind_name(f.kind)},
                         {"cables", f.cables},

@@ -13,7 +13,7 @@
 
 namespace ibw::fabric {
 
-nlohmann::json audit_to_json(const AuditResult& result);
+nlohmann::ordered_json audit_to_json(const AuditResult& result);
 std::string audit_to_text(const AuditResult& result);
 std::string audit_to_csv(const AuditResult& result);
 

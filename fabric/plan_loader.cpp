@@ -54,9 +54,9 @@ void validate_plan(const Plan& plan, DiagnosticSink& sink) {
   std::unordered_map<std::string, int> cables;
   std::unordered_map<std::string, std::pair<std::string, int>> ports;
   for (const auto& l : plan.links) {
-    if (l.a.node.empty() || l.b.node.empty() || l.a.port == 0 || l.b.port == 0) continue;
     bool port_clash = false;
     for (const auto* end : {&l.a, &l.b}) {
+      if (end->node.empty() || end->port == 0) continue;  // already reported as a bad field
       std::string key = end->node + "/" + std::to_string(end->port);
       auto [it, inserted] = ports.emplace(key, std::make_pair(l.cable_id, l.line));
       if (!inserted) {
@@ -66,7 +66,7 @@ void validate_plan(const Plan& plan, DiagnosticSink& sink) {
                      std::to_string(it->second.second));
       }
     }
-    if (l.a.node == l.b.node) {
+    if (!l.a.node.empty() && l.a.node == l.b.node) {
       sink.add(l.line, "b_node",
                "self-link: cable " + l.cable_id + " connects " + l.a.node + " to itself");
     }

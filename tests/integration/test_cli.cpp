@@ -1,0 +1,103 @@
+// CLI contract of `ibwarden audit`: exit codes, help, and errors that name file, line and
+// field. Runs the real binary; the fabric comes from ibw-labgen's ibnetdiscover writer.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Out {
+  int status;
+  std::string text;  // stdout and stderr
+};
+
+Out sh(const std::string& cmd) {
+  Out o{-1, {}};
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.text.append(buf.data(), n);
+  int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+std::string tmpdir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("ibw-cli-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+const std::string kBin = IBW_BINARY;
+
+}  // namespace
+
+TEST_CASE("cli: help on every command and exit codes for usage errors", "[cli]") {
+  CHECK(sh(kBin + " --help").status == 0);
+  auto help = sh(kBin + " audit --help");
+  CHECK(help.status == 0);
+  CHECK(help.text.find("--node-name-map") != std::string::npos);
+  CHECK(sh(kBin).status == 2);
+  CHECK(sh(kBin + " frobnicate").status == 2);
+
+  auto no_plan = sh(kBin + " audit --live");
+  CHECK(no_plan.status == 2);
+  CHECK(no_plan.text.find("--plan is required") != std::string::npos);
+  CHECK(sh(kBin + " audit --plan p.csv").status == 2);
+  CHECK(sh(kBin + " audit --plan p.csv --live --topology t.txt").status == 2);
+  CHECK(sh(kBin + " audit --plan p.csv --topology t.txt --ca mlx5_0").status == 2);
+  CHECK(sh(kBin + " audit --plan p.csv --topology t.txt --format xml").status == 2);
+  CHECK(sh(kBin + " audit --plan p.csv --topology t.txt --bogus").status == 2);
+  auto missing = sh(kBin + " audit --plan /nonexistent/plan.csv --topology t.txt");
+  CHECK(missing.status == 2);
+  CHECK(missing.text.find("/nonexistent/plan.csv: cannot open") != std::string::npos);
+}
+
+TEST_CASE("cli: a bad plan fails with every error as file:line: field", "[cli]") {
+  std::string d = tmpdir("badplan");
+  std::ofstream(d + "/plan.csv") << "cable_id,a_node,a_port,b_node,b_port,colour\n"
+                                    "C1,leaf001,1,spine001,x1,red\n"
+                                    "C2,leaf001,1,leaf001,2,blue\n";
+  std::ofstream(d + "/topo.txt") << "Switch\t4 \"leaf001\"\n";
+  auto r = sh(kBin + " audit --plan " + d + "/plan.csv --topology " + d + "/topo.txt");
+  CHECK(r.status == 2);
+  CHECK(r.text.find(d + "/plan.csv:1: colour: unknown column") != std::string::npos);
+  CHECK(r.text.find(d + "/plan.csv:2: b_port: \"x1\" is not a port number") != std::string::npos);
+  CHECK(r.text.find(d + "/plan.csv:3: a_port: port leaf001/1 is already used by cable C1") != std::string::npos);
+  CHECK(r.text.find(d + "/plan.csv:3: b_node: self-link") != std::string::npos);
+  std::filesystem::remove_all(d);
+}
+
+TEST_CASE("cli: formats and --output on a generated 3-tier fabric", "[cli]") {
+  std::string d = tmpdir("formats");
+  REQUIRE(sh(std::string(IBW_LABGEN) + " --out " + d + " --tiers 3 --k 6 --no-net --ibnetdiscover "
+             "--swap 1 --drop 1 --degrade 1 --seed 4").status == 0);
+  std::string base = kBin + " audit --plan " + d + "/plan.csv --topology " + d + "/topology.txt";
+  auto text = sh(base);
+  CHECK(text.status == 1);
+  CHECK(text.text.find("[swapped]") != std::string::npos);
+  CHECK(text.text.find("advice:") != std::string::npos);
+
+  auto csv = sh(base + " --format csv");
+  CHECK(csv.status == 1);
+  CHECK(csv.text.rfind("kind,cables,planned,found,locations,advice\n", 0) == 0);
+  CHECK(std::count(csv.text.begin(), csv.text.end(), '\n') == 4);  // header + 3 findings
+
+  REQUIRE(sh(base + " --format json --output " + d + "/report.json").status == 1);
+  std::ifstream in(d + "/report.json");
+  auto report = nlohmann::json::parse(in);
+  CHECK(report["summary"]["planned_links"] == 54 + 54 + 54);  // k^3/4 hosts, k^3/4 leaf-spine, k^3/4 spine-core
+  CHECK(report["summary"]["swapped"] == 1);
+  CHECK(report["summary"]["missing"] == 1);
+  CHECK(report["summary"]["degraded"] == 1);
+  CHECK(report["summary"]["ok"] == 162 - 4);
+  CHECK(report["findings"].size() == 3);
+  std::filesystem::remove_all(d);
+}

@@ -1,0 +1,61 @@
+// SimLab: a real InfiniBand control plane for one test: ibsim simulating a fabric from a net
+// file, OpenSM (under umad2sim) bringing it to SUBNET UP, and a way to run infiniband-diags
+// or ibwarden against it. Each instance gets its own IBSIM_SOCKNAME and working directory,
+// so tests can run in parallel. The destructor tears everything down even after a failed
+// assertion; children also get SIGTERM if the test process dies (PR_SET_PDEATHSIG).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace ibw::lab {
+
+struct SimLabOptions {
+  std::string net_text;             // ibsim net file contents
+  bool start_opensm = true;
+  std::chrono::seconds timeout{90};  // for SUBNET UP
+  int max_nodes = 0, max_switches = 0, max_ports = 0;  // ibsim -N/-S/-P; 0 = derive
+};
+
+struct RunResult {
+  int status = -1;  // exit code; 128+signal when killed
+  std::string out;
+  std::string err;
+};
+
+class SimLab {
+ public:
+  explicit SimLab(SimLabOptions options);  // throws std::runtime_error with log tails
+  ~SimLab();
+  SimLab(const SimLab&) = delete;
+  SimLab& operator=(const SimLab&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  const std::string& sockname() const { return sock_; }
+  std::string opensm_log() const;
+
+  // Sends one console command to ibsim (e.g. `Unlink "leaf003"[17]`).
+  void console(const std::string& command);
+  // Runs argv in dir() under umad2sim, attached at SIM_HOST=host when given.
+  RunResult run(const std::vector<std::string>& argv, const std::string& sim_host = "",
+                std::chrono::seconds timeout = std::chrono::seconds(120)) const;
+  // Waits until pattern appears in the OpenSM log `count` times or the timeout passes.
+  bool wait_for_log(const std::string& pattern, int count, std::chrono::seconds timeout) const;
+
+ private:
+  void teardown();
+
+  std::string dir_;
+  std::string sock_;
+  pid_t ibsim_ = -1;
+  pid_t opensm_ = -1;
+  int ibsim_stdin_ = -1;
+};
+
+// Path of the umad2sim preload library; empty when ibsim-utils is not installed.
+std::string umad2sim_library();
+
+}  // namespace ibw::lab
