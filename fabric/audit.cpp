@@ -31,16 +31,14 @@ std::optional<PortKey> AuditContext::peer_of(uint32_t node, int port) const {
   return port_key(p->peer_node, p->peer_port);
 }
 
-std::string AuditContext::location_of(const std::string& node, int port) const {
-  auto it = end_location.find(node + "/" + std::to_string(port));
-  if (it != end_location.end()) return it->second;
-  auto nit = node_location.find(node);
-  return nit == node_location.end() ? std::string() : nit->second;
-}
-
 std::string AuditContext::location_of(PortKey k) const {
-  const std::string& name = plan_name[key_node(k)];
-  return name.empty() ? std::string() : location_of(name, key_port(k));
+  if (auto link = planned_port.find(k)) {
+    const PlannedLink& l = plan.links[*link];
+    bool is_a = a_node[*link] == key_node(k) && l.a.port == key_port(k);
+    const std::string& loc = is_a ? l.a.location : l.b.location;
+    if (!loc.empty()) return loc;
+  }
+  return std::string(node_location[key_node(k)]);
 }
 
 void AuditContext::add(Finding f) {
@@ -53,9 +51,14 @@ void AuditContext::add(Finding f) {
   out.findings.push_back(std::move(f));
 }
 
-void AuditContext::add_locations(Finding& f, const PlannedLink& l) const {
-  f.locations.push_back(l.a.location.empty() ? location_of(l.a.node, l.a.port) : l.a.location);
-  f.locations.push_back(l.b.location.empty() ? location_of(l.b.node, l.b.port) : l.b.location);
+void AuditContext::add_locations(Finding& f, size_t i) const {
+  const PlannedLink& l = plan.links[i];
+  auto loc = [&](const PlanEnd& e, uint32_t node) {
+    if (!e.location.empty() || node == kNoNode) return e.location;
+    return std::string(node_location[node]);
+  };
+  f.locations.push_back(loc(l.a, a_node[i]));
+  f.locations.push_back(loc(l.b, b_node[i]));
 }
 
 }  // namespace detail
@@ -75,18 +78,27 @@ void resolve(AuditContext& ctx) {
   ctx.state.assign(n, LinkState::pending);
   ctx.planned_node.assign(ctx.fabric.size(), 0);
   ctx.plan_name.assign(ctx.fabric.size(), {});
+  ctx.node_location.assign(ctx.fabric.size(), {});
   ctx.planned_port.reserve(n * 2);
-  std::unordered_map<std::string, uint32_t> cache;
+  // Each distinct plan node name is resolved once: by interned id when the plan came from
+  // a parser (finish_plan), else through a name cache (plans built in code).
+  bool interned = !plan.nodes.empty();
+  std::vector<uint32_t> by_id(plan.nodes.size(), kNoNode - 1);  // kNoNode - 1: not yet resolved
+  std::unordered_map<std::string_view, uint32_t> cache;
   DiagnosticSink sink(plan.file);
   auto lookup = [&](const PlanEnd& e, int line, const char* field) {
-    auto it = cache.find(e.node);
-    if (it != cache.end()) return it->second;
+    if (interned && by_id[e.node_id] != kNoNode - 1) return by_id[e.node_id];
+    if (!interned) {
+      auto it = cache.find(e.node);
+      if (it != cache.end()) return it->second;
+    }
     bool ambiguous = false;
     uint32_t idx = ctx.fabric.resolve(e.node, &ambiguous);
     if (ambiguous)
       sink.add(line, field,
                "\"" + e.node + "\" names several fabric nodes; use a node-name-map or a GUID");
-    cache.emplace(e.node, idx);
+    if (interned) by_id[e.node_id] = idx;
+    else cache.emplace(e.node, idx);
     if (idx != kNoNode && ctx.plan_name[idx].empty()) ctx.plan_name[idx] = e.node;
     return idx;
   };
@@ -94,12 +106,10 @@ void resolve(AuditContext& ctx) {
     const PlannedLink& l = plan.links[i];
     ctx.a_node[i] = lookup(l.a, l.line, "a_node");
     ctx.b_node[i] = lookup(l.b, l.line, "b_node");
-    for (const PlanEnd* e : {&l.a, &l.b}) {
-      if (!e->location.empty()) {
-        ctx.end_location.emplace(e->node + "/" + std::to_string(e->port), e->location);
-        ctx.node_location.emplace(e->node, e->location);
-      }
-    }
+    if (ctx.a_node[i] != kNoNode && ctx.node_location[ctx.a_node[i]].empty())
+      ctx.node_location[ctx.a_node[i]] = l.a.location;
+    if (ctx.b_node[i] != kNoNode && ctx.node_location[ctx.b_node[i]].empty())
+      ctx.node_location[ctx.b_node[i]] = l.b.location;
     if (ctx.a_node[i] != kNoNode) {
       ctx.planned_node[ctx.a_node[i]] = 1;
       ctx.planned_port.emplace(port_key(ctx.a_node[i], l.a.port), static_cast<uint32_t>(i));
@@ -153,7 +163,7 @@ void check_rate(AuditContext& ctx, size_t i) {
   Finding f{FindingKind::degraded, {l.cable_id}, {}, {}, {}, {}};
   f.planned.push_back({AuditContext::plan_label(l.a), AuditContext::plan_label(l.b)});
   f.found.push_back({ctx.label(ctx.a_node[i], l.a.port), ctx.label(ctx.b_node[i], l.b.port)});
-  ctx.add_locations(f, l);
+  ctx.add_locations(f, i);
   f.advice = "link " + f.found[0].a + " - " + f.found[0].b + " runs at " +
              rate_name(width, speed) + ", expected " + rate_name(want_width, want_speed) +
              " (" + why + "): reseat cable " + l.cable_id +
@@ -168,9 +178,9 @@ bool try_swap(AuditContext& ctx, size_t i) {
   for (int e = 0; e < 2; ++e) {
     auto x = ctx.peer_of(detail::key_node(ends[e]), detail::key_port(ends[e]));
     if (!x) continue;
-    auto it = ctx.planned_port.find(*x);
-    if (it == ctx.planned_port.end() || it->second == i) continue;
-    size_t j = it->second;
+    auto found = ctx.planned_port.find(*x);
+    if (!found || *found == i) continue;
+    size_t j = *found;
     if (ctx.state[j] != LinkState::pending || ctx.a_node[j] == kNoNode || ctx.b_node[j] == kNoNode)
       continue;
     const PlannedLink& m = ctx.plan.links[j];
@@ -189,8 +199,8 @@ bool try_swap(AuditContext& ctx, size_t i) {
     PortKey m_free_peer = (m_free == *x) ? ends[e] : ends[1 - e];
     f.found.push_back({ctx.label(la), ctx.label(la_peer)});
     f.found.push_back({ctx.label(m_free), ctx.label(m_free_peer)});
-    ctx.add_locations(f, l);
-    ctx.add_locations(f, m);
+    ctx.add_locations(f, i);
+    ctx.add_locations(f, j);
     f.advice = "cables " + l.cable_id + " and " + m.cable_id + " are swapped: exchange the plugs at " +
                ctx.label(ends[e]) + " and " + ctx.label(x_other) + " (or at " +
                ctx.label(ends[1 - e]) + " and " + ctx.label(*x) + ")";
@@ -207,7 +217,7 @@ void report_miswired_or_missing(AuditContext& ctx, size_t i) {
   auto pb = ctx.peer_of(ctx.b_node[i], l.b.port);
   std::string la = AuditContext::plan_label(l.a), lb = AuditContext::plan_label(l.b);
   Finding f{pa || pb ? FindingKind::miswired : FindingKind::missing, {l.cable_id}, {{la, lb}}, {}, {}, {}};
-  ctx.add_locations(f, l);
+  ctx.add_locations(f, i);
   if (!pa && !pb) {
     f.advice = "cable " + l.cable_id + " between " + la + " and " + lb +
                " is not up: check that it is plugged in at both ends, then reseat or replace it";

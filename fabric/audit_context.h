@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "fabric/audit.h"
+#include "fabric/flat_map.h"
 
 namespace ibw::fabric::detail {
 
@@ -26,9 +27,8 @@ struct AuditContext {
   std::vector<LinkState> state;                          // per planned link
   std::vector<uint8_t> planned_node;                     // per fabric node
   std::vector<std::string> plan_name;                    // per fabric node: plan's spelling
-  std::unordered_map<PortKey, uint32_t> planned_port;    // fabric port -> planned link
-  std::unordered_map<std::string, std::string> node_location;  // plan node -> a location
-  std::unordered_map<std::string, std::string> end_location;   // "node/port" -> location
+  FlatMap64 planned_port;                                // fabric port -> planned link
+  std::vector<std::string_view> node_location;           // per fabric node: first plan location
 
   AuditContext(const Plan& p, const Fabric& f) : plan(p), fabric(f) {}
 
@@ -39,12 +39,12 @@ struct AuditContext {
   const Port* fabric_port(uint32_t node, int port) const;
   // The far end of a fabric port, or nullopt.
   std::optional<PortKey> peer_of(uint32_t node, int port) const;
-  // Location of a port: its plan entry, else its node's.
-  std::string location_of(const std::string& node, int port) const;
+  // Location of a fabric port: its plan entry, else its node's; empty when unknown.
   std::string location_of(PortKey k) const;
 
   void add(Finding f);
-  void add_locations(Finding& f, const PlannedLink& l) const;
+  // Appends both ends' locations of planned link i.
+  void add_locations(Finding& f, size_t i) const;
 };
 
 // audit_nodes.cpp

@@ -30,7 +30,7 @@ void add_planned(AuditContext& ctx, Finding& f, size_t i) {
   const PlannedLink& l = ctx.plan.links[i];
   f.cables.push_back(l.cable_id);
   f.planned.push_back({AuditContext::plan_label(l.a), AuditContext::plan_label(l.b)});
-  ctx.add_locations(f, l);
+  ctx.add_locations(f, i);
   ctx.state[i] = LinkState::reported;
 }
 
@@ -182,8 +182,7 @@ void audit_found_links(AuditContext& ctx) {
       uint32_t j = p.peer_node;
       if (j < i || (j == i && p.peer_port < p.number)) continue;
       PortKey pk = port_key(i, p.number), qk = port_key(j, p.peer_port);
-      auto ia = ctx.planned_port.find(pk), ib = ctx.planned_port.find(qk);
-      if (ia != ctx.planned_port.end() || ib != ctx.planned_port.end()) continue;  // explained
+      if (ctx.planned_port.find(pk) || ctx.planned_port.find(qk)) continue;  // explained
       if (!ctx.planned_node[i] || !ctx.planned_node[j]) {
         uint32_t owner = !ctx.planned_node[i] ? i : j;
         PortKey own = owner == i ? pk : qk, other = owner == i ? qk : pk;

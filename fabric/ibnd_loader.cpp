@@ -94,8 +94,7 @@ Fabric convert(ibnd_fabric_t* in) {
       out.connect(index[n], p, it->second, port->remoteport->portnum);
     }
   }
-  out.reindex();
-  return out;
+  return out;  // names and the name index come from apply_node_names()
 }
 
 }  // namespace

@@ -118,7 +118,6 @@ class Parser {
     text::for_each_line(data_, [this](std::string_view line, int n) { parse_line(line, n); });
     resolve_links();
     sink_.throw_if_any();
-    fabric_.reindex();
     return std::move(fabric_);
   }
 
@@ -138,7 +137,8 @@ class Parser {
     }
     if (starts_with(line, "vendid=") || starts_with(line, "devid=") ||
         starts_with(line, "sysimgguid=") || starts_with(line, "Chassis") ||
-        starts_with(line, "Hostname:") || starts_with(line, "include ") ||
+        starts_with(line, "Hostname:") || starts_with(line, "Non-Chassis Nodes") ||
+        starts_with(line, "include ") ||
         starts_with(line, "do "))
       return;
     size_t sp = line.find_first_of(" \t");
@@ -262,7 +262,10 @@ class Parser {
       const Port* theirs = fabric_.node(remote).port(l.remote_port);
       if (mine && mine->has_peer() &&
           (mine->peer_node != remote || mine->peer_port != l.remote_port)) {
-        sink_.add(l.line, "peer", "port " + std::to_string(l.port) + " listed twice");
+        sink_.add(l.line, "peer",
+                  "port " + std::to_string(l.port) + " links to \"" + std::string(l.remote_id) + "\"[" +
+                      std::to_string(l.remote_port) + "] but is already linked to " +
+                      fabric_.node(mine->peer_node).id + "[" + std::to_string(mine->peer_port) + "]");
         continue;
       }
       if (theirs && theirs->has_peer() &&

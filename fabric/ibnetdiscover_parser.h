@@ -11,7 +11,8 @@
 
 namespace ibw::fabric {
 
-// Parses the text into a fabric. Display names are not assigned (see apply_node_names()).
+// Parses the text into a fabric. Display names and the name index are not built yet: call
+// apply_node_names() before resolving names.
 // Throws InputError listing every malformed line as file:line: field: message.
 Fabric parse_ibnetdiscover(std::string_view text, const std::string& file);
 Fabric load_ibnetdiscover_file(const std::string& path);

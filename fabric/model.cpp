@@ -71,8 +71,11 @@ uint32_t Fabric::add_node(Node node) {
   if (node.ports.size() < static_cast<size_t>(node.num_ports) + 1)
     node.ports.resize(static_cast<size_t>(node.num_ports) + 1);
   for (size_t i = 0; i < node.ports.size(); ++i) node.ports[i].number = static_cast<int>(i);
+  auto idx = static_cast<uint32_t>(nodes_.size());
+  if (node.guid) by_guid_.emplace(node.guid, idx);
   nodes_.push_back(std::move(node));
-  return static_cast<uint32_t>(nodes_.size() - 1);
+  if (!names_.empty()) by_name_.clear(), names_.clear();  // views may dangle now
+  return idx;
 }
 
 void Fabric::connect(uint32_t a, int a_port, uint32_t b, int b_port) {
@@ -98,12 +101,16 @@ void Fabric::connect(uint32_t a, int a_port, uint32_t b, int b_port) {
 void Fabric::reindex() {
   by_guid_.clear();
   by_name_.clear();
+  names_.clear();
   by_guid_.reserve(nodes_.size());
   by_name_.reserve(nodes_.size() * 2);
-  auto add_name = [this](const std::string& key, uint32_t i) {
+  names_.reserve(nodes_.size() * 2);
+  auto key_of = [this](uint32_t entry) { return names_[entry].name; };
+  auto add_name = [&](std::string_view key, uint32_t i) {
     if (key.empty()) return;
-    auto [it, inserted] = by_name_.emplace(key, i);
-    if (!inserted && it->second != i) it->second = kAmbiguous;
+    auto [entry, inserted] = by_name_.emplace(key, static_cast<uint32_t>(names_.size()), key_of);
+    if (inserted) names_.push_back({key, i});
+    else if (names_[entry].node != i) names_[entry].node = kAmbiguous;
   };
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = nodes_[i];
@@ -114,20 +121,17 @@ void Fabric::reindex() {
   }
 }
 
-uint32_t Fabric::find_guid(uint64_t guid) const {
-  auto it = by_guid_.find(guid);
-  return it == by_guid_.end() ? kNoNode : it->second;
-}
+uint32_t Fabric::find_guid(uint64_t guid) const { return by_guid_.find(guid).value_or(kNoNode); }
 
 uint32_t Fabric::resolve(std::string_view name, bool* ambiguous) const {
   if (ambiguous) *ambiguous = false;
-  auto it = by_name_.find(std::string(name));
-  if (it != by_name_.end()) {
-    if (it->second == kAmbiguous) {
+  auto entry = by_name_.find(name, [this](uint32_t e) { return names_[e].name; });
+  if (entry) {
+    if (names_[*entry].node == kAmbiguous) {
       if (ambiguous) *ambiguous = true;
       return kNoNode;
     }
-    return it->second;
+    return names_[*entry].node;
   }
   if (auto g = parse_guid(name); g && name.size() > 2 && name[0] == '0') return find_guid(*g);
   return kNoNode;

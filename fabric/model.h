@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fabric/flat_map.h"
 #include "fabric/speed.h"
 
 namespace ibw::fabric {
@@ -76,7 +77,8 @@ class Fabric {
   const Node& node(uint32_t i) const { return nodes_[i]; }
   const std::vector<Node>& nodes() const { return nodes_; }
 
-  // Rebuilds the lookup tables; call after adding nodes or renaming.
+  // Rebuilds the name index; call after the last add_node() or rename, before resolve().
+  // (The GUID index is kept up to date by add_node().)
   void reindex();
   uint32_t find_guid(uint64_t guid) const;
   // Resolves a name as a human writes it: display name, NodeDescription, id, or 0xGUID.
@@ -89,9 +91,14 @@ class Fabric {
   std::string port_label(uint32_t node, int port) const;
 
  private:
+  struct NameEntry {
+    std::string_view name;  // view into a Node's strings; valid until the next add_node()
+    uint32_t node;          // or kAmbiguous when several nodes carry the name
+  };
   std::vector<Node> nodes_;
-  std::unordered_map<uint64_t, uint32_t> by_guid_;
-  std::unordered_map<std::string, uint32_t> by_name_;  // kAmbiguous marks duplicates
+  FlatMap64 by_guid_;
+  StringIndex by_name_;  // name -> index into names_
+  std::vector<NameEntry> names_;
 };
 
 }  // namespace ibw::fabric

@@ -19,6 +19,7 @@ namespace ibw::fabric {
 struct PlanEnd {
   std::string node;      // as written: a name or 0xGUID
   int port = 0;
+  uint32_t node_id = 0;  // index into Plan::nodes (set by finish_plan)
   std::string location;  // rack/U or any free text; may be empty
 };
 
@@ -38,6 +39,7 @@ struct Plan {
   std::string file;
   PlanFormat format = PlanFormat::csv;
   std::vector<PlannedLink> links;
+  std::vector<std::string> nodes;  // every distinct node name, indexed by PlanEnd::node_id
 };
 
 // Detects the format from the content; nullopt when it cannot tell.
@@ -51,9 +53,10 @@ Plan parse_plan_ndt(std::string_view text, const std::string& file);
 Plan parse_plan(std::string_view text, const std::string& file);
 Plan load_plan(const std::string& path);
 
-// Cross-row checks shared by all formats: duplicate cable IDs, a port used twice, self-links.
-// Adds to the diagnostics of the caller (used by the parsers).
+// Shared last step of every parser: interns node names (PlanEnd::node_id, Plan::nodes) and
+// runs the cross-row checks: duplicate cable IDs, a port used twice, self-links. Adds to the
+// caller's diagnostics.
 class DiagnosticSink;
-void validate_plan(const Plan& plan, DiagnosticSink& sink);
+void finish_plan(Plan& plan, DiagnosticSink& sink);
 
 }  // namespace ibw::fabric

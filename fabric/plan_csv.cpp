@@ -8,12 +8,30 @@
 namespace ibw::fabric {
 namespace {
 
-// Splits one CSV record (RFC 4180 quoting, no embedded newlines). False on a bad quote.
-bool split_csv(std::string_view line, std::vector<std::string>& out) {
+// Splits one CSV record (RFC 4180 quoting, no embedded newlines) into views. Unquoted fields
+// point into line; unescaped quoted fields are kept in scratch. False on a bad quote.
+bool split_csv(std::string_view line, std::vector<std::string_view>& out,
+               std::vector<std::string>& scratch) {
   out.clear();
+  scratch.clear();
+  if (line.find('"') == std::string_view::npos) {  // fast path: the common case
+    size_t start = 0;
+    while (true) {
+      size_t comma = line.find(',', start);
+      out.push_back(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+      if (comma == std::string_view::npos) return true;
+      start = comma + 1;
+    }
+  }
+  scratch.reserve(line.size() + 1);  // no reallocation: views into scratch stay valid
   std::string field;
   bool quoted = false;
   bool was_quoted = false;
+  auto flush = [&] {
+    scratch.push_back(std::move(field));
+    out.push_back(scratch.back());
+    field.clear();
+  };
   for (size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (quoted) {
@@ -31,15 +49,14 @@ bool split_csv(std::string_view line, std::vector<std::string>& out) {
       quoted = was_quoted = true;
       field.clear();
     } else if (c == ',') {
-      out.push_back(std::move(field));
-      field.clear();
+      flush();
       was_quoted = false;
     } else {
       field += c;
     }
   }
   if (quoted) return false;
-  out.push_back(std::move(field));
+  flush();
   return true;
 }
 
@@ -54,11 +71,12 @@ Plan parse_plan_csv(std::string_view data, const std::string& file) {
   Plan plan{file, PlanFormat::csv, {}};
   DiagnosticSink sink(file);
   std::vector<std::string> columns;
-  std::vector<std::string> fields;
+  std::vector<std::string_view> fields;
+  std::vector<std::string> scratch;
   bool have_header = false;
   text::for_each_line(data, [&](std::string_view line, int n) {
     if (skippable(line)) return;
-    if (!split_csv(line, fields)) {
+    if (!split_csv(line, fields, scratch)) {
       sink.add(n, "", "unterminated quote");
       return;
     }
@@ -91,7 +109,8 @@ Plan parse_plan_csv(std::string_view data, const std::string& file) {
     plan.links.push_back(std::move(link));
   });
   if (!have_header) sink.add(0, "", "empty plan: no header line");
-  validate_plan(plan, sink);
+  plan.links.shrink_to_fit();
+  finish_plan(plan, sink);
   sink.throw_if_any();
   return plan;
 }
@@ -101,7 +120,8 @@ Plan parse_plan_ndt(std::string_view data, const std::string& file) {
                                                   "EndPort", "LinkType"};
   Plan plan{file, PlanFormat::ndt, {}};
   DiagnosticSink sink(file);
-  std::vector<std::string> fields;
+  std::vector<std::string_view> fields;
+  std::vector<std::string> scratch;
   bool have_header = false;
   auto port_of = [&](std::string_view v, const char* col, int n) {
     v = text::trim(v);
@@ -119,7 +139,7 @@ Plan parse_plan_ndt(std::string_view data, const std::string& file) {
     if (t.empty()) return;
     if (!have_header) {
       have_header = true;
-      if (!split_csv(t.substr(t.front() == '#' ? 1 : 0), fields) || fields.size() < 4) {
+      if (!split_csv(t.substr(t.front() == '#' ? 1 : 0), fields, scratch) || fields.size() < 4) {
         sink.add(n, "", "NDT header must be #StartDevice,StartPort,EndDevice,EndPort,LinkType");
         return;
       }
@@ -130,7 +150,7 @@ Plan parse_plan_ndt(std::string_view data, const std::string& file) {
       return;
     }
     if (t.front() == '#') return;
-    if (!split_csv(t, fields) || fields.size() < 4) {
+    if (!split_csv(t, fields, scratch) || fields.size() < 4) {
       sink.add(n, "", "expected StartDevice,StartPort,EndDevice,EndPort[,LinkType]");
       return;
     }
@@ -145,7 +165,7 @@ Plan parse_plan_ndt(std::string_view data, const std::string& file) {
     plan.links.push_back(std::move(link));
   });
   if (!have_header) sink.add(0, "", "empty NDT file");
-  validate_plan(plan, sink);
+  finish_plan(plan, sink);
   sink.throw_if_any();
   return plan;
 }

@@ -61,7 +61,7 @@ Plan parse_plan_yaml(std::string_view data, const std::string& file) {
     }
     plan.links.push_back(std::move(link));
   }
-  validate_plan(plan, sink);
+  finish_plan(plan, sink);
   sink.throw_if_any();
   return plan;
 }

@@ -42,6 +42,9 @@ std::string_view speed_name(Speed s) { return kSpeeds[static_cast<size_t>(s)].na
 double lane_gbps(Speed s) { return kSpeeds[static_cast<size_t>(s)].gbps; }
 
 std::optional<Speed> parse_speed(std::string_view text) {
+  for (const auto& info : kSpeeds) {  // exact case first: what every tool prints
+    if (info.speed != Speed::unknown && info.name == text) return info.speed;
+  }
   for (const auto& info : kSpeeds) {
     if (info.speed != Speed::unknown && iequals(info.name, text)) return info.speed;
   }

@@ -18,6 +18,7 @@ inline std::string_view trim(std::string_view s) {
 // Calls fn(line, line_number) for every line (without the newline), 1-based.
 template <typename Fn>
 void for_each_line(std::string_view data, Fn&& fn) {
+  if (data.substr(0, 3) == "\xEF\xBB\xBF") data.remove_prefix(3);  // UTF-8 BOM (Excel CSV)
   int number = 0;
   size_t pos = 0;
   while (pos < data.size()) {

@@ -24,9 +24,7 @@ Fabric merge_fabrics(std::vector<Fabric> parts) {
   if (parts.size() == 1) return std::move(parts.front());
   Fabric out;
   for (Fabric& part : parts) {
-    part.reindex();
     std::vector<uint32_t> map(part.size());
-    out.reindex();
     for (uint32_t i = 0; i < part.size(); ++i) {
       const Node& n = part.node(i);
       uint32_t existing = n.guid ? out.find_guid(n.guid) : kNoNode;
@@ -47,7 +45,6 @@ Fabric merge_fabrics(std::vector<Fabric> parts) {
       }
     }
   }
-  out.reindex();
   return out;
 }
 
