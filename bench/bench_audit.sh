@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Audit benchmark (issue 2). Two parts, each next to the stock tool it replaces:
+#  1. 65,536-endpoint 3-tier fat tree (k=64: 5,120 switches, 196,608 cables) in ibnetdiscover
+#     format + plan: `ibwarden audit` wall time and peak RSS vs a plain read (`wc -l`).
+#     Targets: <= 1 s and <= 512 MiB.
+#  2. ibsim scale (1,024 hosts, 48 switches on ibsim + OpenSM): `ibnetdiscover` itself vs
+#     `ibwarden audit --live` (discovery + audit) and `ibwarden audit --topology`.
+# Usage: bench/bench_audit.sh [--quick]   (--quick: k=32 and a smaller ibsim fabric)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+quick=0
+[[ ${1:-} == --quick ]] && quick=1
+BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
+bin=$root/${BUILD_DIR:-build}/app/ibwarden
+gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
+work=$(mktemp -d /tmp/ibwarden-bench.XXXXXX)
+source scripts/lib/simlab.sh
+trap 'sim_stop; rm -rf "$work"' EXIT
+
+# best_of N OUTVAR CMD...: runs CMD N times; sets "<best wall s> <max RSS KB>". Wall time
+# comes from bash's microsecond clock (time(1) rounds to 10 ms), RSS from time(1).
+best_of() {
+  local n=$1 var=$2 best="" rss=0 t0 t m
+  shift 2
+  for ((i = 0; i < n; i++)); do
+    t0=$EPOCHREALTIME
+    /usr/bin/time -f '%M' -o "$work/time" "$@" >/dev/null 2>&1 || true
+    t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }')
+    m=$(tail -1 "$work/time")
+    if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$t; fi
+    ((m > rss)) && rss=$m
+  done
+  printf -v "$var" '%s %s' "$best" "$rss"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.001; printf "%.1fx", a / b }'; }
+mib() { awk -v k="$1" 'BEGIN{ printf "%.0f MiB", k / 1024 }'; }
+
+k=64
+((quick)) && k=32
+echo "## 1. Audit of a 3-tier k=$k fat tree from ibnetdiscover text"
+"$gen" --out "$work/big" --tiers 3 --k $k --spare-ports 0 --no-net --ibnetdiscover \
+  --swap 4 --drop 4 --degrade 4 --seed 1
+lines=$(wc -l <"$work/big/topology.txt")
+size=$(du -m "$work/big/topology.txt" | cut -f1)
+best_of 5 wc wc -l "$work/big/topology.txt"
+printf '%-46s %8s %10s\n' "command" "wall s" "peak RSS"
+printf '%-46s %8s %10s\n' "wc -l topology.txt ($lines lines, ${size} MB)" ${wc% *} "$(mib ${wc#* })"
+for plan in csv ndt yaml; do
+  best_of 3 res "$bin" audit --plan "$work/big/plan.$plan" --topology "$work/big/topology.txt" \
+    --format json --output /dev/null
+  printf '%-46s %8s %10s   (%s of wc -l)\n' "ibwarden audit --plan plan.$plan" ${res% *} \
+    "$(mib ${res#* })" "$(ratio ${res% *} ${wc% *})"
+done
+"$bin" audit --plan "$work/big/plan.csv" --topology "$work/big/topology.txt" | head -2 || true
+
+leaves=32 spines=16 hosts=32
+((quick)) && leaves=8 spines=4 hosts=8
+echo
+echo "## 2. ibsim scale: $leaves leaves x $hosts hosts, $spines spines, on ibsim + OpenSM"
+"$gen" --out "$work/sim" --leaves $leaves --spines $spines --hosts-per-leaf $hosts --swap 2 --drop 2 --seed 1
+sim_start "$work/sim/net" "$work/sim/lab" 300
+cd "$SIM_DIR"  # umad2sim keeps its fake sysfs in the working directory
+on_sim=(env IBSIM_SOCKNAME="$SIM_SOCK" LD_PRELOAD="$SIM_PRELOAD")
+"${on_sim[@]}" ibnetdiscover >"$work/sim/topology.txt" 2>/dev/null
+[[ $(grep -c '^Switch' "$work/sim/topology.txt") -gt 0 ]] || { echo "ibnetdiscover found nothing" >&2; exit 1; }
+best_of 3 disc "${on_sim[@]}" ibnetdiscover
+best_of 3 live "${on_sim[@]}" "$bin" audit --plan "$work/sim/plan.csv" --live --format json --output /dev/null
+best_of 3 file "$bin" audit --plan "$work/sim/plan.csv" --topology "$work/sim/topology.txt" \
+  --format json --output /dev/null
+printf '%-46s %8s %10s\n' "command" "wall s" "peak RSS"
+printf '%-46s %8s %10s\n' "ibnetdiscover (stock, live)" ${disc% *} "$(mib ${disc#* })"
+printf '%-46s %8s %10s   (%s of ibnetdiscover)\n' "ibwarden audit --live (discovery + audit)" \
+  ${live% *} "$(mib ${live#* })" "$(ratio ${live% *} ${disc% *})"
+printf '%-46s %8s %10s\n' "ibwarden audit --topology (file)" ${file% *} "$(mib ${file#* })"
+"${on_sim[@]}" "$bin" audit --plan "$work/sim/plan.csv" --live 2>/dev/null | head -2 || true
+cd "$root"
