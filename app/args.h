@@ -11,7 +11,7 @@
 namespace ibw::app {
 
 struct OptionSpec {
-  std::string name;      // without leading dashes
+  std::string name;  // without leading dashes
   bool takes_value = true;
   bool repeatable = false;
 };

@@ -18,7 +18,8 @@
 namespace ibw::app {
 namespace {
 
-constexpr const char* kHelp = R"(usage: ibwarden audit --plan FILE (--topology FILE | --live [--ca NAME] [--ca-port N])
+constexpr const char* kHelp =
+    R"(usage: ibwarden audit --plan FILE (--topology FILE | --live [--ca NAME] [--ca-port N])
                       [--node-name-map FILE] [--format text|json|csv] [--output FILE]
 
 Compares the cabling plan with the fabric and classifies every difference: missing,
@@ -75,8 +76,9 @@ bool write_output(const std::string& path, const std::string& data, std::string*
 int cmd_audit(int argc, char** argv, int first) {
   using namespace ibw::fabric;
   std::vector<OptionSpec> specs = {
-      {"plan"},   {"topology", true, true}, {"live", false}, {"ca"},     {"ca-port"},
-      {"node-name-map"}, {"format"},         {"output"},      {"help", false}};
+      {"plan"},       {"topology", true, true}, {"live", false}, {"ca"},
+      {"ca-port"},    {"node-name-map"},        {"format"},      {"output"},
+      {"help", false}};
   try {
     Args args(specs, argc, argv, first);
     if (args.has("help")) {

@@ -1,6 +1,7 @@
 #include "fabric/audit.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "fabric/audit_context.h"
 #include "fabric/diagnostics.h"
@@ -9,8 +10,8 @@ namespace ibw::fabric {
 
 std::string_view finding_kind_name(FindingKind k) {
   static constexpr std::string_view kNames[kFindingKinds] = {
-      "missing", "miswired", "swapped", "unexpected", "degraded", "missing_node", "unknown_node",
-      "partition"};
+      "missing",  "miswired",     "swapped",      "unexpected",
+      "degraded", "missing_node", "unknown_node", "partition"};
   return kNames[static_cast<size_t>(k)];
 }
 
@@ -67,8 +68,8 @@ namespace {
 
 using detail::AuditContext;
 using detail::LinkState;
-using detail::PortKey;
 using detail::port_key;
+using detail::PortKey;
 
 void resolve(AuditContext& ctx) {
   const Plan& plan = ctx.plan;
@@ -97,8 +98,10 @@ void resolve(AuditContext& ctx) {
     if (ambiguous)
       sink.add(line, field,
                "\"" + e.node + "\" names several fabric nodes; use a node-name-map or a GUID");
-    if (interned) by_id[e.node_id] = idx;
-    else cache.emplace(e.node, idx);
+    if (interned)
+      by_id[e.node_id] = idx;
+    else
+      cache.emplace(e.node, idx);
     if (idx != kNoNode && ctx.plan_name[idx].empty()) ctx.plan_name[idx] = e.node;
     return idx;
   };
@@ -132,7 +135,9 @@ void check_rate(AuditContext& ctx, size_t i) {
   Speed speed = std::max(pa->speed_active, pb->speed_active);
   if (pa->speed_active != Speed::unknown && pb->speed_active != Speed::unknown)
     speed = std::min(pa->speed_active, pb->speed_active);
-  auto enabled_width = [](const Port* p) { return p->width_enabled ? p->width_enabled : p->width_supported; };
+  auto enabled_width = [](const Port* p) {
+    return p->width_enabled ? p->width_enabled : p->width_supported;
+  };
   auto enabled_speed = [](const Port* p) {
     return p->speed_enabled != Speed::unknown ? p->speed_enabled : p->speed_supported;
   };
@@ -164,10 +169,9 @@ void check_rate(AuditContext& ctx, size_t i) {
   f.planned.push_back({AuditContext::plan_label(l.a), AuditContext::plan_label(l.b)});
   f.found.push_back({ctx.label(ctx.a_node[i], l.a.port), ctx.label(ctx.b_node[i], l.b.port)});
   ctx.add_locations(f, i);
-  f.advice = "link " + f.found[0].a + " - " + f.found[0].b + " runs at " +
-             rate_name(width, speed) + ", expected " + rate_name(want_width, want_speed) +
-             " (" + why + "): reseat cable " + l.cable_id +
-             ", clean both ends, replace the cable or transceiver if it persists";
+  f.advice = "link " + f.found[0].a + " - " + f.found[0].b + " runs at " + rate_name(width, speed) +
+             ", expected " + rate_name(want_width, want_speed) + " (" + why + "): reseat cable " +
+             l.cable_id + ", clean both ends, replace the cable or transceiver if it persists";
   ctx.add(std::move(f));
 }
 
@@ -201,9 +205,10 @@ bool try_swap(AuditContext& ctx, size_t i) {
     f.found.push_back({ctx.label(m_free), ctx.label(m_free_peer)});
     ctx.add_locations(f, i);
     ctx.add_locations(f, j);
-    f.advice = "cables " + l.cable_id + " and " + m.cable_id + " are swapped: exchange the plugs at " +
-               ctx.label(ends[e]) + " and " + ctx.label(x_other) + " (or at " +
-               ctx.label(ends[1 - e]) + " and " + ctx.label(*x) + ")";
+    f.advice = "cables " + l.cable_id + " and " + m.cable_id +
+               " are swapped: exchange the plugs at " + ctx.label(ends[e]) + " and " +
+               ctx.label(x_other) + " (or at " + ctx.label(ends[1 - e]) + " and " + ctx.label(*x) +
+               ")";
     ctx.add(std::move(f));
     return true;
   }
@@ -216,11 +221,26 @@ void report_miswired_or_missing(AuditContext& ctx, size_t i) {
   auto pa = ctx.peer_of(ctx.a_node[i], l.a.port);
   auto pb = ctx.peer_of(ctx.b_node[i], l.b.port);
   std::string la = AuditContext::plan_label(l.a), lb = AuditContext::plan_label(l.b);
-  Finding f{pa || pb ? FindingKind::miswired : FindingKind::missing, {l.cable_id}, {{la, lb}}, {}, {}, {}};
+  Finding f{pa || pb ? FindingKind::miswired : FindingKind::missing,
+            {l.cable_id},
+            {{la, lb}},
+            {},
+            {},
+            {}};
   ctx.add_locations(f, i);
   if (!pa && !pb) {
     f.advice = "cable " + l.cable_id + " between " + la + " and " + lb +
                " is not up: check that it is plugged in at both ends, then reseat or replace it";
+    // Live/cache PortInfo tells a port someone disabled from a cable that is not there.
+    for (auto [node, end, label] :
+         {std::tuple{ctx.a_node[i], l.a.port, la}, std::tuple{ctx.b_node[i], l.b.port, lb}}) {
+      const Port* p = ctx.fabric_port(node, end);
+      if (p && p->phys_state == kPhysDisabled)
+        f.advice = label +
+                   " is administratively disabled (PhysLinkState Disabled): re-enable it "
+                   "(ibportstate ... enable) if cable " +
+                   l.cable_id + " is meant to be in service";
+    }
   } else if (pa && !pb) {
     f.found.push_back({la, ctx.label(*pa)});
     f.locations.push_back(ctx.location_of(*pa));
@@ -242,7 +262,7 @@ void report_miswired_or_missing(AuditContext& ctx, size_t i) {
 
 void sort_findings(std::vector<Finding>& findings) {
   auto key = [](const Finding& f) {
-    const std::string* first = !f.cables.empty() ? &f.cables[0]
+    const std::string* first = !f.cables.empty()  ? &f.cables[0]
                                : !f.found.empty() ? &f.found[0].a
                                                   : nullptr;
     return first ? *first : std::string();
@@ -268,8 +288,10 @@ AuditResult run_audit(const Plan& plan, const Fabric& fabric) {
     if (ctx.state[i] != LinkState::pending) continue;
     const PlannedLink& l = plan.links[i];
     auto pa = ctx.peer_of(ctx.a_node[i], l.a.port);
-    if (pa && *pa == port_key(ctx.b_node[i], l.b.port)) check_rate(ctx, i);
-    else bad.push_back(i);
+    if (pa && *pa == port_key(ctx.b_node[i], l.b.port))
+      check_rate(ctx, i);
+    else
+      bad.push_back(i);
   }
   for (size_t i : bad)
     if (ctx.state[i] == LinkState::pending) try_swap(ctx, i);

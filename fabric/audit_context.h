@@ -13,8 +13,12 @@ using PortKey = uint64_t;
 inline PortKey port_key(uint32_t node, int port) {
   return (static_cast<uint64_t>(node) << 8) | static_cast<uint8_t>(port);
 }
-inline uint32_t key_node(PortKey k) { return static_cast<uint32_t>(k >> 8); }
-inline int key_port(PortKey k) { return static_cast<int>(k & 0xff); }
+inline uint32_t key_node(PortKey k) {
+  return static_cast<uint32_t>(k >> 8);
+}
+inline int key_port(PortKey k) {
+  return static_cast<int>(k & 0xff);
+}
 
 enum class LinkState : uint8_t { pending, ok, degraded, reported };
 
@@ -23,12 +27,12 @@ struct AuditContext {
   const Fabric& fabric;
   AuditResult out;
 
-  std::vector<uint32_t> a_node, b_node;                  // per planned link; kNoNode if absent
-  std::vector<LinkState> state;                          // per planned link
-  std::vector<uint8_t> planned_node;                     // per fabric node
-  std::vector<std::string> plan_name;                    // per fabric node: plan's spelling
-  FlatMap64 planned_port;                                // fabric port -> planned link
-  std::vector<std::string_view> node_location;           // per fabric node: first plan location
+  std::vector<uint32_t> a_node, b_node;         // per planned link; kNoNode if absent
+  std::vector<LinkState> state;                 // per planned link
+  std::vector<uint8_t> planned_node;            // per fabric node
+  std::vector<std::string> plan_name;           // per fabric node: plan's spelling
+  FlatMap64 planned_port;                       // fabric port -> planned link
+  std::vector<std::string_view> node_location;  // per fabric node: first plan location
 
   AuditContext(const Plan& p, const Fabric& f) : plan(p), fabric(f) {}
 

@@ -40,8 +40,10 @@ void report_single_link(AuditContext& ctx, size_t i, const std::string& absent) 
   bool a_present = ctx.a_node[i] != kNoNode, b_present = ctx.b_node[i] != kNoNode;
   std::optional<PortKey> peer;
   std::string present_label;
-  if (a_present) peer = ctx.peer_of(ctx.a_node[i], l.a.port), present_label = AuditContext::plan_label(l.a);
-  if (b_present) peer = ctx.peer_of(ctx.b_node[i], l.b.port), present_label = AuditContext::plan_label(l.b);
+  if (a_present)
+    peer = ctx.peer_of(ctx.a_node[i], l.a.port), present_label = AuditContext::plan_label(l.a);
+  if (b_present)
+    peer = ctx.peer_of(ctx.b_node[i], l.b.port), present_label = AuditContext::plan_label(l.b);
   Finding f{peer ? FindingKind::miswired : FindingKind::missing, {}, {}, {}, {}, {}};
   add_planned(ctx, f, i);
   if (peer) {
@@ -127,7 +129,8 @@ void audit_absent_nodes(AuditContext& ctx) {
     f.advice = std::to_string(group.size()) + " planned nodes, " + std::to_string(multi.size()) +
                " of them multi-link (" + sample_names(sw_names) +
                "), are unreachable from the discovered fabric: they are cabled as a separate "
-               "network or powered off; check the " + std::to_string(f.cables.size()) +
+               "network or powered off; check the " +
+               std::to_string(f.cables.size()) +
                " planned cable(s) that should join them to the rest";
     ctx.add(std::move(f));
   }

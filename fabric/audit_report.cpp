@@ -34,8 +34,8 @@ std::string csv_field(const std::string& v) {
 
 nlohmann::ordered_json audit_to_json(const AuditResult& r) {
   nlohmann::ordered_json summary = {{"planned_links", r.summary.planned_links},
-                            {"found_links", r.summary.found_links},
-                            {"ok", r.summary.ok}};
+                                    {"found_links", r.summary.found_links},
+                                    {"ok", r.summary.ok}};
   for (size_t k = 0; k < kFindingKinds; ++k)
     summary[std::string(finding_kind_name(static_cast<FindingKind>(k)))] = r.summary.by_kind[k];
   auto findings = nlohmann::ordered_json::array();
@@ -53,8 +53,8 @@ nlohmann::ordered_json audit_to_json(const AuditResult& r) {
 std::string audit_to_text(const AuditResult& r) {
   const auto& s = r.summary;
   std::string out = "Cabling audit: " + std::to_string(s.planned_links) + " planned links, " +
-                    std::to_string(s.found_links) + " found, " + std::to_string(s.ok) +
-                    " ok, " + std::to_string(r.findings.size()) + " finding(s)\n";
+                    std::to_string(s.found_links) + " found, " + std::to_string(s.ok) + " ok, " +
+                    std::to_string(r.findings.size()) + " finding(s)\n";
   std::string counts;
   for (size_t k = 0; k < kFindingKinds; ++k)
     if (s.by_kind[k])
@@ -78,8 +78,8 @@ std::string audit_to_csv(const AuditResult& r) {
   std::string out = "kind,cables,planned,found,locations,advice\n";
   for (const auto& f : r.findings) {
     out += std::string(finding_kind_name(f.kind)) + "," + csv_field(join(f.cables, ";")) + "," +
-           csv_field(join_links(f.planned, ";")) + "," + csv_field(join_links(f.found, ";")) +
-           "," + csv_field(join(f.locations, ";")) + "," + csv_field(f.advice) + "\n";
+           csv_field(join_links(f.planned, ";")) + "," + csv_field(join_links(f.found, ";")) + "," +
+           csv_field(join(f.locations, ";")) + "," + csv_field(f.advice) + "\n";
   }
   return out;
 }

@@ -10,8 +10,8 @@ namespace ibw::fabric {
 
 struct Diagnostic {
   std::string file;
-  int line = 0;        // 1-based; 0 when the problem is about the whole file
-  std::string field;   // column/key name; empty when not about one field
+  int line = 0;       // 1-based; 0 when the problem is about the whole file
+  std::string field;  // column/key name; empty when not about one field
   std::string message;
 };
 

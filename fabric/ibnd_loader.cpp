@@ -21,10 +21,14 @@ using IbndFabric = std::unique_ptr<ibnd_fabric_t, FabricDeleter>;
 
 NodeType to_type(int t) {
   switch (t) {
-    case IB_NODE_CA: return NodeType::ca;
-    case IB_NODE_SWITCH: return NodeType::sw;
-    case IB_NODE_ROUTER: return NodeType::router;
-    default: return NodeType::unknown;
+    case IB_NODE_CA:
+      return NodeType::ca;
+    case IB_NODE_SWITCH:
+      return NodeType::sw;
+    case IB_NODE_ROUTER:
+      return NodeType::router;
+    default:
+      return NodeType::unknown;
   }
 }
 
@@ -35,8 +39,8 @@ void fill_port(Port& out, ibnd_port_t* in, bool ext_speeds) {
   out.phys_state = static_cast<uint8_t>(mad_get_field(info, 0, IB_PORT_PHYS_STATE_F));
   out.width_active = static_cast<uint8_t>(
       width_from_portinfo_bit(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)));
-  out.width_enabled = static_cast<uint8_t>(
-      max_width_in_mask(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ENABLED_F)));
+  out.width_enabled =
+      static_cast<uint8_t>(max_width_in_mask(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ENABLED_F)));
   out.width_supported = static_cast<uint8_t>(
       max_width_in_mask(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F)));
   uint32_t ext_active = 0, ext_enabled = 0, ext_supported = 0;
@@ -49,13 +53,12 @@ void fill_port(Port& out, ibnd_port_t* in, bool ext_speeds) {
   bool fdr10_enabled = mad_get_field(in->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F) & 1;
   bool fdr10_supported =
       mad_get_field(in->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F) & 1;
-  out.speed_active =
-      speed_from_portinfo(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F), ext_active,
-                          fdr10_active);
+  out.speed_active = speed_from_portinfo(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F),
+                                         ext_active, fdr10_active);
   out.speed_enabled = max_speed_in_masks(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ENABLED_F),
                                          ext_enabled, fdr10_enabled);
-  out.speed_supported = max_speed_in_masks(
-      mad_get_field(info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F), ext_supported, fdr10_supported);
+  out.speed_supported = max_speed_in_masks(mad_get_field(info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F),
+                                           ext_supported, fdr10_supported);
 }
 
 Fabric convert(ibnd_fabric_t* in) {
@@ -104,8 +107,8 @@ Fabric discover_live(const LiveDiscoveryOptions& options) {
   config.timeout_ms = options.timeout_ms;
   config.retries = options.retries;
   std::string ca = options.ca;
-  IbndFabric f(ibnd_discover_fabric(ca.empty() ? nullptr : ca.data(), options.ca_port, nullptr,
-                                    &config));
+  IbndFabric f(
+      ibnd_discover_fabric(ca.empty() ? nullptr : ca.data(), options.ca_port, nullptr, &config));
   if (!f) {
     throw std::runtime_error("live discovery failed on CA " + (ca.empty() ? "(default)" : ca) +
                              " port " + std::to_string(options.ca_port) +

@@ -11,8 +11,8 @@
 namespace ibw::fabric {
 
 struct LiveDiscoveryOptions {
-  std::string ca;         // umad CA name; empty = first CA
-  int ca_port = 0;        // 0 = first active port
+  std::string ca;           // umad CA name; empty = first CA
+  int ca_port = 0;          // 0 = first active port
   unsigned timeout_ms = 0;  // 0 = library default
   unsigned retries = 0;     // 0 = library default
 };

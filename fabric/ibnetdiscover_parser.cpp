@@ -138,8 +138,7 @@ class Parser {
     if (starts_with(line, "vendid=") || starts_with(line, "devid=") ||
         starts_with(line, "sysimgguid=") || starts_with(line, "Chassis") ||
         starts_with(line, "Hostname:") || starts_with(line, "Non-Chassis Nodes") ||
-        starts_with(line, "include ") ||
-        starts_with(line, "do "))
+        starts_with(line, "include ") || starts_with(line, "do "))
       return;
     size_t sp = line.find_first_of(" \t");
     NodeType type = type_from_keyword(line.substr(0, sp));
@@ -180,7 +179,8 @@ class Parser {
       if (type == NodeType::sw) {
         size_t q = comment.rfind('"');
         lid = static_cast<uint16_t>(
-            keyed_int(q == std::string_view::npos ? comment : comment.substr(q), "lid").value_or(0));
+            keyed_int(q == std::string_view::npos ? comment : comment.substr(q), "lid")
+                .value_or(0));
       }
     }
     auto [it, inserted] = ids_.emplace(*id, kNoNode);
@@ -218,8 +218,9 @@ class Parser {
     }
     Node& node = fabric_.node(current_);
     if (*local > node.num_ports) {
-      sink_.add(n, "port", "port " + std::to_string(*local) + " is above the node's " +
-                               std::to_string(node.num_ports) + " ports");
+      sink_.add(n, "port",
+                "port " + std::to_string(*local) + " is above the node's " +
+                    std::to_string(node.num_ports) + " ports");
       return;
     }
     Port& p = node.ports[*local];
@@ -233,7 +234,8 @@ class Parser {
         p.width_active = static_cast<uint8_t>(width);
         p.speed_active = speed;
       }
-      if (node.type == NodeType::sw) p.lid = current_lid_;
+      if (node.type == NodeType::sw)
+        p.lid = current_lid_;
       else if (auto lid = keyed_int(comment.substr(0, comment.find('"')), "lid"))
         p.lid = static_cast<uint16_t>(*lid);
     } else if (node.type == NodeType::sw) {
@@ -263,9 +265,10 @@ class Parser {
       if (mine && mine->has_peer() &&
           (mine->peer_node != remote || mine->peer_port != l.remote_port)) {
         sink_.add(l.line, "peer",
-                  "port " + std::to_string(l.port) + " links to \"" + std::string(l.remote_id) + "\"[" +
-                      std::to_string(l.remote_port) + "] but is already linked to " +
-                      fabric_.node(mine->peer_node).id + "[" + std::to_string(mine->peer_port) + "]");
+                  "port " + std::to_string(l.port) + " links to \"" + std::string(l.remote_id) +
+                      "\"[" + std::to_string(l.remote_port) + "] but is already linked to " +
+                      fabric_.node(mine->peer_node).id + "[" + std::to_string(mine->peer_port) +
+                      "]");
         continue;
       }
       if (theirs && theirs->has_peer() &&

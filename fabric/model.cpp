@@ -10,10 +10,14 @@ constexpr uint32_t kAmbiguous = UINT32_MAX - 1;
 
 std::string_view node_type_name(NodeType t) {
   switch (t) {
-    case NodeType::ca: return "CA";
-    case NodeType::sw: return "Switch";
-    case NodeType::router: return "Router";
-    default: return "?";
+    case NodeType::ca:
+      return "CA";
+    case NodeType::sw:
+      return "Switch";
+    case NodeType::router:
+      return "Router";
+    default:
+      return "?";
   }
 }
 
@@ -34,7 +38,8 @@ std::string format_guid(uint64_t guid) {
 }
 
 std::optional<uint64_t> parse_guid(std::string_view text) {
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    text.remove_prefix(2);
   if (text.empty() || text.size() > 16) return std::nullopt;
   uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 16);
@@ -109,8 +114,10 @@ void Fabric::reindex() {
   auto add_name = [&](std::string_view key, uint32_t i) {
     if (key.empty()) return;
     auto [entry, inserted] = by_name_.emplace(key, static_cast<uint32_t>(names_.size()), key_of);
-    if (inserted) names_.push_back({key, i});
-    else if (names_[entry].node != i) names_[entry].node = kAmbiguous;
+    if (inserted)
+      names_.push_back({key, i});
+    else if (names_[entry].node != i)
+      names_[entry].node = kAmbiguous;
   };
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = nodes_[i];
@@ -121,7 +128,9 @@ void Fabric::reindex() {
   }
 }
 
-uint32_t Fabric::find_guid(uint64_t guid) const { return by_guid_.find(guid).value_or(kNoNode); }
+uint32_t Fabric::find_guid(uint64_t guid) const {
+  return by_guid_.find(guid).value_or(kNoNode);
+}
 
 uint32_t Fabric::resolve(std::string_view name, bool* ambiguous) const {
   if (ambiguous) *ambiguous = false;

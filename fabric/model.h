@@ -22,6 +22,7 @@ enum class NodeType : uint8_t { unknown = 0, ca, sw, router };
 std::string_view node_type_name(NodeType t);  // "CA", "Switch", "Router", "?"
 
 inline constexpr uint32_t kNoNode = UINT32_MAX;
+inline constexpr uint8_t kPhysDisabled = 3;  // PortInfo.PortPhysicalState Disabled
 
 struct Port {
   int number = 0;
@@ -42,13 +43,13 @@ struct Port {
 };
 
 struct Node {
-  uint64_t guid = 0;          // 0 when the source had none (ibsim net files)
+  uint64_t guid = 0;  // 0 when the source had none (ibsim net files)
   NodeType type = NodeType::unknown;
-  std::string id;             // the source's own key, e.g. "S-0002c90200404f80" or "leaf003"
-  std::string description;    // NodeDescription
-  std::string name;           // display name: node-name-map > description > id/GUID
+  std::string id;           // the source's own key, e.g. "S-0002c90200404f80" or "leaf003"
+  std::string description;  // NodeDescription
+  std::string name;         // display name: node-name-map > description > id/GUID
   int num_ports = 0;
-  std::vector<Port> ports;    // index = port number; size num_ports + 1
+  std::vector<Port> ports;  // index = port number; size num_ports + 1
 
   Port* port(int number);
   const Port* port(int number) const;
@@ -56,13 +57,13 @@ struct Node {
 
 // Parsed `NODE/PORT` or `0xGUID/PORT`.
 struct PortSpec {
-  std::string node;             // as written (for GUID form, the "0x..." text)
-  std::optional<uint64_t> guid; // set for the GUID form
+  std::string node;              // as written (for GUID form, the "0x..." text)
+  std::optional<uint64_t> guid;  // set for the GUID form
   int port = 0;
 };
 // Splits at the last '/'; the port must be 0-255. Returns nullopt and sets *error otherwise.
 std::optional<PortSpec> parse_port_spec(std::string_view text, std::string* error);
-std::string format_guid(uint64_t guid);  // "0x0002c90200404f80"
+std::string format_guid(uint64_t guid);                     // "0x0002c90200404f80"
 std::optional<uint64_t> parse_guid(std::string_view text);  // "0x..." or bare hex
 
 class Fabric {

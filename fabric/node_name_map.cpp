@@ -54,9 +54,12 @@ void apply_node_names(Fabric& fabric, const NodeNameMap* map) {
         continue;
       }
     }
-    if (!n.description.empty()) n.name = n.description;
-    else if (!n.id.empty()) n.name = n.id;
-    else n.name = format_guid(n.guid);
+    if (!n.description.empty())
+      n.name = n.description;
+    else if (!n.id.empty())
+      n.name = n.id;
+    else
+      n.name = format_guid(n.guid);
   }
   fabric.reindex();
 }

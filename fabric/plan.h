@@ -17,7 +17,7 @@
 namespace ibw::fabric {
 
 struct PlanEnd {
-  std::string node;      // as written: a name or 0xGUID
+  std::string node;  // as written: a name or 0xGUID
   int port = 0;
   uint32_t node_id = 0;  // index into Plan::nodes (set by finish_plan)
   std::string location;  // rack/U or any free text; may be empty
@@ -26,11 +26,11 @@ struct PlanEnd {
 struct PlannedLink {
   std::string cable_id;
   PlanEnd a, b;
-  std::string kind;      // free text, e.g. "host", "leaf-spine", "optical"
-  double length_m = 0;   // 0 = not given
+  std::string kind;              // free text, e.g. "host", "leaf-spine", "optical"
+  double length_m = 0;           // 0 = not given
   Speed speed = Speed::unknown;  // unknown = not given
-  int width = 0;         // lanes; 0 = not given
-  int line = 0;          // where it came from
+  int width = 0;                 // lanes; 0 = not given
+  int line = 0;                  // where it came from
 };
 
 enum class PlanFormat { csv, yaml, ndt };

@@ -96,8 +96,9 @@ Plan parse_plan_csv(std::string_view data, const std::string& file) {
       return;
     }
     if (fields.size() != columns.size()) {
-      sink.add(n, "", "has " + std::to_string(fields.size()) + " fields, header has " +
-                          std::to_string(columns.size()));
+      sink.add(n, "",
+               "has " + std::to_string(fields.size()) + " fields, header has " +
+                   std::to_string(columns.size()));
       return;
     }
     PlannedLink link;

@@ -36,8 +36,9 @@ void set_node(std::string& out, std::string_view value, std::string_view column,
     return;
   }
   if (value.find('/') != std::string_view::npos) {
-    sink.add(line, std::string(column),
-             "node name \"" + std::string(value) + "\" contains '/'; put the port in its own column");
+    sink.add(
+        line, std::string(column),
+        "node name \"" + std::string(value) + "\" contains '/'; put the port in its own column");
     return;
   }
   if (text::starts_with(value, "0x") && !parse_guid(value)) {
@@ -95,7 +96,8 @@ void set_field(PlannedLink& link, std::string_view column, std::string_view valu
     auto s = parse_speed(value);
     if (!s) {
       sink.add(line, col,
-               "\"" + std::string(value) + "\" is not an IB speed (SDR DDR QDR FDR10 FDR EDR HDR NDR XDR)");
+               "\"" + std::string(value) +
+                   "\" is not an IB speed (SDR DDR QDR FDR10 FDR EDR HDR NDR XDR)");
       return;
     }
     link.speed = *s;

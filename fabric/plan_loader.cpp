@@ -27,7 +27,8 @@ std::optional<PlanFormat> detect_plan_format(std::string_view data) {
       decided = true;
       return;
     }
-    if (line.find(',') != std::string_view::npos && line.find("cable_id") != std::string_view::npos) {
+    if (line.find(',') != std::string_view::npos &&
+        line.find("cable_id") != std::string_view::npos) {
       found = PlanFormat::csv;
     }
     decided = true;
@@ -43,13 +44,18 @@ Plan parse_plan(std::string_view data, const std::string& file) {
                        "\"cables:\" list, or an NDT #StartDevice header"}});
   }
   switch (*format) {
-    case PlanFormat::yaml: return parse_plan_yaml(data, file);
-    case PlanFormat::ndt: return parse_plan_ndt(data, file);
-    default: return parse_plan_csv(data, file);
+    case PlanFormat::yaml:
+      return parse_plan_yaml(data, file);
+    case PlanFormat::ndt:
+      return parse_plan_ndt(data, file);
+    default:
+      return parse_plan_csv(data, file);
   }
 }
 
-Plan load_plan(const std::string& path) { return parse_plan(read_file(path), path); }
+Plan load_plan(const std::string& path) {
+  return parse_plan(read_file(path), path);
+}
 
 void finish_plan(Plan& plan, DiagnosticSink& sink) {
   // Interning once here means neither these checks nor the audit hash node-name strings per

@@ -37,9 +37,13 @@ bool iequals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::string_view speed_name(Speed s) { return kSpeeds[static_cast<size_t>(s)].name; }
+std::string_view speed_name(Speed s) {
+  return kSpeeds[static_cast<size_t>(s)].name;
+}
 
-double lane_gbps(Speed s) { return kSpeeds[static_cast<size_t>(s)].gbps; }
+double lane_gbps(Speed s) {
+  return kSpeeds[static_cast<size_t>(s)].gbps;
+}
 
 std::optional<Speed> parse_speed(std::string_view text) {
   for (const auto& info : kSpeeds) {  // exact case first: what every tool prints
@@ -51,7 +55,9 @@ std::optional<Speed> parse_speed(std::string_view text) {
   return std::nullopt;
 }
 
-std::string width_name(int lanes) { return lanes > 0 ? std::to_string(lanes) + "x" : "?"; }
+std::string width_name(int lanes) {
+  return lanes > 0 ? std::to_string(lanes) + "x" : "?";
+}
 
 std::optional<int> parse_width(std::string_view text) {
   if (!text.empty() && (text.back() == 'x' || text.back() == 'X')) text.remove_suffix(1);
@@ -65,12 +71,18 @@ std::optional<int> parse_width(std::string_view text) {
 
 int width_from_portinfo_bit(uint32_t bit) {
   switch (bit) {
-    case 1: return 1;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-    case 16: return 2;
-    default: return 0;
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
   }
 }
 
@@ -85,19 +97,29 @@ int max_width_in_mask(uint32_t mask) {
 
 Speed speed_from_portinfo(uint32_t speed_active, uint32_t ext_active, bool fdr10_active) {
   switch (ext_active) {
-    case 1: return Speed::fdr;
-    case 2: return Speed::edr;
-    case 4: return Speed::hdr;
-    case 8: return Speed::ndr;
-    case 16: return Speed::xdr;
-    default: break;
+    case 1:
+      return Speed::fdr;
+    case 2:
+      return Speed::edr;
+    case 4:
+      return Speed::hdr;
+    case 8:
+      return Speed::ndr;
+    case 16:
+      return Speed::xdr;
+    default:
+      break;
   }
   if (fdr10_active) return Speed::fdr10;
   switch (speed_active) {
-    case 1: return Speed::sdr;
-    case 2: return Speed::ddr;
-    case 4: return Speed::qdr;
-    default: return Speed::unknown;
+    case 1:
+      return Speed::sdr;
+    case 2:
+      return Speed::ddr;
+    case 4:
+      return Speed::qdr;
+    default:
+      return Speed::unknown;
   }
 }
 
@@ -114,6 +136,8 @@ Speed max_speed_in_masks(uint32_t speed_mask, uint32_t ext_mask, bool fdr10) {
   return Speed::unknown;
 }
 
-std::string rate_name(int lanes, Speed s) { return width_name(lanes) + std::string(speed_name(s)); }
+std::string rate_name(int lanes, Speed s) {
+  return width_name(lanes) + std::string(speed_name(s));
+}
 
 }  // namespace ibw::fabric

@@ -17,8 +17,10 @@ Pair norm(std::string a, std::string b) {
 std::multiset<Pair> pairs(const nlohmann::json& arr) {
   std::multiset<Pair> out;
   for (const auto& p : arr) {
-    if (p.is_array()) out.insert(norm(p[0], p[1]));
-    else out.insert(norm(p["a"], p["b"]));
+    if (p.is_array())
+      out.insert(norm(p[0], p[1]));
+    else
+      out.insert(norm(p["a"], p["b"]));
   }
   return out;
 }

@@ -21,7 +21,9 @@ struct Case {
   Mistakes mistakes;
 };
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
 
 // Runs `ibwarden audit --format json` inside the lab and checks it against the expectation.
 void expect_audit(const SimLab& sim, const json& expected, const std::vector<std::string>& args,
@@ -75,7 +77,8 @@ void run_case(const Case& c) {
       {{"--plan", d + "/plan.csv", "--live"}, true},
       {{"--plan", d + "/plan.ndt", "--live"}, false},
   };
-  for (const auto& v : variants) expect_audit(sim, v.cables ? expected : expected_ndt, v.args, v.cables);
+  for (const auto& v : variants)
+    expect_audit(sim, v.cables ? expected : expected_ndt, v.args, v.cables);
 }
 
 }  // namespace
@@ -87,7 +90,8 @@ TEST_CASE("audit: every kind of mistake on a 2-tier fabric", "[integration][audi
   run_case(c);
 }
 
-TEST_CASE("audit: several mistakes on a wider 2-tier fabric with parallel links", "[integration][audit]") {
+TEST_CASE("audit: several mistakes on a wider 2-tier fabric with parallel links",
+          "[integration][audit]") {
   Case c;
   c.spec.leaves = 6, c.spec.spines = 3, c.spec.hosts_per_leaf = 6, c.spec.links_per_pair = 2;
   c.mistakes.swap = 2, c.mistakes.drop = 2, c.mistakes.misplug = 2, c.mistakes.degrade = 1;
@@ -132,13 +136,14 @@ TEST_CASE("audit: a fabric cabled as two networks is a partition", "[integration
   REQUIRE(b.status == 0);
   write(d + "/side-a.txt", a.out);
   write(d + "/side-b.txt", b.out);
-  expect_audit(sim, expected,
-               {"--plan", d + "/plan.csv", "--topology", d + "/side-a.txt", "--topology",
-                d + "/side-b.txt"},
-               true);
+  expect_audit(
+      sim, expected,
+      {"--plan", d + "/plan.csv", "--topology", d + "/side-a.txt", "--topology", d + "/side-b.txt"},
+      true);
 }
 
-TEST_CASE("audit: opaque switch descriptions are matched through a node-name-map", "[integration][audit]") {
+TEST_CASE("audit: opaque switch descriptions are matched through a node-name-map",
+          "[integration][audit]") {
   FatTreeSpec spec;
   spec.leaves = 3, spec.spines = 2, spec.hosts_per_leaf = 2, spec.opaque_names = true;
   Mistakes m;
@@ -150,7 +155,8 @@ TEST_CASE("audit: opaque switch descriptions are matched through a node-name-map
   write(d + "/plan.csv", plan_csv(lab));
   write(d + "/names", node_name_map(lab));
   json expected = json::parse(expected_json(lab));
-  expect_audit(sim, expected, {"--plan", d + "/plan.csv", "--live", "--node-name-map", d + "/names"}, true);
+  expect_audit(sim, expected,
+               {"--plan", d + "/plan.csv", "--live", "--node-name-map", d + "/names"}, true);
 
   // Without the map no switch name in the plan matches: the audit must say so, not pass.
   auto r = sim.run({IBW_BINARY, "audit", "--format", "json", "--plan", d + "/plan.csv", "--live"});

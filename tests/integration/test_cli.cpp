@@ -30,7 +30,8 @@ Out sh(const std::string& cmd) {
 }
 
 std::string tmpdir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("ibw-cli-" + name + "-" + std::to_string(getpid()));
+  auto d =
+      std::filesystem::temp_directory_path() / ("ibw-cli-" + name + "-" + std::to_string(getpid()));
   std::filesystem::create_directories(d);
   return d.string();
 }
@@ -70,15 +71,18 @@ TEST_CASE("cli: a bad plan fails with every error as file:line: field", "[cli]")
   CHECK(r.status == 2);
   CHECK(r.text.find(d + "/plan.csv:1: colour: unknown column") != std::string::npos);
   CHECK(r.text.find(d + "/plan.csv:2: b_port: \"x1\" is not a port number") != std::string::npos);
-  CHECK(r.text.find(d + "/plan.csv:3: a_port: port leaf001/1 is already used by cable C1") != std::string::npos);
+  CHECK(r.text.find(d + "/plan.csv:3: a_port: port leaf001/1 is already used by cable C1") !=
+        std::string::npos);
   CHECK(r.text.find(d + "/plan.csv:3: b_node: self-link") != std::string::npos);
   std::filesystem::remove_all(d);
 }
 
 TEST_CASE("cli: formats and --output on a generated 3-tier fabric", "[cli]") {
   std::string d = tmpdir("formats");
-  REQUIRE(sh(std::string(IBW_LABGEN) + " --out " + d + " --tiers 3 --k 6 --no-net --ibnetdiscover "
-             "--swap 1 --drop 1 --degrade 1 --seed 4").status == 0);
+  REQUIRE(sh(std::string(IBW_LABGEN) + " --out " + d +
+             " --tiers 3 --k 6 --no-net --ibnetdiscover "
+             "--swap 1 --drop 1 --degrade 1 --seed 4")
+              .status == 0);
   std::string base = kBin + " audit --plan " + d + "/plan.csv --topology " + d + "/topology.txt";
   auto text = sh(base);
   CHECK(text.status == 1);
@@ -93,7 +97,8 @@ TEST_CASE("cli: formats and --output on a generated 3-tier fabric", "[cli]") {
   REQUIRE(sh(base + " --format json --output " + d + "/report.json").status == 1);
   std::ifstream in(d + "/report.json");
   auto report = nlohmann::json::parse(in);
-  CHECK(report["summary"]["planned_links"] == 54 + 54 + 54);  // k^3/4 hosts, k^3/4 leaf-spine, k^3/4 spine-core
+  CHECK(report["summary"]["planned_links"] ==
+        54 + 54 + 54);  // k^3/4 hosts, k^3/4 leaf-spine, k^3/4 spine-core
   CHECK(report["summary"]["swapped"] == 1);
   CHECK(report["summary"]["missing"] == 1);
   CHECK(report["summary"]["degraded"] == 1);

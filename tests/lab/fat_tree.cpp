@@ -21,14 +21,19 @@ struct Builder {
   int switches = 0, cas = 0;
 
   int add_switch(std::string name, int ports, int tier, std::string location) {
-    LabNode n{std::move(name), true, ports, kSwitchGuidBase + static_cast<uint64_t>(++switches),
+    LabNode n{std::move(name),     true, ports, kSwitchGuidBase + static_cast<uint64_t>(++switches),
               std::move(location), tier, true};
     lab.nodes.push_back(std::move(n));
     return static_cast<int>(lab.nodes.size() - 1);
   }
   int add_host(int number, std::string location) {
-    LabNode n{fmt(number > 9999 ? "node%05d mlx5_0" : "node%04d mlx5_0", number), false, 1,
-              kCaGuidBase + 2 * static_cast<uint64_t>(++cas), std::move(location), 0, true};
+    LabNode n{fmt(number > 9999 ? "node%05d mlx5_0" : "node%04d mlx5_0", number),
+              false,
+              1,
+              kCaGuidBase + 2 * static_cast<uint64_t>(++cas),
+              std::move(location),
+              0,
+              true};
     lab.nodes.push_back(std::move(n));
     return static_cast<int>(lab.nodes.size() - 1);
   }
@@ -47,14 +52,15 @@ Lab two_tier(const FatTreeSpec& s) {
   std::vector<int> hosts, leaves, spines;
   for (int l = 0; l < s.leaves; ++l)
     for (int h = 0; h < s.hosts_per_leaf; ++h)
-      hosts.push_back(b.add_host(l * s.hosts_per_leaf + h + 1,
-                                 fmt("R%02d", l + 1) + fmt("-U%02d", h + 2)));
+      hosts.push_back(
+          b.add_host(l * s.hosts_per_leaf + h + 1, fmt("R%02d", l + 1) + fmt("-U%02d", h + 2)));
   int leaf_ports = s.hosts_per_leaf + s.spines * s.links_per_pair + s.spare_ports;
   int spine_ports = s.leaves * s.links_per_pair + s.spare_ports;
   for (int l = 0; l < s.leaves; ++l)
     leaves.push_back(b.add_switch(fmt("leaf%03d", l + 1), leaf_ports, 1, fmt("R%02d-U40", l + 1)));
   for (int p = 0; p < s.spines; ++p)
-    spines.push_back(b.add_switch(fmt("spine%03d", p + 1), spine_ports, 2, fmt("N01-U%02d", p + 1)));
+    spines.push_back(
+        b.add_switch(fmt("spine%03d", p + 1), spine_ports, 2, fmt("N01-U%02d", p + 1)));
   for (int l = 0; l < s.leaves; ++l) {
     for (int h = 0; h < s.hosts_per_leaf; ++h)
       b.cable(leaves[l], h + 1, hosts[l * s.hosts_per_leaf + h], 1, "host");
@@ -92,8 +98,10 @@ Lab three_tier(const FatTreeSpec& s) {
   for (int p = 0; p < s.k; ++p) {
     for (int e = 0; e < half; ++e) {
       int leaf = leaves[p * half + e];
-      for (int h = 0; h < half; ++h) b.cable(leaf, h + 1, hosts[(p * half + e) * half + h], 1, "host");
-      for (int a = 0; a < half; ++a) b.cable(leaf, half + a + 1, spines[p * half + a], e + 1, "leaf-spine");
+      for (int h = 0; h < half; ++h)
+        b.cable(leaf, h + 1, hosts[(p * half + e) * half + h], 1, "host");
+      for (int a = 0; a < half; ++a)
+        b.cable(leaf, half + a + 1, spines[p * half + a], e + 1, "leaf-spine");
     }
     for (int a = 0; a < half; ++a)
       for (int j = 0; j < half; ++j)

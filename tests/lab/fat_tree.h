@@ -18,13 +18,13 @@ struct End {
 };
 
 struct LabNode {
-  std::string name;    // NodeDescription, e.g. "leaf003" or "node0042 mlx5_0"
+  std::string name;  // NodeDescription, e.g. "leaf003" or "node0042 mlx5_0"
   bool is_switch = false;
   int ports = 0;
   uint64_t guid = 0;
   std::string location;
-  int tier = 0;        // 0 host, 1 leaf, 2 spine, 3 core
-  bool planned = true; // false for nodes injected as "unknown"
+  int tier = 0;         // 0 host, 1 leaf, 2 spine, 3 core
+  bool planned = true;  // false for nodes injected as "unknown"
 };
 
 struct Cable {
@@ -49,11 +49,11 @@ struct Lab {
   std::vector<LabNode> nodes;  // nodes[0] is the SM/management host
   std::vector<Cable> plan;
   std::vector<Wire> wires;
-  std::vector<int> absent;     // node indices removed from the real fabric
+  std::vector<int> absent;  // node indices removed from the real fabric
   std::vector<ExpectedFinding> expected;
   std::string speed = "HDR";
   bool partitioned = false;
-  int second_view_host = -1;   // with a partition: a host on the far side
+  int second_view_host = -1;  // with a partition: a host on the far side
   bool opaque_names = false;
 
   std::string label(const End& e) const;
@@ -62,13 +62,13 @@ struct Lab {
 };
 
 struct FatTreeSpec {
-  int tiers = 2;            // 2: leaves+spines; 3: k-ary fat tree (uses k)
+  int tiers = 2;  // 2: leaves+spines; 3: k-ary fat tree (uses k)
   int leaves = 4;
   int spines = 2;
   int hosts_per_leaf = 4;
-  int links_per_pair = 1;   // parallel leaf-spine links
-  int k = 8;                // 3-tier radix
-  int spare_ports = 2;      // unused ports per switch (room for misplugs and extra links)
+  int links_per_pair = 1;     // parallel leaf-spine links
+  int k = 8;                  // 3-tier radix
+  int spare_ports = 2;        // unused ports per switch (room for misplugs and extra links)
   bool opaque_names = false;  // switch descriptions "MF0;switch-<guid>" (needs a name map)
 };
 
@@ -84,12 +84,12 @@ Lab make_fat_tree(const FatTreeSpec& spec);
 void inject_mistakes(Lab& lab, const Mistakes& m);
 
 // Writers.
-std::string to_ibsim_net(const Lab& lab);       // ibsim -s input; nodes[0] first
-std::string to_ibnetdiscover(const Lab& lab);   // as `ibnetdiscover` prints it
+std::string to_ibsim_net(const Lab& lab);      // ibsim -s input; nodes[0] first
+std::string to_ibnetdiscover(const Lab& lab);  // as `ibnetdiscover` prints it
 std::string plan_csv(const Lab& lab);
 std::string plan_yaml(const Lab& lab);
 std::string plan_ndt(const Lab& lab);
-std::string node_name_map(const Lab& lab);      // 0xGUID "name" for every node
+std::string node_name_map(const Lab& lab);  // 0xGUID "name" for every node
 std::string expected_json(const Lab& lab);
 
 }  // namespace ibw::lab

@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
   using ibw::app::Args;
   using ibw::app::OptionSpec;
   std::vector<OptionSpec> specs;
-  for (const char* name : {"out", "tiers", "leaves", "spines", "hosts-per-leaf", "links-per-pair",
-                           "k", "spare-ports", "swap", "drop", "misplug", "extra", "degrade",
-                           "unknown", "missing-node", "seed"})
+  for (const char* name :
+       {"out", "tiers", "leaves", "spines", "hosts-per-leaf", "links-per-pair", "k", "spare-ports",
+        "swap", "drop", "misplug", "extra", "degrade", "unknown", "missing-node", "seed"})
     specs.push_back({name});
   for (const char* name : {"opaque-names", "partition", "no-net", "ibnetdiscover", "help"})
     specs.push_back({name, false});

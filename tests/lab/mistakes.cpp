@@ -48,7 +48,8 @@ class Injector {
 
   void missing_node() {
     auto spine = pick_node(2, [&](int n) {
-      for (size_t i : wires_of(n)) if (touched_[i]) return false;
+      for (size_t i : wires_of(n))
+        if (touched_[i]) return false;
       return true;
     });
     ExpectedFinding f{"missing_node", {}, {}, {}};
@@ -152,8 +153,13 @@ class Injector {
 
   void unknown(int number) {
     int leaf = pick_node(1, [&](int n) { return free_port(n) != 0; });
-    LabNode stray{"stray" + std::to_string(number) + " mlx5_0", false, 1,
-                  0x0c42a103ff000000ULL + 2 * static_cast<uint64_t>(number), "", 0, false};
+    LabNode stray{"stray" + std::to_string(number) + " mlx5_0",
+                  false,
+                  1,
+                  0x0c42a103ff000000ULL + 2 * static_cast<uint64_t>(number),
+                  "",
+                  0,
+                  false};
     lab_.nodes.push_back(stray);
     allowed_.push_back(0);
     node_touched_.push_back(1);
@@ -195,7 +201,8 @@ class Injector {
     std::vector<int> cands;
     for (int n : of_tier(tier))
       if (allowed_[n] && !node_touched_[n] && (!ok || ok(n))) cands.push_back(n);
-    if (cands.empty()) throw std::runtime_error("no suitable tier-" + std::to_string(tier) + " node left");
+    if (cands.empty())
+      throw std::runtime_error("no suitable tier-" + std::to_string(tier) + " node left");
     return cands[next() % cands.size()];
   }
 
@@ -243,7 +250,8 @@ class Injector {
 
   void check_reachability() const {
     std::vector<std::vector<int>> adj(lab_.nodes.size());
-    for (const auto& w : lab_.wires) adj[w.a.node].push_back(w.b.node), adj[w.b.node].push_back(w.a.node);
+    for (const auto& w : lab_.wires)
+      adj[w.a.node].push_back(w.b.node), adj[w.b.node].push_back(w.a.node);
     std::vector<char> seen(lab_.nodes.size(), 0);
     std::queue<int> q;
     q.push(0);
@@ -251,12 +259,15 @@ class Injector {
     while (!q.empty()) {
       int n = q.front();
       q.pop();
-      for (int m : adj[n]) if (!seen[m]) seen[m] = 1, q.push(m);
+      for (int m : adj[n])
+        if (!seen[m]) seen[m] = 1, q.push(m);
     }
     for (size_t n = 0; n < lab_.nodes.size(); ++n) {
-      bool gone = std::find(lab_.absent.begin(), lab_.absent.end(), static_cast<int>(n)) != lab_.absent.end();
+      bool gone = std::find(lab_.absent.begin(), lab_.absent.end(), static_cast<int>(n)) !=
+                  lab_.absent.end();
       if (allowed_[n] && lab_.nodes[n].planned && !gone && !seen[n])
-        throw std::runtime_error("mistakes cut " + lab_.nodes[n].name + " off the fabric; use another seed");
+        throw std::runtime_error("mistakes cut " + lab_.nodes[n].name +
+                                 " off the fabric; use another seed");
     }
   }
 

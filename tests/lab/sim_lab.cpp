@@ -74,20 +74,23 @@ void stop(pid_t& pid) {
   pid = -1;
 }
 
-bool alive(pid_t pid) { return pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0; }
+bool alive(pid_t pid) {
+  return pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0;
+}
 
 int count_of(const std::string& text, const std::string& pattern) {
   int n = 0;
-  for (size_t at = text.find(pattern); at != std::string::npos; at = text.find(pattern, at + 1)) ++n;
+  for (size_t at = text.find(pattern); at != std::string::npos; at = text.find(pattern, at + 1))
+    ++n;
   return n;
 }
 
 }  // namespace
 
 std::string umad2sim_library() {
-  for (const char* p : {"/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so",
-                        "/usr/lib/aarch64-linux-gnu/umad2sim/libumad2sim.so",
-                        "/usr/lib/umad2sim/libumad2sim.so"})
+  for (const char* p :
+       {"/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so",
+        "/usr/lib/aarch64-linux-gnu/umad2sim/libumad2sim.so", "/usr/lib/umad2sim/libumad2sim.so"})
     if (fs::exists(p)) return p;
   return {};
 }
@@ -99,7 +102,8 @@ SimLab::SimLab(SimLabOptions options) {
   fs::remove_all(dir_);
   fs::create_directories(dir_);
   { std::ofstream(dir_ + "/net") << options.net_text; }
-  if (umad2sim_library().empty()) throw std::runtime_error("ibsim-utils (umad2sim) is not installed");
+  if (umad2sim_library().empty())
+    throw std::runtime_error("ibsim-utils (umad2sim) is not installed");
 
   int nodes = 0, switches = 0, ports = 0;
   std::istringstream in(options.net_text);
@@ -131,20 +135,22 @@ SimLab::SimLab(SimLabOptions options) {
   auto deadline = std::chrono::steady_clock::now() + options.timeout;
   while (slurp(dir_ + "/ibsim.out").find("Network simulator ready") == std::string::npos) {
     if (!alive(ibsim_) || std::chrono::steady_clock::now() > deadline) {
-      std::string why = "ibsim did not start:\n" + tail(slurp(dir_ + "/ibsim.out") + slurp(dir_ + "/ibsim.err"));
+      std::string why =
+          "ibsim did not start:\n" + tail(slurp(dir_ + "/ibsim.out") + slurp(dir_ + "/ibsim.err"));
       teardown();
       throw std::runtime_error(why);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (!options.start_opensm) return;
-  opensm_ = spawn({"opensm", "-f", dir_ + "/opensm.log", "-d2", "-R", "ftree,updn,minhop",
-                   "--dump_files_dir", dir_},
-                  dir_,
-                  {{"IBSIM_SOCKNAME", sock_}, {"LD_PRELOAD", umad2sim_library()},
-                   {"OSM_CACHE_DIR", dir_}},
-                  -1, dir_ + "/opensm.out", dir_ + "/opensm.err");
-  auto remaining = std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
+  opensm_ = spawn(
+      {"opensm", "-f", dir_ + "/opensm.log", "-d2", "-R", "ftree,updn,minhop", "--dump_files_dir",
+       dir_},
+      dir_,
+      {{"IBSIM_SOCKNAME", sock_}, {"LD_PRELOAD", umad2sim_library()}, {"OSM_CACHE_DIR", dir_}}, -1,
+      dir_ + "/opensm.out", dir_ + "/opensm.err");
+  auto remaining =
+      std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
   if (!wait_for_log("SUBNET UP", 1, remaining)) {
     std::string why = "OpenSM did not reach SUBNET UP:\n" + tail(opensm_log()) +
                       tail(slurp(dir_ + "/opensm.err"), 500);
@@ -153,7 +159,9 @@ SimLab::SimLab(SimLabOptions options) {
   }
 }
 
-SimLab::~SimLab() { teardown(); }
+SimLab::~SimLab() {
+  teardown();
+}
 
 void SimLab::teardown() {
   stop(opensm_);
@@ -165,7 +173,9 @@ void SimLab::teardown() {
   }
 }
 
-std::string SimLab::opensm_log() const { return slurp(dir_ + "/opensm.log"); }
+std::string SimLab::opensm_log() const {
+  return slurp(dir_ + "/opensm.log");
+}
 
 void SimLab::console(const std::string& command) {
   std::string line = command + "\n";
@@ -173,7 +183,8 @@ void SimLab::console(const std::string& command) {
     throw std::runtime_error("cannot write to the ibsim console");
 }
 
-bool SimLab::wait_for_log(const std::string& pattern, int count, std::chrono::seconds timeout) const {
+bool SimLab::wait_for_log(const std::string& pattern, int count,
+                          std::chrono::seconds timeout) const {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (count_of(opensm_log(), pattern) >= count) return true;

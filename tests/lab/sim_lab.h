@@ -5,18 +5,18 @@
 // assertion; children also get SIGTERM if the test process dies (PR_SET_PDEATHSIG).
 #pragma once
 
+#include <sys/types.h>
 #include <chrono>
 #include <map>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace ibw::lab {
 
 struct SimLabOptions {
-  std::string net_text;             // ibsim net file contents
+  std::string net_text;  // ibsim net file contents
   bool start_opensm = true;
-  std::chrono::seconds timeout{90};  // for SUBNET UP
+  std::chrono::seconds timeout{90};                    // for SUBNET UP
   int max_nodes = 0, max_switches = 0, max_ports = 0;  // ibsim -N/-S/-P; 0 = derive
 };
 

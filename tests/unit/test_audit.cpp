@@ -48,7 +48,8 @@ struct Base : Net {
 
 const char* const kBaseRows[] = {"C1,leaf01,1,h1,1", "C2,leaf01,2,h2,1", "C3,leaf01,33,spine01,1"};
 
-Plan make_plan(std::vector<std::string> rows, const std::string& header = "cable_id,a_node,a_port,b_node,b_port") {
+Plan make_plan(std::vector<std::string> rows,
+               const std::string& header = "cable_id,a_node,a_port,b_node,b_port") {
   std::string text = header + "\n";
   for (const auto& r : rows) text += r + "\n";
   return parse_plan_csv(text, "plan.csv");
@@ -66,9 +67,13 @@ const Finding& only(const AuditResult& r) {
   return r.findings[0];
 }
 
-size_t kind_count(const AuditResult& r, FindingKind k) { return r.summary.by_kind[static_cast<size_t>(k)]; }
+size_t kind_count(const AuditResult& r, FindingKind k) {
+  return r.summary.by_kind[static_cast<size_t>(k)];
+}
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 using Ends = std::vector<std::pair<std::string, std::string>>;
 using Strings = std::vector<std::string>;
@@ -89,7 +94,8 @@ TEST_CASE("audit: a fabric cabled as planned has no findings", "[fabric][audit]"
   for (size_t k = 0; k < kFindingKinds; ++k) CHECK(r.summary.by_kind[k] == 0);
 }
 
-TEST_CASE("audit: planned link with both ends present but unconnected is missing", "[fabric][audit]") {
+TEST_CASE("audit: planned link with both ends present but unconnected is missing",
+          "[fabric][audit]") {
   Base n;
   n.link(n.leaf, 1, n.h1, 1);
   n.link(n.leaf, 33, n.spine, 1);
@@ -103,6 +109,25 @@ TEST_CASE("audit: planned link with both ends present but unconnected is missing
   CHECK(r.summary.ok == 2);
   CHECK(r.summary.found_links == 2);
   CHECK(kind_count(r, FindingKind::missing) == 1);
+}
+
+TEST_CASE("audit: a missing link whose port is disabled says so", "[fabric][audit]") {
+  Base n;
+  n.link(n.leaf, 1, n.h1, 1);
+  n.link(n.leaf, 33, n.spine, 1);
+  n.port(n.leaf, 2).present = true;
+  n.port(n.leaf, 2).phys_state = kPhysDisabled;
+  AuditResult r = run_audit(base_plan(), n.done());
+  const Finding& f = only(r);
+  CHECK(f.kind == FindingKind::missing);
+  CHECK(f.advice.find("leaf01/2 is administratively disabled") == 0);
+
+  Base polling;  // an empty port that is merely polling gets the cable advice
+  polling.link(polling.leaf, 1, polling.h1, 1);
+  polling.link(polling.leaf, 33, polling.spine, 1);
+  polling.port(polling.leaf, 2).phys_state = 2;
+  AuditResult rp = run_audit(base_plan(), polling.done());
+  CHECK(only(rp).advice.find("is not up") != std::string::npos);
 }
 
 TEST_CASE("audit: far end in a free port of the same switch is miswired", "[fabric][audit]") {
@@ -158,8 +183,8 @@ TEST_CASE("audit: degraded links against the plan and against enabled rates", "[
     n.port(node, p).speed_active = speed;
   };
   const std::string header = "cable_id,a_node,a_port,b_node,b_port,speed,width";
-  Plan plan = make_plan({"C1,leaf01,1,h1,1,NDR,4x", "C2,leaf01,2,h2,1,NDR,4x", "C3,leaf01,33,spine01,1,,"},
-                        header);
+  Plan plan = make_plan(
+      {"C1,leaf01,1,h1,1,NDR,4x", "C2,leaf01,2,h2,1,NDR,4x", "C3,leaf01,33,spine01,1,,"}, header);
 
   SECTION("width below the plan") {
     set(n.leaf, 1, 1, Speed::ndr);
@@ -214,7 +239,8 @@ TEST_CASE("audit: a discovered node the plan does not know", "[fabric][audit]") 
   CHECK(r.summary.ok == 3);
 }
 
-TEST_CASE("audit: undiscovered nodes: single-link host, dead leaf, unreachable island", "[fabric][audit]") {
+TEST_CASE("audit: undiscovered nodes: single-link host, dead leaf, unreachable island",
+          "[fabric][audit]") {
   Base n;
   n.as_planned();
 
@@ -235,7 +261,8 @@ TEST_CASE("audit: undiscovered nodes: single-link host, dead leaf, unreachable i
     const Finding& f = only(r);
     CHECK(f.kind == FindingKind::missing_node);
     CHECK(f.cables == Strings{"C10", "C11", "C12"});
-    CHECK(ends(f.planned) == Ends{{"leaf02/1", "spine01/2"}, {"leaf02/2", "h5/1"}, {"leaf02/3", "h6/1"}});
+    CHECK(ends(f.planned) ==
+          Ends{{"leaf02/1", "spine01/2"}, {"leaf02/2", "h5/1"}, {"leaf02/3", "h6/1"}});
     CHECK(contains(f.advice, "node leaf02 (3 planned links) was not discovered"));
     CHECK(contains(f.advice, "2 node(s) reachable only through it are missing too: h5, h6"));
     CHECK(kind_count(r, FindingKind::missing) == 0);
@@ -260,7 +287,8 @@ TEST_CASE("audit: a fabric in two disconnected parts is one partition", "[fabric
   uint32_t la = n.sw("leafA"), lb = n.sw("leafB"), ha = n.ca("hA"), hb = n.ca("hB");
   n.link(la, 1, ha, 1);
   n.link(lb, 1, hb, 1);
-  Plan plan = make_plan({"C1,leafA,1,hA,1", "C2,leafB,1,hB,1", "C3,leafA,10,leafB,10", "C4,leafA,11,leafB,11"});
+  Plan plan = make_plan(
+      {"C1,leafA,1,hA,1", "C2,leafB,1,hB,1", "C3,leafA,10,leafB,10", "C4,leafA,11,leafB,11"});
   AuditResult r = run_audit(plan, n.done());
   const Finding& f = only(r);
   CHECK(f.kind == FindingKind::partition);

@@ -37,7 +37,8 @@ uint32_t add(Fabric& fab, NodeType type, const char* name, int ports) {
 
 TEST_CASE("audit JSON: summary and finding keys follow the contract", "[fabric][audit][json]") {
   Fabric fab;
-  uint32_t leaf = add(fab, NodeType::sw, "leaf01", 36), spine = add(fab, NodeType::sw, "spine01", 36);
+  uint32_t leaf = add(fab, NodeType::sw, "leaf01", 36),
+           spine = add(fab, NodeType::sw, "spine01", 36);
   uint32_t h1 = add(fab, NodeType::ca, "h1", 1);
   add(fab, NodeType::ca, "h2", 1);
   fab.connect(leaf, 1, h1, 1);
@@ -54,10 +55,10 @@ TEST_CASE("audit JSON: summary and finding keys follow the contract", "[fabric][
 
   CHECK(key_set(j) == std::set<std::string>{"summary", "findings"});
   const auto& s = j.at("summary");
-  const std::map<std::string, int> want{{"planned_links", 3}, {"found_links", 3}, {"ok", 2},
-                                        {"missing", 1},       {"miswired", 0},    {"swapped", 0},
-                                        {"unexpected", 1},    {"degraded", 0},    {"missing_node", 0},
-                                        {"unknown_node", 0},  {"partition", 0}};
+  const std::map<std::string, int> want{
+      {"planned_links", 3}, {"found_links", 3},  {"ok", 2},         {"missing", 1},
+      {"miswired", 0},      {"swapped", 0},      {"unexpected", 1}, {"degraded", 0},
+      {"missing_node", 0},  {"unknown_node", 0}, {"partition", 0}};
   std::set<std::string> want_keys;
   for (const auto& [key, value] : want) {
     want_keys.insert(key);
@@ -68,7 +69,8 @@ TEST_CASE("audit JSON: summary and finding keys follow the contract", "[fabric][
   const auto& fs = j.at("findings");
   REQUIRE(fs.is_array());
   REQUIRE(fs.size() == 2);
-  const std::set<std::string> finding_keys{"kind", "cables", "planned", "found", "locations", "advice"};
+  const std::set<std::string> finding_keys{"kind",  "cables",    "planned",
+                                           "found", "locations", "advice"};
   for (const auto& f : fs) CHECK(key_set(f) == finding_keys);
 
   const auto& missing = fs[0];
@@ -87,8 +89,8 @@ TEST_CASE("audit JSON: summary and finding keys follow the contract", "[fabric][
   CHECK(unexpected.at("locations") == J::array({"R01/U40", "R02/U40"}));
 }
 
-
-TEST_CASE("audit JSON: a clean audit has zero counts and an empty findings array", "[fabric][audit][json]") {
+TEST_CASE("audit JSON: a clean audit has zero counts and an empty findings array",
+          "[fabric][audit][json]") {
   Fabric fab;
   uint32_t leaf = add(fab, NodeType::sw, "leaf01", 36), h1 = add(fab, NodeType::ca, "h1", 1);
   fab.connect(leaf, 1, h1, 1);

@@ -2,6 +2,8 @@
 // grammar real hardware prints, and malformed input reported line by line.
 #include <catch2/catch.hpp>
 
+#include "tests/unit/test_helpers.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -15,32 +17,15 @@ using namespace ibw::fabric;
 
 namespace ibnd_parse_test {
 
-std::string data_path(const std::string& name) { return std::string(IBW_TEST_DATA) + "/unit/" + name; }
-
-// Joins lines with '\n' so that element i is line i + 1.
-std::string join_lines(std::initializer_list<std::string_view> lines) {
-  std::string s;
-  for (auto l : lines) s.append(l).append("\n");
-  return s;
+std::string data_path(const std::string& name) {
+  return std::string(IBW_TEST_DATA) + "/unit/" + name;
 }
 
-// Runs the parser and returns the diagnostics it threw; fails the test if it did not throw.
+using ibw::test::join_lines;
+using ibw::test::keys;
+
 std::vector<Diagnostic> parse_errors(const std::string& text) {
-  try {
-    parse_ibnetdiscover(text, "topo.txt");
-  } catch (const InputError& e) {
-    return e.diagnostics();
-  }
-  FAIL("parse_ibnetdiscover did not throw InputError");
-  return {};
-}
-
-// "line:field" keys, sorted, for exact comparison.
-std::vector<std::string> keys(const std::vector<Diagnostic>& diags) {
-  std::vector<std::string> out;
-  for (const auto& d : diags) out.push_back(std::to_string(d.line) + ":" + d.field);
-  std::sort(out.begin(), out.end());
-  return out;
+  return ibw::test::errors_of(parse_ibnetdiscover, text, "topo.txt");
 }
 
 uint32_t by_guid(const Fabric& f, uint64_t guid) {
@@ -48,7 +33,6 @@ uint32_t by_guid(const Fabric& f, uint64_t guid) {
   REQUIRE(i != kNoNode);
   return i;
 }
-
 
 TEST_CASE("ibnetdiscover: recorded ibsim output gives nodes, ports and links", "[fabric][ibnd]") {
   Fabric f = load_ibnetdiscover_file(data_path("ibnetdiscover-small.txt"));
@@ -115,7 +99,8 @@ TEST_CASE("ibnetdiscover: ibsim names resolve after apply_node_names", "[fabric]
   CHECK(f.port_label(f.find_guid(0x200001), 2) == "Switch2/2");
 }
 
-TEST_CASE("ibnetdiscover: HDR/NDR fabric with split ports and real descriptions", "[fabric][ibnd]") {
+TEST_CASE("ibnetdiscover: HDR/NDR fabric with split ports and real descriptions",
+          "[fabric][ibnd]") {
   Fabric f = load_ibnetdiscover_file(data_path("ibnetdiscover-ndr.txt"));
   REQUIRE(f.size() == 5);
   CHECK(f.link_count() == 5);
@@ -234,7 +219,8 @@ TEST_CASE("ibnetdiscover: ibsim net file without GUIDs or comments", "[fabric][i
   CHECK(f.node(f.resolve("hostA")).ports[1].peer_port == 1);
 }
 
-TEST_CASE("ibnetdiscover: garbage line is reported with its line number", "[fabric][ibnd][errors]") {
+TEST_CASE("ibnetdiscover: garbage line is reported with its line number",
+          "[fabric][ibnd][errors]") {
   auto d = parse_errors(join_lines({
       "Switch\t8 \"S-0000000000200001\"\t\t# \"sw\" base port 0 lid 3 lmc 0",
       "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"h\" lid 4 4xSDR",
@@ -284,17 +270,17 @@ TEST_CASE("ibnetdiscover: a port listed twice with different peers", "[fabric][i
 
 TEST_CASE("ibnetdiscover: every error in a file is reported at once", "[fabric][ibnd][errors]") {
   auto d = parse_errors(join_lines({
-      "[2]\t\"H-0000000000100009\"[1](10000a) \t\t# \"x\" lid 6 4xSDR",   // 1: before node
+      "[2]\t\"H-0000000000100009\"[1](10000a) \t\t# \"x\" lid 6 4xSDR",  // 1: before node
       "Switch\t8 \"S-0000000000200001\"\t\t# \"sw\" base port 0 lid 3 lmc 0",
       "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"a\" lid 4 4xSDR",
       "[12]\t\"H-0000000000100006\"[1](100007) \t\t# \"c\" lid 5 4xSDR",  // 4: above 8
-      "bogus",                                                              // 5: garbage
+      "bogus",                                                            // 5: garbage
       "[1]\t\"H-0000000000100009\"[1](10000a) \t\t# \"b\" lid 6 4xSDR",   // 6: twice
-      "[3]\tno-quotes[1]",                                                  // 7: bad peer
-      "Switch\tmany \"S-0000000000200002\"",                                // 8: bad count
+      "[3]\tno-quotes[1]",                                                // 7: bad peer
+      "Switch\tmany \"S-0000000000200002\"",                              // 8: bad count
   }));
-  CHECK(keys(d) == std::vector<std::string>{"1:port", "4:port", "5:", "6:peer", "7:peer",
-                                            "8:ports"});
+  CHECK(keys(d) ==
+        std::vector<std::string>{"1:port", "4:port", "5:", "6:peer", "7:peer", "8:ports"});
 }
 
 }  // namespace ibnd_parse_test

@@ -1,6 +1,8 @@
 // Node-name-map parsing, display-name precedence and name resolution on a Fabric.
 #include <catch2/catch.hpp>
 
+#include "tests/unit/test_helpers.h"
+
 #include <string>
 #include <vector>
 
@@ -12,20 +14,10 @@ using namespace ibw::fabric;
 
 namespace nnm_test {
 
-std::string join_lines(std::initializer_list<std::string_view> lines) {
-  std::string s;
-  for (auto l : lines) s.append(l).append("\n");
-  return s;
-}
+using ibw::test::join_lines;
 
 std::vector<Diagnostic> map_errors(const std::string& text) {
-  try {
-    parse_node_name_map(text, "names.map");
-  } catch (const InputError& e) {
-    return e.diagnostics();
-  }
-  FAIL("parse_node_name_map did not throw InputError");
-  return {};
+  return ibw::test::errors_of(parse_node_name_map, text, "names.map");
 }
 
 Node make_node(NodeType type, uint64_t guid, std::string id, std::string desc, int ports) {
@@ -37,7 +29,6 @@ Node make_node(NodeType type, uint64_t guid, std::string id, std::string desc, i
   n.num_ports = ports;
   return n;
 }
-
 
 TEST_CASE("node-name-map: quoted and unquoted names, comments, blank lines", "[fabric][nnm]") {
   auto map = parse_node_name_map(join_lines({
@@ -77,7 +68,8 @@ TEST_CASE("node-name-map: a bad GUID names the line and the guid field", "[fabri
   CHECK(d2[0].field == "guid");
 }
 
-TEST_CASE("node-name-map: conflicting duplicate and bad names, all reported", "[fabric][nnm][errors]") {
+TEST_CASE("node-name-map: conflicting duplicate and bad names, all reported",
+          "[fabric][nnm][errors]") {
   auto d = map_errors(join_lines({
       "0x0000000000000001 \"alpha\"",
       "0x0000000000000002",                 // 2: no name
@@ -99,8 +91,10 @@ TEST_CASE("node-name-map: conflicting duplicate and bad names, all reported", "[
 
 TEST_CASE("apply_node_names: map beats description beats id beats GUID", "[fabric][nnm]") {
   Fabric f;
-  uint32_t mapped = f.add_node(make_node(NodeType::sw, 0x10, "S-0000000000000010", "MF0;leaf01:MQM9700/U1", 64));
-  uint32_t described = f.add_node(make_node(NodeType::ca, 0x20, "H-0000000000000020", "node0042 mlx5_0", 1));
+  uint32_t mapped =
+      f.add_node(make_node(NodeType::sw, 0x10, "S-0000000000000010", "MF0;leaf01:MQM9700/U1", 64));
+  uint32_t described =
+      f.add_node(make_node(NodeType::ca, 0x20, "H-0000000000000020", "node0042 mlx5_0", 1));
   uint32_t id_only = f.add_node(make_node(NodeType::ca, 0x30, "H-0000000000000030", "", 1));
   uint32_t bare = f.add_node(make_node(NodeType::ca, 0x40, "", "", 1));
   uint32_t no_guid = f.add_node(make_node(NodeType::sw, 0, "leafX", "", 8));
@@ -123,8 +117,8 @@ TEST_CASE("Fabric::resolve: by name, description, id and 0xGUID", "[fabric][nnm]
   Fabric f;
   uint32_t leaf = f.add_node(make_node(NodeType::sw, 0xb83fd2030080e4a0ULL, "S-b83fd2030080e4a0",
                                        "MF0;leaf01:MQM9700/U1", 64));
-  uint32_t host = f.add_node(make_node(NodeType::ca, 0x0002c90300a1b2c3ULL, "H-0002c90300a1b2c3",
-                                       "node0042 mlx5_0", 1));
+  uint32_t host = f.add_node(
+      make_node(NodeType::ca, 0x0002c90300a1b2c3ULL, "H-0002c90300a1b2c3", "node0042 mlx5_0", 1));
   NodeNameMap map{{0xb83fd2030080e4a0ULL, "leaf01"}};
   apply_node_names(f, &map);
 

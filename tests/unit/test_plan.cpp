@@ -1,6 +1,8 @@
 // Cabling plan readers: CSV, YAML, UFM NDT, format detection and strict validation.
 #include <catch2/catch.hpp>
 
+#include "tests/unit/test_helpers.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -12,38 +14,16 @@ using namespace ibw::fabric;
 
 namespace plan_test {
 
-std::string join_lines(std::initializer_list<std::string_view> lines) {
-  std::string s;
-  for (auto l : lines) s.append(l).append("\n");
-  return s;
-}
+using ibw::test::find_diag;
+using ibw::test::join_lines;
+using ibw::test::keys;
 
 template <typename Parse>
 std::vector<Diagnostic> plan_errors(Parse parse, const std::string& text) {
-  try {
-    parse(text, "plan");
-  } catch (const InputError& e) {
-    return e.diagnostics();
-  }
-  FAIL("the plan parser did not throw InputError");
-  return {};
-}
-
-std::vector<std::string> keys(const std::vector<Diagnostic>& diags) {
-  std::vector<std::string> out;
-  for (const auto& d : diags) out.push_back(std::to_string(d.line) + ":" + d.field);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-const Diagnostic* find_diag(const std::vector<Diagnostic>& diags, int line, const std::string& field) {
-  for (const auto& d : diags)
-    if (d.line == line && d.field == field) return &d;
-  return nullptr;
+  return ibw::test::errors_of(parse, text, "plan");
 }
 
 const std::string kHeader = "cable_id,a_node,a_port,b_node,b_port";
-
 
 TEST_CASE("plan CSV: required and optional columns, quoted fields", "[fabric][plan]") {
   Plan p = parse_plan_csv(
@@ -97,7 +77,8 @@ TEST_CASE("plan CSV: header errors name the column", "[fabric][plan][errors]") {
   CHECK(d[0].field == "colour");
   CHECK(d[0].message.find("unknown column") != std::string::npos);
 
-  auto m = plan_errors(parse_plan_csv, join_lines({"cable_id,a_node,a_port,b_node", "C1,leaf01,1,h1"}));
+  auto m =
+      plan_errors(parse_plan_csv, join_lines({"cable_id,a_node,a_port,b_node", "C1,leaf01,1,h1"}));
   REQUIRE(m.size() == 1);
   CHECK(m[0].line == 1);
   CHECK(m[0].field == "b_port");
@@ -141,20 +122,21 @@ TEST_CASE("plan CSV: every bad row is reported at once with its line", "[fabric]
 }
 
 TEST_CASE("plan YAML: cables list with the CSV keys", "[fabric][plan][yaml]") {
-  Plan p = parse_plan_yaml(join_lines({
-                               "# plan",
-                               "cables:",
-                               "  - cable_id: C001",
-                               "    a_node: leaf01",
-                               "    a_port: 1",
-                               "    b_node: node0042 mlx5_0",
-                               "    b_port: 1",
-                               "    speed: NDR",
-                               "    width: 4x",
-                               "    a_location: \"R01/U42\"",
-                               "  - {cable_id: C002, a_node: leaf01, a_port: 33, b_node: spine01, b_port: 1}",
-                           }),
-                           "plan.yaml");
+  Plan p = parse_plan_yaml(
+      join_lines({
+          "# plan",
+          "cables:",
+          "  - cable_id: C001",
+          "    a_node: leaf01",
+          "    a_port: 1",
+          "    b_node: node0042 mlx5_0",
+          "    b_port: 1",
+          "    speed: NDR",
+          "    width: 4x",
+          "    a_location: \"R01/U42\"",
+          "  - {cable_id: C002, a_node: leaf01, a_port: 33, b_node: spine01, b_port: 1}",
+      }),
+      "plan.yaml");
   CHECK(p.format == PlanFormat::yaml);
   REQUIRE(p.links.size() == 2);
   CHECK(p.links[0].line == 3);
@@ -171,22 +153,22 @@ TEST_CASE("plan YAML: cables list with the CSV keys", "[fabric][plan][yaml]") {
 
 TEST_CASE("plan YAML: unknown key, missing key and bad value", "[fabric][plan][yaml][errors]") {
   auto d = plan_errors(parse_plan_yaml, join_lines({
-                                            "cables:",               // 1
-                                            "  - cable_id: C001",    // 2
-                                            "    a_node: leaf01",    // 3
-                                            "    a_port: 1",         // 4
-                                            "    b_node: node01",    // 5
-                                            "    b_port: 1",         // 6
-                                            "    colour: red",       // 7
-                                            "  - cable_id: C002",    // 8
-                                            "    a_node: leaf01",    // 9
-                                            "    a_port: 2",         // 10
-                                            "    b_node: node02",    // 11
-                                            "  - cable_id: C003",    // 12
-                                            "    a_node: leaf01",    // 13
-                                            "    a_port: x3",        // 14
-                                            "    b_node: node03",    // 15
-                                            "    b_port: 1",         // 16
+                                            "cables:",             // 1
+                                            "  - cable_id: C001",  // 2
+                                            "    a_node: leaf01",  // 3
+                                            "    a_port: 1",       // 4
+                                            "    b_node: node01",  // 5
+                                            "    b_port: 1",       // 6
+                                            "    colour: red",     // 7
+                                            "  - cable_id: C002",  // 8
+                                            "    a_node: leaf01",  // 9
+                                            "    a_port: 2",       // 10
+                                            "    b_node: node02",  // 11
+                                            "  - cable_id: C003",  // 12
+                                            "    a_node: leaf01",  // 13
+                                            "    a_port: x3",      // 14
+                                            "    b_node: node03",  // 15
+                                            "    b_port: 1",       // 16
                                         }));
   CHECK(keys(d) == std::vector<std::string>{"14:a_port", "7:colour", "8:b_port"});
   const Diagnostic* unknown = find_diag(d, 7, "colour");
@@ -229,7 +211,8 @@ TEST_CASE("plan format is detected from the content", "[fabric][plan]") {
   CHECK(detect_plan_format(kHeader + "\nC1,a,1,b,1\n") == PlanFormat::csv);
   CHECK(detect_plan_format("# comment\n\ncables:\n  - cable_id: C1\n") == PlanFormat::yaml);
   CHECK(detect_plan_format("---\nlinks:\n") == PlanFormat::yaml);
-  CHECK(detect_plan_format("#StartDevice,StartPort,EndDevice,EndPort,LinkType\n") == PlanFormat::ndt);
+  CHECK(detect_plan_format("#StartDevice,StartPort,EndDevice,EndPort,LinkType\n") ==
+        PlanFormat::ndt);
   CHECK_FALSE(detect_plan_format("hello world\n"));
   CHECK_FALSE(detect_plan_format(""));
 

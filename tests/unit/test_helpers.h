@@ -1,0 +1,51 @@
+// Helpers shared by the unit tests of the pure parsers.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fabric/diagnostics.h"
+
+namespace ibw::test {
+
+// Joins lines with '\n' so that element i is line i + 1.
+inline std::string join_lines(std::initializer_list<std::string_view> lines) {
+  std::string s;
+  for (auto l : lines) s.append(l).append("\n");
+  return s;
+}
+
+// Runs parse(text, file) and returns the diagnostics it threw; fails the test if it did not.
+template <typename Parse>
+std::vector<fabric::Diagnostic> errors_of(Parse parse, const std::string& text,
+                                          const std::string& file) {
+  try {
+    parse(text, file);
+  } catch (const fabric::InputError& e) {
+    return e.diagnostics();
+  }
+  FAIL("the parser did not throw InputError for " << file);
+  return {};
+}
+
+// "line:field" keys, sorted, for exact comparison.
+inline std::vector<std::string> keys(const std::vector<fabric::Diagnostic>& diags) {
+  std::vector<std::string> out;
+  for (const auto& d : diags) out.push_back(std::to_string(d.line) + ":" + d.field);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline const fabric::Diagnostic* find_diag(const std::vector<fabric::Diagnostic>& diags, int line,
+                                           const std::string& field) {
+  for (const auto& d : diags)
+    if (d.line == line && d.field == field) return &d;
+  return nullptr;
+}
+
+}  // namespace ibw::test
