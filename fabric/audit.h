@@ -9,13 +9,15 @@
 //  - unexpected:   a found link touching no planned port of a planned node;
 //  - degraded:     a correctly cabled link whose active width/speed is below the plan's, or
 //                  below the best both ends have enabled;
-//  - missing_node: a planned node with several planned links not discovered (plus anything
-//                  reachable only through it, e.g. the hosts behind a dead leaf);
+//  - missing_node: a planned node with several planned links (e.g. a spine) not discovered
+//                  while its neighbours were;
 //  - unknown_node: a discovered node the plan does not mention (its links are listed);
-//  - partition:    the fabric splits into more than one connected component: either the
-//                  discovered graph itself, or a group of planned nodes with two or more
-//                  switches that is unreachable from where discovery ran. The planned cables
-//                  that should join the parts are listed and not reported again as missing.
+//  - partition:    the fabric splits into more than one connected component: one finding per
+//                  part cut off from the main one, either seen directly (several discovered
+//                  components, e.g. merged views) or as a group of two or more planned nodes,
+//                  one of them multi-link (a leaf and its hosts), unreachable from where
+//                  discovery ran. The planned cables that should join the part are listed
+//                  and not reported again as missing.
 #pragma once
 
 #include <array>

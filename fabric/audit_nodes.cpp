@@ -97,23 +97,12 @@ void audit_absent_nodes(AuditContext& ctx) {
           if (ctx.state[i] == LinkState::pending) report_single_link(ctx, i, names[n]);
       continue;
     }
-    std::vector<std::string> member_names;
-    for (uint32_t n : group) member_names.push_back(names[n]);
-    if (multi.size() == 1) {
+    if (group.size() == 1) {  // a lone multi-link node (e.g. a spine) whose neighbours are up
       uint32_t m = multi[0];
       Finding f{FindingKind::missing_node, {}, {}, {}, {}, {}};
       for (size_t i : node_links[m]) add_planned(ctx, f, i);
-      for (uint32_t n : group)
-        for (size_t i : node_links[n]) ctx.state[i] = LinkState::reported;
       f.advice = "node " + names[m] + " (" + std::to_string(node_links[m].size()) +
                  " planned links) was not discovered: check its power, management and cabling";
-      if (group.size() > 1) {
-        std::vector<std::string> behind;
-        for (uint32_t n : group)
-          if (n != m) behind.push_back(names[n]);
-        f.advice += "; " + std::to_string(behind.size()) +
-                    " node(s) reachable only through it are missing too: " + sample_names(behind);
-      }
       ctx.add(std::move(f));
       continue;
     }
@@ -126,10 +115,10 @@ void audit_absent_nodes(AuditContext& ctx) {
         if (crossing && ctx.state[i] == LinkState::pending) add_planned(ctx, f, i);
         ctx.state[i] = LinkState::reported;
       }
-    f.advice = std::to_string(group.size()) + " planned nodes, " + std::to_string(multi.size()) +
-               " of them multi-link (" + sample_names(sw_names) +
-               "), are unreachable from the discovered fabric: they are cabled as a separate "
-               "network or powered off; check the " +
+    f.advice = std::to_string(group.size()) + " planned nodes (" + sample_names(sw_names) +
+               (group.size() > multi.size() ? " and the hosts behind them" : "") +
+               ") are unreachable from the discovered fabric: they are cabled as a separate "
+               "network, or powered off; check the " +
                std::to_string(f.cables.size()) +
                " planned cable(s) that should join them to the rest";
     ctx.add(std::move(f));
@@ -152,28 +141,34 @@ void audit_found_partitions(AuditContext& ctx) {
   std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) {
     return x.size() != y.size() ? x.size() > y.size() : x.front() < y.front();
   });
-  Finding f{FindingKind::partition, {}, {}, {}, {}, {}};
+  // One finding per part cut off from the largest one, each with the planned cables that
+  // should join it to the rest (a cable between two minor parts goes to the later one).
+  std::vector<uint32_t> part_of(fab.size(), 0);
+  for (uint32_t k = 0; k < parts.size(); ++k)
+    for (uint32_t n : parts[k]) part_of[n] = k;
+  std::vector<Finding> found(parts.size(), Finding{FindingKind::partition, {}, {}, {}, {}, {}});
   for (size_t i = 0; i < ctx.plan.links.size(); ++i) {
     uint32_t a = ctx.a_node[i], b = ctx.b_node[i];
     if (a == kNoNode || b == kNoNode || !linked[a] || !linked[b]) continue;
-    if (groups.find(a) != groups.find(b)) add_planned(ctx, f, i);
+    if (part_of[a] != part_of[b]) add_planned(ctx, found[std::max(part_of[a], part_of[b])], i);
   }
-  std::string desc;
-  for (size_t k = 0; k < parts.size(); ++k) {
+  auto describe = [&](const std::vector<uint32_t>& part) {
     std::vector<std::string> names;
-    for (uint32_t n : parts[k])
+    for (uint32_t n : part)
       if (fab.node(n).type == NodeType::sw) names.push_back(fab.node(n).name);
     if (names.empty())
-      for (uint32_t n : parts[k]) names.push_back(fab.node(n).name);
-    desc += (k ? "; " : "") + std::string("part ") + std::to_string(k + 1) + ": " +
-            std::to_string(parts[k].size()) + " nodes (" + sample_names(names, 3) + ")";
+      for (uint32_t n : part) names.push_back(fab.node(n).name);
+    return std::to_string(part.size()) + " nodes (" + sample_names(names, 3) + ")";
+  };
+  for (size_t k = 1; k < parts.size(); ++k) {
+    Finding& f = found[k];
+    f.advice = "the discovered fabric is split: " + describe(parts[k]) +
+               " form a separate network from the main one of " + describe(parts[0]) +
+               (f.cables.empty() ? std::string("; the plan has no cable joining them")
+                                 : "; connect them with the " + std::to_string(f.cables.size()) +
+                                       " planned cable(s) listed");
+    ctx.add(std::move(f));
   }
-  f.advice = "the discovered fabric is split into " + std::to_string(parts.size()) +
-             " separate networks - " + desc +
-             (f.cables.empty() ? std::string("; the plan has no cable joining them")
-                               : "; connect them with the " + std::to_string(f.cables.size()) +
-                                     " planned cable(s) listed");
-  ctx.add(std::move(f));
 }
 
 void audit_found_links(AuditContext& ctx) {

@@ -239,7 +239,7 @@ TEST_CASE("audit: a discovered node the plan does not know", "[fabric][audit]") 
   CHECK(r.summary.ok == 3);
 }
 
-TEST_CASE("audit: undiscovered nodes: single-link host, dead leaf, unreachable island",
+TEST_CASE("audit: undiscovered nodes: single-link host, spine, dead leaf, island",
           "[fabric][audit]") {
   Base n;
   n.as_planned();
@@ -255,18 +255,27 @@ TEST_CASE("audit: undiscovered nodes: single-link host, dead leaf, unreachable i
     CHECK(r.summary.ok == 3);
     CHECK(r.summary.planned_links == 4);
   }
-  SECTION("absent leaf with hosts behind it is one missing_node") {
+  SECTION("absent leaf with hosts behind it is one partition: the leaf's uplinks are the cut") {
     AuditResult r = run_audit(
         base_plan({"C10,leaf02,1,spine01,2", "C11,leaf02,2,h5,1", "C12,leaf02,3,h6,1"}), n.done());
     const Finding& f = only(r);
-    CHECK(f.kind == FindingKind::missing_node);
-    CHECK(f.cables == Strings{"C10", "C11", "C12"});
-    CHECK(ends(f.planned) ==
-          Ends{{"leaf02/1", "spine01/2"}, {"leaf02/2", "h5/1"}, {"leaf02/3", "h6/1"}});
-    CHECK(contains(f.advice, "node leaf02 (3 planned links) was not discovered"));
-    CHECK(contains(f.advice, "2 node(s) reachable only through it are missing too: h5, h6"));
+    CHECK(f.kind == FindingKind::partition);
+    CHECK(f.cables == Strings{"C10"});
+    CHECK(ends(f.planned) == Ends{{"leaf02/1", "spine01/2"}});
+    CHECK(contains(f.advice, "3 planned nodes (leaf02 and the hosts behind them) are unreachable"));
     CHECK(kind_count(r, FindingKind::missing) == 0);
     CHECK(r.summary.ok == 3);
+  }
+  SECTION("absent spine whose neighbours are up is one missing_node") {
+    AuditResult r = run_audit(base_plan({"C30,leaf01,34,spine02,1"}), n.done());
+    const Finding& f = only(r);
+    CHECK(f.kind == FindingKind::missing);  // one planned link: reported as the missing cable
+    AuditResult r2 =
+        run_audit(base_plan({"C30,leaf01,34,spine02,1", "C31,leaf01,35,spine02,2"}), n.done());
+    const Finding& g = only(r2);
+    CHECK(g.kind == FindingKind::missing_node);
+    CHECK(g.cables == Strings{"C30", "C31"});
+    CHECK(contains(g.advice, "node spine02 (2 planned links) was not discovered"));
   }
   SECTION("unreachable group of switches is one partition") {
     AuditResult r = run_audit(base_plan({"C20,leaf03,1,leaf04,1", "C21,leaf03,2,spine01,3",
@@ -276,7 +285,7 @@ TEST_CASE("audit: undiscovered nodes: single-link host, dead leaf, unreachable i
     CHECK(f.kind == FindingKind::partition);
     CHECK(f.cables == Strings{"C21", "C22"});
     CHECK(ends(f.planned) == Ends{{"leaf03/2", "spine01/3"}, {"leaf04/2", "spine01/4"}});
-    CHECK(contains(f.advice, "3 planned nodes, 2 of them multi-link (leaf03, leaf04)"));
+    CHECK(contains(f.advice, "3 planned nodes (leaf03, leaf04 and the hosts behind them)"));
     CHECK(kind_count(r, FindingKind::missing) == 0);
     CHECK(kind_count(r, FindingKind::missing_node) == 0);
   }
@@ -295,7 +304,8 @@ TEST_CASE("audit: a fabric in two disconnected parts is one partition", "[fabric
   CHECK(f.cables == Strings{"C3", "C4"});
   CHECK(ends(f.planned) == Ends{{"leafA/10", "leafB/10"}, {"leafA/11", "leafB/11"}});
   CHECK(f.found.empty());
-  CHECK(contains(f.advice, "split into 2 separate networks"));
+  CHECK(contains(f.advice,
+                 "the discovered fabric is split: 2 nodes (leafB) form a separate network"));
   CHECK(contains(f.advice, "connect them with the 2 planned cable(s) listed"));
   CHECK(kind_count(r, FindingKind::missing) == 0);
   CHECK(r.summary.ok == 2);
