@@ -7,7 +7,7 @@ PACKAGES=(
   # toolchain
   g++ cmake ninja-build pkg-config ccache
   # libraries
-  libyaml-cpp-dev nlohmann-json3-dev catch2
+  libyaml-cpp-dev nlohmann-json3-dev catch2 libsqlite3-dev sqlite3
   libibumad-dev libibmad-dev libibnetdisc-dev
   # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
   ibsim-utils opensm infiniband-diags
