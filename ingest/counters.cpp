@@ -28,9 +28,15 @@ constexpr std::array<Info, kCounterCount> kInfo{{
 }};
 }  // namespace
 
-std::string_view counter_name(Counter c) { return kInfo[static_cast<size_t>(c)].name; }
-int classic_width_bits(Counter c) { return kInfo[static_cast<size_t>(c)].bits; }
-bool is_error_counter(Counter c) { return kInfo[static_cast<size_t>(c)].error; }
+std::string_view counter_name(Counter c) {
+  return kInfo[static_cast<size_t>(c)].name;
+}
+int classic_width_bits(Counter c) {
+  return kInfo[static_cast<size_t>(c)].bits;
+}
+bool is_error_counter(Counter c) {
+  return kInfo[static_cast<size_t>(c)].error;
+}
 
 std::optional<Counter> parse_counter(std::string_view name) {
   for (size_t i = 0; i < kCounterCount; ++i)

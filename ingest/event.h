@@ -19,10 +19,10 @@ std::string_view severity_name(Severity s);  // "info", "warning", "error", "cri
 namespace kind {
 inline constexpr std::string_view link_down = "link_down";
 inline constexpr std::string_view link_up = "link_up";
-inline constexpr std::string_view trap = "trap";              // any other SM trap (129-131, 144, 145)
+inline constexpr std::string_view trap = "trap";  // any other SM trap (129-131, 144, 145)
 inline constexpr std::string_view subnet_up = "subnet_up";
-inline constexpr std::string_view sweep = "sweep";            // heavy sweep / resweep started
-inline constexpr std::string_view sm_error = "sm_error";      // OpenSM ERR lines
+inline constexpr std::string_view sweep = "sweep";        // heavy sweep / resweep started
+inline constexpr std::string_view sm_error = "sm_error";  // OpenSM ERR lines
 inline constexpr std::string_view counter_jump = "counter_jump";
 inline constexpr std::string_view counter_reset = "counter_reset";
 inline constexpr std::string_view port_unresponsive = "port_unresponsive";
@@ -40,7 +40,7 @@ struct Event {
   std::string message;     // human-readable, one line
 
   // Filled by correlation with the fabric model and plan (may stay empty).
-  std::string node;        // display name
+  std::string node;  // display name
   std::string peer_node;
   int peer_port = 0;
   uint64_t peer_guid = 0;
