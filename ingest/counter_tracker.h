@@ -1,0 +1,56 @@
+// CounterTracker: pure bookkeeping over successive CounterSamples of each port. Computes
+// deltas and per-second rates and turns what it sees into events:
+//  - a counter that went down was reset by someone else (perfquery -R, a reboot): the new
+//    value counts from zero, delta = new value, and a counter_reset event is emitted;
+//  - a classic PortCounters field at its maximum is saturated: its delta is "at least"
+//    (max - previous) and flagged, never negative and never wrapped;
+//  - an error counter jumping by at least `jump_threshold` in one sweep gives counter_jump;
+//  - a port that stops answering gives port_unresponsive once, until it answers again.
+// No I/O, no clock: times come from the samples. Not thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "ingest/counters.h"
+#include "ingest/event.h"
+
+namespace ibw::ingest {
+
+struct CounterDelta {
+  CounterSample sample;                          // the new reading
+  std::array<uint64_t, kCounterCount> delta{};   // since the previous reading
+  std::array<double, kCounterCount> rate{};      // delta per second
+  uint32_t valid = 0;     // bit i: delta/rate i are known (needs a previous reading)
+  uint32_t at_least = 0;  // bit i: saturated, the true delta may be larger
+  uint32_t reset = 0;     // bit i: the counter was reset since the previous reading
+  int64_t interval_us = 0;
+};
+
+struct TrackerOptions {
+  uint64_t jump_threshold = 100;  // error-counter delta in one sweep that makes counter_jump
+};
+
+class CounterTracker {
+ public:
+  explicit CounterTracker(TrackerOptions options = {}) : options_(options) {}
+  // Folds in one reading; appends any events it causes to *events.
+  CounterDelta update(const CounterSample& sample, std::vector<Event>* events);
+  // Marks a port that did not answer at time_us.
+  void unresponsive(uint64_t node_guid, int port, int64_t time_us, std::vector<Event>* events);
+  // Seeds the previous reading (after a restart, from the store) without emitting events.
+  void seed(const CounterSample& sample);
+
+ private:
+  struct State {
+    CounterSample last;
+    bool have = false;
+    bool unresponsive = false;
+  };
+  TrackerOptions options_;
+  std::unordered_map<uint64_t, State> ports_;  // key: guid * 256 + port
+};
+
+}  // namespace ibw::ingest

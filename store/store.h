@@ -1,0 +1,102 @@
+// Store: SQLite in WAL mode holding events, counter samples (raw for a window, then hourly
+// aggregates), per-port state and source cursors. One writer (the daemon) and any number
+// of readers (CLI query commands, later the web API) on the same file.
+//
+// Durability contract: a batch written by write() is one transaction; it either lands whole
+// or not at all. Sources advance their cursor in the same transaction as the events it
+// covers, so a crash at any point loses nothing a source has been told is stored, and
+// replays nothing twice (events also de-duplicate on dedup_key).
+// Schema changes are numbered migrations recorded in PRAGMA user_version.
+// Not thread-safe: use one Store per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ingest/counters.h"
+#include "ingest/event.h"
+
+namespace ibw::store {
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StoredEvent {
+  int64_t id = 0;
+  ingest::Event event;
+};
+
+// Latest known state of one port; what `ibwarden ports` prints.
+struct PortRecord {
+  uint64_t node_guid = 0;
+  int port = 0;
+  std::string node;  // display name
+  uint16_t lid = 0;
+  uint64_t peer_guid = 0;
+  std::string peer_node;
+  int peer_port = 0;
+  std::string cable_id;
+  int state = 0;       // PortInfo.PortState (1 Down .. 4 Active), 0 unknown
+  int phys_state = 0;  // PortInfo.PortPhysicalState
+  int width = 0;       // active lanes
+  std::string speed;   // "HDR", ...
+  ingest::CounterSample counters;               // last sample (valid bits tell what is known)
+  std::array<double, ingest::kCounterCount> rates{};  // per second, over the last interval
+  uint32_t rates_valid = 0;
+  int64_t last_change_us = 0;  // last state change seen
+};
+
+struct EventQuery {
+  int64_t since_us = 0;          // events with time >= since
+  uint64_t node_guid = 0;        // with port: only that port (0 = all)
+  int port = -1;                 // -1 = any
+  int64_t after_id = 0;          // paging: ids > after_id
+  size_t limit = 10000;
+};
+
+// Everything one ingest step wants stored, applied atomically.
+struct WriteBatch {
+  std::vector<ingest::Event> events;
+  std::vector<ingest::CounterSample> samples;
+  std::vector<PortRecord> ports;                          // upserted by (node_guid, port)
+  std::vector<std::pair<std::string, std::string>> cursors;  // source name -> opaque cursor
+};
+
+struct WriteResult {
+  size_t events_inserted = 0;  // duplicates (same dedup_key) are skipped, not counted
+  std::vector<int64_t> event_ids;  // id per batch event; 0 for a skipped duplicate
+};
+
+struct Retention {
+  int64_t raw_window_us = 24LL * 3600 * 1000000;        // keep raw samples this long
+  int64_t aggregate_window_us = 30LL * 24 * 3600 * 1000000;  // keep hourly aggregates this long
+  int64_t event_window_us = 90LL * 24 * 3600 * 1000000;
+};
+
+class Store {
+ public:
+  // Opens (creating and migrating as needed). Throws StoreError naming the path.
+  static std::unique_ptr<Store> open(const std::string& path, bool read_only = false);
+  virtual ~Store() = default;
+
+  virtual WriteResult write(const WriteBatch& batch) = 0;
+  virtual std::vector<StoredEvent> events(const EventQuery& q) = 0;
+  // All ports, or only those of nodes whose display name or 0xGUID equals node_filter.
+  virtual std::vector<PortRecord> ports(const std::string& node_filter = "") = 0;
+  virtual std::optional<std::string> cursor(const std::string& source) = 0;
+  // Raw samples of one port since a time, oldest first.
+  virtual std::vector<ingest::CounterSample> samples(uint64_t node_guid, int port,
+                                                     int64_t since_us) = 0;
+  // Folds raw samples older than the raw window into hourly aggregates (last value and max
+  // delta per counter), drops what is past retention. Returns rows removed.
+  virtual size_t compact(int64_t now_us, const Retention& retention) = 0;
+  virtual int schema_version() = 0;
+};
+
+}  // namespace ibw::store
