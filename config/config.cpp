@@ -1,0 +1,278 @@
+#include "config/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+#include "fabric/diagnostics.h"
+
+namespace ibw::config {
+namespace config_detail {
+
+using fabric::DiagnosticSink;
+
+struct Reader {
+  DiagnosticSink& sink;
+  std::string base_dir;
+
+  static int line(const YAML::Node& n) { return n.Mark().line + 1; }
+
+  bool scalar(const YAML::Node& v, const std::string& key, std::string* out) {
+    if (!v.IsScalar()) {
+      sink.add(line(v), key, "expected a single value");
+      return false;
+    }
+    *out = v.Scalar();
+    return true;
+  }
+  void string(const YAML::Node& v, const std::string& key, std::string* out, bool allow_empty) {
+    std::string s;
+    if (v.IsNull() && allow_empty) return out->clear();
+    if (!scalar(v, key, &s)) return;
+    if (s.empty() && !allow_empty) return sink.add(line(v), key, "must not be empty");
+    *out = s;
+  }
+  std::string resolve(const std::string& p) const {
+    if (p.empty() || p.front() == '/' || base_dir.empty()) return p;
+    return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+  }
+  void path(const YAML::Node& v, const std::string& key, std::string* out) {
+    std::string s;
+    string(v, key, &s, false);
+    if (!s.empty()) *out = resolve(s);
+  }
+  void optional_path(const YAML::Node& v, const std::string& key, std::optional<std::string>* out) {
+    if (v.IsNull()) return out->reset();
+    std::string s;
+    string(v, key, &s, false);
+    if (!s.empty()) *out = resolve(s);
+  }
+  template <typename T>
+  void integer(const YAML::Node& v, const std::string& key, T* out, long long lo, long long hi) {
+    std::string s;
+    if (!scalar(v, key, &s)) return;
+    long long x = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+    if (ec != std::errc() || p != s.data() + s.size() || x < lo || x > hi)
+      return sink.add(
+          line(v), key,
+          "\"" + s + "\" is not a whole number " + std::to_string(lo) + "-" + std::to_string(hi));
+    *out = static_cast<T>(x);
+  }
+  void boolean(const YAML::Node& v, const std::string& key, bool* out) {
+    std::string s;
+    if (!scalar(v, key, &s)) return;
+    if (s == "true" || s == "yes" || s == "on")
+      *out = true;
+    else if (s == "false" || s == "no" || s == "off")
+      *out = false;
+    else
+      sink.add(line(v), key, "\"" + s + "\" is not true or false");
+  }
+  void duration(const YAML::Node& v, const std::string& key, int64_t* out) {
+    std::string s;
+    if (!scalar(v, key, &s)) return;
+    auto d = parse_duration(s);
+    if (!d)
+      return sink.add(line(v), key, "\"" + s + "\" is not a duration like 500ms, 1s, 12m, 1h");
+    *out = *d;
+  }
+};
+
+struct Key {
+  std::string_view name;
+  std::function<void(const YAML::Node&, const std::string&)> set;
+};
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] != b[j - 1])});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+void walk(Reader& r, const YAML::Node& map, const std::string& prefix,
+          const std::vector<Key>& keys) {
+  if (!map.IsMap()) {
+    if (!map.IsNull()) r.sink.add(Reader::line(map), prefix, "expected a map of settings");
+    return;
+  }
+  std::vector<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+    std::string path = prefix.empty() ? name : prefix + "." + name;
+    int line = Reader::line(it->first);
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
+      r.sink.add(line, path, "key given twice");
+      continue;
+    }
+    seen.push_back(name);
+    auto key = std::find_if(keys.begin(), keys.end(), [&](const Key& k) { return k.name == name; });
+    if (key == keys.end()) {
+      std::string known, hint;
+      size_t best = 3;
+      for (const auto& k : keys) {
+        known += (known.empty() ? "" : ", ") + std::string(k.name);
+        if (size_t d = edit_distance(name, k.name); d < best) best = d, hint = std::string(k.name);
+      }
+      r.sink.add(line, path,
+                 "unknown key" + (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +
+                     "; known: " + known);
+      continue;
+    }
+    key->set(it->second, path);
+  }
+}
+
+}  // namespace config_detail
+
+std::optional<int64_t> parse_duration(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i == 0 || i == s.size()) return std::nullopt;
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + i, n);
+  if (ec != std::errc() || n <= 0) return std::nullopt;
+  std::string_view unit = s.substr(i);
+  int64_t mult = unit == "us"   ? 1
+                 : unit == "ms" ? 1'000
+                 : unit == "s"  ? 1'000'000
+                 : unit == "m"  ? 60'000'000
+                 : unit == "h"  ? 3'600'000'000LL
+                 : unit == "d"  ? 86'400'000'000LL
+                                : 0;
+  if (!mult || n > INT64_MAX / mult) return std::nullopt;
+  return n * mult;
+}
+
+std::optional<int> parse_utc_offset(std::string_view s) {
+  if (s == "UTC" || s == "Z" || s == "utc") return 0;
+  if (s.size() < 3 || (s[0] != '+' && s[0] != '-')) return std::nullopt;
+  std::string digits;
+  for (char c : s.substr(1))
+    if (c != ':') digits += c;
+  if (digits.size() != 4 && digits.size() != 2) return std::nullopt;
+  int h = 0, m = 0;
+  if (std::from_chars(digits.data(), digits.data() + 2, h).ec != std::errc()) return std::nullopt;
+  if (digits.size() == 4 &&
+      std::from_chars(digits.data() + 2, digits.data() + 4, m).ec != std::errc())
+    return std::nullopt;
+  if (h > 14 || m > 59) return std::nullopt;
+  int sign = s[0] == '-' ? -1 : 1;
+  return sign * (h * 3600 + m * 60);
+}
+
+Config parse_config(std::string_view text, const std::string& file) {
+  using config_detail::Key;
+  using config_detail::Reader;
+  Config c;
+  c.file = file;
+  fabric::DiagnosticSink sink(file);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    sink.add(e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    sink.throw_if_any();
+  }
+  std::string dir = std::filesystem::path(file).parent_path().string();
+  Reader r{sink, dir};
+  using N = const YAML::Node&;
+  using S = const std::string&;
+  auto section = [&](std::vector<Key> keys) {
+    return [&r, keys = std::move(keys)](N v, S path) { config_detail::walk(r, v, path, keys); };
+  };
+  std::vector<Key> top = {
+      {"fabric", section({
+                     {"name", [&](N v, S k) { r.string(v, k, &c.fabric.name, false); }},
+                     {"plan", [&](N v, S k) { r.optional_path(v, k, &c.fabric.plan); }},
+                     {"node_name_map",
+                      [&](N v, S k) { r.optional_path(v, k, &c.fabric.node_name_map); }},
+                     {"discovery",
+                      [&](N v, S k) {
+                        std::string s;
+                        r.string(v, k, &s, false);
+                        if (!s.empty()) c.fabric.discovery = s == "live" ? s : r.resolve(s);
+                      }},
+                     {"ca", [&](N v, S k) { r.string(v, k, &c.fabric.ca, true); }},
+                     {"ca_port", [&](N v, S k) { r.integer(v, k, &c.fabric.ca_port, 0, 255); }},
+                     {"rediscover_interval",
+                      [&](N v, S k) { r.duration(v, k, &c.fabric.rediscover_interval_us); }},
+                 })},
+      {"opensm", section({
+                     {"log", [&](N v, S k) { r.path(v, k, &c.opensm.log); }},
+                     {"dump_dir", [&](N v, S k) { r.path(v, k, &c.opensm.dump_dir); }},
+                     {"timezone",
+                      [&](N v, S k) {
+                        std::string s;
+                        if (!r.scalar(v, k, &s)) return;
+                        auto off = parse_utc_offset(s);
+                        if (!off)
+                          return sink.add(Reader::line(v), k,
+                                          "\"" + s + "\" is not UTC or an offset like +02:00");
+                        c.opensm.utc_offset_s = *off;
+                      }},
+                     {"poll", [&](N v, S k) { r.duration(v, k, &c.opensm.poll_us); }},
+                     {"rediscover_delay",
+                      [&](N v, S k) { r.duration(v, k, &c.opensm.rediscover_delay_us); }},
+                     {"read_existing",
+                      [&](N v, S k) { r.boolean(v, k, &c.opensm.read_existing); }},
+                 })},
+      {"counters", section({
+                       {"enabled", [&](N v, S k) { r.boolean(v, k, &c.counters.enabled); }},
+                       {"interval", [&](N v, S k) { r.duration(v, k, &c.counters.interval_us); }},
+                       {"window", [&](N v, S k) { r.integer(v, k, &c.counters.window, 1, 4096); }},
+                       {"timeout",
+                        [&](N v, S k) {
+                          int64_t us = 0;
+                          r.duration(v, k, &us);
+                          if (us) c.counters.timeout_ms = static_cast<unsigned>(std::max<int64_t>(1, us / 1000));
+                        }},
+                       {"retries", [&](N v, S k) { r.integer(v, k, &c.counters.retries, 0, 10); }},
+                       {"jump_threshold",
+                        [&](N v, S k) { r.integer(v, k, &c.counters.jump_threshold, 1, 1LL << 40); }},
+                   })},
+      {"store", section({
+                    {"path", [&](N v, S k) { r.path(v, k, &c.store.path); }},
+                    {"raw_window", [&](N v, S k) { r.duration(v, k, &c.store.raw_window_us); }},
+                    {"aggregate_window",
+                     [&](N v, S k) { r.duration(v, k, &c.store.aggregate_window_us); }},
+                    {"event_window", [&](N v, S k) { r.duration(v, k, &c.store.event_window_us); }},
+                })},
+      {"log", section({
+                  {"level",
+                   [&](N v, S k) {
+                     std::string s;
+                     if (!r.scalar(v, k, &s)) return;
+                     if (s != "debug" && s != "info" && s != "warning" && s != "error")
+                       return sink.add(Reader::line(v), k,
+                                       "\"" + s + "\" is not one of debug, info, warning, error");
+                     c.log.level = s;
+                   }},
+              })},
+  };
+  if (!root.IsMap())
+    sink.add(root ? Reader::line(root) : 0, "", "expected a map of sections");
+  else
+    config_detail::walk(r, root, "", top);
+  sink.throw_if_any();
+  return c;
+}
+
+Config load_config(const std::string& path) {
+  return parse_config(fabric::read_file(path), path);
+}
+
+}  // namespace ibw::config

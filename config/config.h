@@ -1,0 +1,71 @@
+// The daemon configuration: one YAML file, validated strictly at load time. Every problem is
+// reported at once as file:line: key.path: message, including unknown keys (with a
+// "did you mean" hint), so a typo fails at startup and not at 3 a.m.
+// Relative paths in the file are resolved against the file's own directory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ibw::config {
+
+struct FabricSection {
+  std::string name = "fabric";
+  std::optional<std::string> plan;  // cabling plan (CSV, YAML or NDT)
+  std::optional<std::string> node_name_map;
+  std::string discovery = "live";                // "live" or a path to ibnetdiscover output
+  std::string ca;                                // umad CA; empty = first
+  int ca_port = 0;                               // 0 = first active
+  int64_t rediscover_interval_us = 600'000'000;  // safety-net re-discovery without traps
+};
+
+struct OpensmSection {
+  std::string log = "/var/log/opensm.log";
+  std::string dump_dir = "/var/log";
+  int utc_offset_s = 0;                   // zone the log's timestamps are in, as a fixed offset
+  int64_t poll_us = 200'000;              // how often the log is checked for new lines
+  int64_t rediscover_delay_us = 300'000;  // debounce between a trap and re-discovery
+  bool read_existing = false;             // with no saved position, read lines already in the log
+};
+
+struct CountersSection {
+  bool enabled = true;
+  int64_t interval_us = 60'000'000;
+  unsigned window = 64;  // MADs in flight
+  unsigned timeout_ms = 200;
+  unsigned retries = 2;
+  uint64_t jump_threshold = 100;  // error-counter delta in one sweep that is an event
+};
+
+struct StoreSection {
+  std::string path = "/var/lib/ibwarden/ibwarden.db";
+  int64_t raw_window_us = 24LL * 3600 * 1'000'000;
+  int64_t aggregate_window_us = 30LL * 24 * 3600 * 1'000'000;
+  int64_t event_window_us = 90LL * 24 * 3600 * 1'000'000;
+};
+
+struct LogSection {
+  std::string level = "info";  // debug | info | warning | error
+};
+
+struct Config {
+  std::string file;  // where it was loaded from
+  FabricSection fabric;
+  OpensmSection opensm;
+  CountersSection counters;
+  StoreSection store;
+  LogSection log;
+};
+
+// Loads and validates; throws fabric::InputError with every diagnostic.
+Config load_config(const std::string& path);
+Config parse_config(std::string_view text, const std::string& file);
+
+// "500ms", "1s", "12m", "1h", "2d" -> microseconds; nullopt when malformed or not positive.
+std::optional<int64_t> parse_duration(std::string_view text);
+// "+02:00", "-0530", "UTC", "Z" -> seconds east of UTC.
+std::optional<int> parse_utc_offset(std::string_view text);
+
+}  // namespace ibw::config
