@@ -12,7 +12,11 @@ constexpr const char* kUsage = R"(usage: ibwarden COMMAND [OPTIONS]
 Keeps InfiniBand fabrics healthy.
 
 Commands:
-  audit     compare the cabling plan with the discovered fabric and list every difference
+  audit         compare the cabling plan with the discovered fabric and list every difference
+  run           run the event watcher daemon (OpenSM log, port counters, store)
+  check-config  validate a configuration file (unknown keys included)
+  events        print stored events
+  ports         print the last known state and counters of every port
 
 Run `ibwarden COMMAND --help` for the options of a command.
 )";
@@ -34,6 +38,10 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   if (cmd == "audit") return cmd_audit(argc, argv, 2);
+  if (cmd == "run") return cmd_run(argc, argv, 2);
+  if (cmd == "check-config") return cmd_check_config(argc, argv, 2);
+  if (cmd == "events") return cmd_events(argc, argv, 2);
+  if (cmd == "ports") return cmd_ports(argc, argv, 2);
   std::cerr << "ibwarden: unknown command \"" << cmd << "\"\n\n" << kUsage;
   return 2;
 }

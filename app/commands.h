@@ -6,5 +6,9 @@ namespace ibw::app {
 
 int run_cli(int argc, char** argv);
 int cmd_audit(int argc, char** argv, int first);
+int cmd_run(int argc, char** argv, int first);
+int cmd_check_config(int argc, char** argv, int first);
+int cmd_events(int argc, char** argv, int first);
+int cmd_ports(int argc, char** argv, int first);
 
 }  // namespace ibw::app

@@ -5,6 +5,12 @@
 // one blocking RPC per port. Ports that do not answer after `retries` are reported as
 // unresponsive instead of failing the sweep.
 // Not thread-safe; one poller per thread. Works under umad2sim (ibsim) like on hardware.
+//
+// Capabilities: the PMA's ClassPortInfo (0x0001) is read once per LID and cached (keyed by
+// LID and node GUID). CapabilityMask bit 9 or 10 => PortCountersExtended is also read and its
+// 64-bit data/packet counters replace the 32-bit ones; CapabilityMask2 bit 1 => its 64-bit
+// error counters and PortXmitWait replace the narrow, saturating PortCounters fields too.
+// PortXmitWait from PortCounters is only reported when CapabilityMask bit 12 is set.
 #pragma once
 
 #include <cstdint>
@@ -24,20 +30,51 @@ struct PollTarget {
 };
 
 struct PollerOptions {
-  std::string ca;       // umad CA; empty = first
-  int ca_port = 0;      // 0 = first active
-  unsigned window = 64;        // outstanding MADs
-  unsigned timeout_ms = 200;   // per MAD attempt
+  std::string ca;             // umad CA; empty = first
+  int ca_port = 0;            // 0 = first active
+  unsigned window = 64;       // outstanding MADs
+  unsigned timeout_ms = 200;  // per MAD attempt
   unsigned retries = 2;
 };
 
 struct SweepResult {
-  std::vector<CounterSample> samples;       // one per target that answered
-  std::vector<PollTarget> unresponsive;     // targets that never answered
+  // Each list is in target order; every target is in exactly one of them.
+  std::vector<CounterSample> samples;    // one per target that answered
+  std::vector<PollTarget> unresponsive;  // targets that never answered
+  std::vector<PollTarget> failed;        // answered PortCounters with an error status, or LID 0
   int64_t started_us = 0;
   int64_t duration_us = 0;
   uint64_t mads_sent = 0;
+  uint64_t retries = 0;          // MADs sent again after a timeout
+  uint64_t class_port_info = 0;  // ClassPortInfo queries sent (cache misses, with retries)
+  unsigned max_outstanding = 0;  // most MADs in flight at once during the sweep
 };
+
+// What a PMA's ClassPortInfo advertises (Performance Management class, attribute 0x0001).
+struct PmaCapabilities {
+  static constexpr uint16_t kExtendedWidth = 1u << 9;         // IB_PM_EXT_WIDTH_SUPPORTED
+  static constexpr uint16_t kExtendedWidthNoIetf = 1u << 10;  // IB_PM_EXT_WIDTH_NOIETF_SUP
+  static constexpr uint16_t kXmitWait = 1u << 12;             // IB_PM_PC_XMIT_WAIT_SUP
+  static constexpr uint32_t kAdditionalExtended = 1u << 1;    // IB_PM_IS_ADDL_PORT_CTRS_EXT_SUP
+
+  uint16_t mask = 0;   // CapabilityMask
+  uint32_t mask2 = 0;  // CapabilityMask2 (27 bits)
+
+  // PortCountersExtended answers (64-bit data and packet counters).
+  bool extended() const {
+    return (mask & (kExtendedWidth | kExtendedWidthNoIetf)) || extended_errors();
+  }
+  // PortCountersExtended also carries 64-bit error counters and PortXmitWait.
+  bool extended_errors() const { return mask2 & kAdditionalExtended; }
+  bool xmit_wait() const { return mask & kXmitWait; }
+};
+
+// Pure decoders of PMA attribute data (the bytes from MAD offset 64, IB_PC_DATA_OFFS), exposed
+// for unit tests. decode_port_counters fills value/valid/saturated (and extended when pce is
+// given); time, GUID and port are left to the caller. pce may be null.
+PmaCapabilities decode_class_port_info(const uint8_t* data);
+CounterSample decode_port_counters(const uint8_t* pc, const uint8_t* pce,
+                                   const PmaCapabilities& caps);
 
 class CounterPoller {
  public:

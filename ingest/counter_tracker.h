@@ -5,7 +5,11 @@
 //  - a classic PortCounters field at its maximum is saturated: its delta is "at least"
 //    (max - previous) and flagged, never negative and never wrapped;
 //  - an error counter jumping by at least `jump_threshold` in one sweep gives counter_jump;
-//  - a port that stops answering gives port_unresponsive once, until it answers again.
+//  - a port that stops answering gives port_unresponsive once, until it answers again;
+//  - when a port's data/packet counters switch between 32-bit PortCounters and 64-bit
+//    PortCountersExtended (extended flag flips), those four start a new baseline (no delta).
+// Events carry node_guid, port and the sample time; error-counter jumps are warnings, resets
+// are info.
 // No I/O, no clock: times come from the samples. Not thread-safe.
 #pragma once
 
@@ -20,9 +24,9 @@
 namespace ibw::ingest {
 
 struct CounterDelta {
-  CounterSample sample;                          // the new reading
-  std::array<uint64_t, kCounterCount> delta{};   // since the previous reading
-  std::array<double, kCounterCount> rate{};      // delta per second
+  CounterSample sample;                         // the new reading
+  std::array<uint64_t, kCounterCount> delta{};  // since the previous reading
+  std::array<double, kCounterCount> rate{};     // delta per second
   uint32_t valid = 0;     // bit i: delta/rate i are known (needs a previous reading)
   uint32_t at_least = 0;  // bit i: saturated, the true delta may be larger
   uint32_t reset = 0;     // bit i: the counter was reset since the previous reading

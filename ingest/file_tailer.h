@@ -1,14 +1,31 @@
 // FileTailer: follows a growing log file the way `tail -F` does, but loses and repeats
 // nothing across rotation and restarts:
 //  - it tracks the file by (device, inode); after a rename rotation it first drains the rest
-//    of the old file (still open) and then continues with the new file from offset 0;
-//  - copytruncate (the file shrinks below the read offset) restarts at offset 0;
+//    of the old file (still open) and then continues with the new file from offset 0. It moves
+//    on only once the new file has data: until then the writer may still be appending to the
+//    old one (until it reopens its log). Files rotated away in between (two rotations
+//    within one poll, or while stopped) are read too, oldest first;
+//  - copytruncate (the file shrinks below the read offset, or its first line changes) restarts
+//    at offset 0, after reading what was not yet delivered from the copy (`<path>.1` ...) when
+//    a sibling starts with the same first line;
 //  - a partial last line is held back until its newline arrives (a partial line left in a
-//    rotated-away file is delivered when the tailer moves on);
+//    rotated-away or truncated file is delivered when the tailer moves on);
 //  - its position is a TailCursor the caller persists with the lines it has stored. Given a
 //    cursor on restart it resumes exactly there, also when the file was rotated meanwhile
-//    (it looks for the old inode among the rotated siblings `<path>.1`, `<path>-*`, ...).
-// Pull-based and single-threaded: the owner calls poll() (e.g. every 100 ms or on inotify).
+//    (it looks for the old inode among the rotated siblings `<path>.1`, `<path>.0`,
+//    `<path>-*`, `<path>.*`; compressed ones cannot be read). When the cursor's file is gone,
+//    it starts the current file from offset 0.
+// The constructor takes its position at once (opens the file or the cursor's file); a file
+// missing then is waited for, and read from offset 0 once it appears (it was created after the
+// tailer started, so all of it is new). Lines are returned byte-exact, without the "\n".
+// Plain POSIX (open/fstat/pread), no threads and no inotify: the owner calls poll() (e.g.
+// every 100 ms). Not thread-safe.
+// Limits: truncation is seen from the file's size and first line, so a copytruncate that
+// happens before anything of the file was read (since the start or the previous truncation)
+// looks like appends, and that copy is not read; in-place truncation without a copy (OpenSM's
+// own log_max_size) loses what was written after the last poll. Rename rotation has neither
+// problem: for OpenSM use logrotate `create` with `postrotate kill -USR1` (OpenSM reopens its
+// log on SIGUSR1).
 #pragma once
 
 #include <cstdint>
@@ -22,27 +39,30 @@ struct TailCursor {
   uint64_t dev = 0;
   uint64_t inode = 0;
   uint64_t offset = 0;       // byte offset after the last delivered line
-  uint64_t fingerprint = 0;  // hash of the file's first line, to detect inode reuse
+  uint64_t fingerprint = 0;  // hash of the file's first line (first 4 KiB), to detect inode
+                             // reuse and truncation; 0 = unknown
 
-  std::string serialize() const;  // "dev:inode:offset:fingerprint"
-  static std::optional<TailCursor> parse(const std::string& text);
+  std::string serialize() const;  // "dev:inode:offset:fingerprint", decimal
+  static std::optional<TailCursor> parse(const std::string& text);  // nullopt when malformed
+  bool operator==(const TailCursor&) const = default;
 };
 
 struct TailLine {
-  std::string text;   // without the newline
-  TailCursor after;   // cursor positioned just after this line (store it with the line)
+  std::string text;  // without the newline
+  TailCursor after;  // cursor positioned just after this line (store it with the line)
 };
 
 class FileTailer {
  public:
-  // start_at_end: with no cursor, begin at the current end of file (daemon default) rather
-  // than at offset 0.
+  // start_at_end: with no cursor, begin at the end of the file's last complete line (daemon
+  // default) rather than at offset 0.
   FileTailer(std::string path, std::optional<TailCursor> cursor, bool start_at_end = false);
   ~FileTailer();
   FileTailer(const FileTailer&) = delete;
   FileTailer& operator=(const FileTailer&) = delete;
 
-  // Returns the complete lines that appeared since the last call (at most max_lines).
+  // Returns the complete lines that appeared since the last call (at most max_lines; call
+  // again when it returns max_lines).
   std::vector<TailLine> poll(size_t max_lines = 100000);
   const std::string& path() const { return path_; }
   // Last error (file missing, unreadable); empty when healthy.

@@ -6,10 +6,13 @@
 // or not at all. Sources advance their cursor in the same transaction as the events it
 // covers, so a crash at any point loses nothing a source has been told is stored, and
 // replays nothing twice (events also de-duplicate on dedup_key).
+// "Crash" is a crash or kill of the process. After a power loss or kernel crash the last
+// transactions may roll back, each whole and with its cursor (see store/sqlite_store.h).
 // Schema changes are numbered migrations recorded in PRAGMA user_version.
 // Not thread-safe: use one Store per thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -42,41 +45,62 @@ struct PortRecord {
   std::string peer_node;
   int peer_port = 0;
   std::string cable_id;
-  int state = 0;       // PortInfo.PortState (1 Down .. 4 Active), 0 unknown
-  int phys_state = 0;  // PortInfo.PortPhysicalState
-  int width = 0;       // active lanes
-  std::string speed;   // "HDR", ...
-  ingest::CounterSample counters;               // last sample (valid bits tell what is known)
+  int state = 0;                   // PortInfo.PortState (1 Down .. 4 Active), 0 unknown
+  int phys_state = 0;              // PortInfo.PortPhysicalState
+  int width = 0;                   // active lanes
+  std::string speed;               // "HDR", ...
+  ingest::CounterSample counters;  // last sample (valid bits tell what is known)
   std::array<double, ingest::kCounterCount> rates{};  // per second, over the last interval
   uint32_t rates_valid = 0;
-  int64_t last_change_us = 0;  // last state change seen
+  std::array<uint64_t, ingest::kCounterCount> deltas{};  // over the last interval
+  uint32_t deltas_valid = 0;
+  uint32_t deltas_at_least = 0;  // bit i: saturated, the true delta may be larger
+  int64_t last_change_us = 0;    // last state change seen
 };
 
 struct EventQuery {
-  int64_t since_us = 0;          // events with time >= since
-  uint64_t node_guid = 0;        // with port: only that port (0 = all)
-  int port = -1;                 // -1 = any
-  int64_t after_id = 0;          // paging: ids > after_id
-  size_t limit = 10000;
+  int64_t since_us = 0;    // events with time >= since
+  uint64_t node_guid = 0;  // with port: only that port (0 = all)
+  int port = -1;           // -1 = any
+  int64_t after_id = 0;    // paging: ids > after_id
+  size_t limit = 10000;    // 0 = no limit
 };
 
 // Everything one ingest step wants stored, applied atomically.
 struct WriteBatch {
   std::vector<ingest::Event> events;
   std::vector<ingest::CounterSample> samples;
-  std::vector<PortRecord> ports;                          // upserted by (node_guid, port)
+  std::vector<PortRecord> ports;                             // upserted by (node_guid, port)
   std::vector<std::pair<std::string, std::string>> cursors;  // source name -> opaque cursor
 };
 
 struct WriteResult {
-  size_t events_inserted = 0;  // duplicates (same dedup_key) are skipped, not counted
+  size_t events_inserted = 0;      // duplicates (same dedup_key) are skipped, not counted
   std::vector<int64_t> event_ids;  // id per batch event; 0 for a skipped duplicate
 };
 
 struct Retention {
-  int64_t raw_window_us = 24LL * 3600 * 1000000;        // keep raw samples this long
+  int64_t raw_window_us = 24LL * 3600 * 1000000;             // keep raw samples this long
   int64_t aggregate_window_us = 30LL * 24 * 3600 * 1000000;  // keep hourly aggregates this long
   int64_t event_window_us = 90LL * 24 * 3600 * 1000000;
+};
+
+// One hour of one port after compact() folded its raw samples.
+// max_delta[i] is the largest increase of counter i between two consecutive samples of the
+// port, the interval belonging to the hour of its later sample (so the first sample of an
+// hour is compared with the last one of the hour before). A counter that went backwards
+// (reset) counts its new value as the increase; a pair is skipped when the earlier reading
+// was saturated (unknown base) or the two used different counter widths (extended flag).
+// delta_valid bit i is set when at least one pair gave a delta for counter i.
+struct SampleAggregate {
+  uint64_t node_guid = 0;
+  int port = 0;
+  int64_t bucket_us = 0;       // start of the UTC hour
+  int64_t sample_count = 0;    // raw samples folded in
+  int64_t first_time_us = 0;   // first raw sample of the hour
+  ingest::CounterSample last;  // last raw sample of the hour
+  std::array<uint64_t, ingest::kCounterCount> max_delta{};
+  uint32_t delta_valid = 0;
 };
 
 class Store {
@@ -87,7 +111,8 @@ class Store {
 
   virtual WriteResult write(const WriteBatch& batch) = 0;
   virtual std::vector<StoredEvent> events(const EventQuery& q) = 0;
-  // All ports, or only those of nodes whose display name or 0xGUID equals node_filter.
+  // All ports, or only those of nodes whose display name or 0xGUID equals node_filter
+  // (0x and up to 16 hex digits, any case). Ordered by display name, then port.
   virtual std::vector<PortRecord> ports(const std::string& node_filter = "") = 0;
   virtual std::optional<std::string> cursor(const std::string& source) = 0;
   // Raw samples of one port since a time, oldest first.
@@ -95,8 +120,15 @@ class Store {
                                                      int64_t since_us) = 0;
   // Folds raw samples older than the raw window into hourly aggregates (last value and max
   // delta per counter), drops what is past retention. Returns rows removed.
+  // Rows removed counts raw samples folded plus aggregates and events dropped.
   virtual size_t compact(int64_t now_us, const Retention& retention) = 0;
   virtual int schema_version() = 0;
+  // Hourly aggregates of one port whose hour ends after since_us, oldest first. (Not pure
+  // virtual so that test doubles of Store need not implement it.)
+  virtual std::vector<SampleAggregate> aggregates(uint64_t /*node_guid*/, int /*port*/,
+                                                  int64_t /*since_us*/) {
+    throw StoreError("aggregates: not supported by this store");
+  }
 };
 
 }  // namespace ibw::store

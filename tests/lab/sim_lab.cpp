@@ -143,10 +143,12 @@ SimLab::SimLab(SimLabOptions options) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (!options.start_opensm) return;
+  std::vector<std::string> opensm_argv = {
+      "opensm",           "-f", dir_ + "/opensm.log", "-d2", "-R", "ftree,updn,minhop",
+      "--dump_files_dir", dir_};
+  opensm_argv.insert(opensm_argv.end(), options.opensm_args.begin(), options.opensm_args.end());
   opensm_ = spawn(
-      {"opensm", "-f", dir_ + "/opensm.log", "-d2", "-R", "ftree,updn,minhop", "--dump_files_dir",
-       dir_},
-      dir_,
+      opensm_argv, dir_,
       {{"IBSIM_SOCKNAME", sock_}, {"LD_PRELOAD", umad2sim_library()}, {"OSM_CACHE_DIR", dir_}}, -1,
       dir_ + "/opensm.out", dir_ + "/opensm.err");
   auto remaining =

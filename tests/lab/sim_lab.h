@@ -18,6 +18,7 @@ struct SimLabOptions {
   bool start_opensm = true;
   std::chrono::seconds timeout{90};                    // for SUBNET UP
   int max_nodes = 0, max_switches = 0, max_ports = 0;  // ibsim -N/-S/-P; 0 = derive
+  std::vector<std::string> opensm_args;  // appended to OpenSM's command line, e.g. {"-D", "0x43"}
 };
 
 struct RunResult {

@@ -1,0 +1,221 @@
+// Commands of the event watcher: run, check-config, events, ports.
+#include <chrono>
+#include <iostream>
+
+#include "app/args.h"
+#include "app/commands.h"
+#include "app/daemon.h"
+#include "app/format.h"
+#include "config/config.h"
+#include "fabric/diagnostics.h"
+#include "fabric/model.h"
+#include "fabric/node_name_map.h"
+#include "fabric/plan.h"
+#include "store/store.h"
+
+namespace ibw::app {
+namespace cmd_watch_detail {
+
+constexpr const char* kRunHelp = R"(usage: ibwarden run --config FILE
+
+Runs the event watcher: tails the OpenSM log, re-discovers the fabric on link-state traps,
+polls port counters, and stores events, samples and port state in SQLite.
+SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the configuration (a new file that does not
+validate is rejected and the running one kept). Logs are JSON lines on stderr.
+)";
+
+constexpr const char* kCheckHelp = R"(usage: ibwarden check-config --config FILE
+
+Validates the configuration (unknown keys included) and the plan and node-name-map it
+names. Prints every problem as file:line: key: message. Exit 0 valid, 2 invalid.
+)";
+
+constexpr const char* kEventsHelp =
+    R"(usage: ibwarden events --config FILE [--since DURATION|TIME] [--port NODE/PORT]
+                       [--limit N] [--format text|json]
+
+Prints stored events, oldest first. --since takes a duration back from now (10m, 2h, 1d)
+or an ISO time (2026-11-22T01:00:00Z). --port NODE/PORT (or 0xGUID/PORT) keeps the events
+of that port, at either end of its link. JSON: an array of
+{id, time, source, kind, severity, node, node_guid, port, peer_node, peer_port, cable_id, message}.
+)";
+
+constexpr const char* kPortsHelp =
+    R"(usage: ibwarden ports --config FILE [--node NODE] [--format text|json]
+
+Prints the last known state and counters of every port (or of one node's ports). JSON: an
+array of {node, node_guid, port, lid, peer_node, peer_port, cable_id, state, phys_state,
+width, speed, counters: {...}, rates: {...}, last_change}.
+)";
+
+int usage(const char* cmd, const std::string& msg, const char* help) {
+  std::cerr << "ibwarden " << cmd << ": " << msg << "\n\n" << help;
+  return 2;
+}
+
+std::string format_of(const Args& args) {
+  std::string f = args.get("format").value_or("text");
+  if (f != "text" && f != "json")
+    throw UsageError("--format must be text or json, got \"" + f + "\"");
+  return f;
+}
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// "10m" back from now, or an ISO-8601 UTC time.
+int64_t parse_since(const std::string& text) {
+  if (auto d = config::parse_duration(text)) return now_us() - *d;
+  std::tm tm{};
+  int frac = 0;
+  char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) end = strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  if (!end) throw UsageError("--since must be a duration (10m) or a time (2026-11-22T01:00:00Z)");
+  if (*end == '.') {
+    std::string digits;
+    for (++end; *end >= '0' && *end <= '9'; ++end) digits += *end;
+    digits = (digits + "000000").substr(0, 6);
+    frac = std::stoi(digits);
+  }
+  if (*end == 'Z') ++end;
+  if (*end) throw UsageError("--since: unexpected \"" + std::string(end) + "\" (times are UTC)");
+  return static_cast<int64_t>(timegm(&tm)) * 1'000'000 + frac;
+}
+
+std::unique_ptr<store::Store> open_store(const config::Config& cfg) {
+  return store::Store::open(cfg.store.path, /*read_only=*/true);
+}
+
+}  // namespace cmd_watch_detail
+
+using namespace cmd_watch_detail;
+
+int cmd_run(int argc, char** argv, int first) {
+  try {
+    Args args({{"config"}, {"help", false}}, argc, argv, first);
+    if (args.has("help")) return std::cout << kRunHelp, 0;
+    if (!args.has("config")) return usage("run", "--config is required", kRunHelp);
+    return run_daemon(*args.get("config"));
+  } catch (const UsageError& e) {
+    return usage("run", e.what(), kRunHelp);
+  }
+}
+
+int cmd_check_config(int argc, char** argv, int first) {
+  try {
+    Args args({{"config"}, {"help", false}}, argc, argv, first);
+    if (args.has("help")) return std::cout << kCheckHelp, 0;
+    if (!args.has("config")) return usage("check-config", "--config is required", kCheckHelp);
+    config::Config cfg = config::load_config(*args.get("config"));
+    std::vector<fabric::Diagnostic> problems;
+    auto check = [&](auto&& fn) {
+      try {
+        fn();
+      } catch (const fabric::InputError& e) {
+        problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+      }
+    };
+    if (cfg.fabric.plan) check([&] { fabric::load_plan(*cfg.fabric.plan); });
+    if (cfg.fabric.node_name_map)
+      check([&] { fabric::load_node_name_map(*cfg.fabric.node_name_map); });
+    if (!problems.empty()) throw fabric::InputError(std::move(problems));
+    std::cout << cfg.file << ": ok\n";
+    return 0;
+  } catch (const UsageError& e) {
+    return usage("check-config", e.what(), kCheckHelp);
+  } catch (const fabric::InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+}
+
+int cmd_events(int argc, char** argv, int first) {
+  try {
+    Args args({{"config"}, {"since"}, {"port"}, {"limit"}, {"format"}, {"help", false}}, argc, argv,
+              first);
+    if (args.has("help")) return std::cout << kEventsHelp, 0;
+    if (!args.has("config")) return usage("events", "--config is required", kEventsHelp);
+    std::string format = format_of(args);
+    store::EventQuery q;
+    if (auto s = args.get("since")) q.since_us = parse_since(*s);
+    q.limit = static_cast<size_t>(args.get_int("limit", 1, 10'000'000).value_or(100'000));
+    std::optional<fabric::PortSpec> spec;
+    if (auto p = args.get("port")) {
+      std::string err;
+      spec = fabric::parse_port_spec(*p, &err);
+      if (!spec) throw UsageError("--port: " + err);
+    }
+    config::Config cfg = config::load_config(*args.get("config"));
+    auto db = open_store(cfg);
+    uint64_t guid = 0;
+    if (spec) {
+      guid = spec->guid.value_or(0);
+      if (!guid)
+        for (const auto& r : db->ports(spec->node)) guid = r.node_guid;
+      if (!guid) {
+        std::cerr << "ibwarden events: unknown node \"" << spec->node << "\"\n";
+        return 2;
+      }
+    }
+    auto events = db->events(q);
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& e : events) {
+      if (spec && !((e.event.node_guid == guid && e.event.port == spec->port) ||
+                    (e.event.peer_guid == guid && e.event.peer_port == spec->port)))
+        continue;
+      if (format == "json") {
+        out.push_back(event_json(e));
+      } else {
+        std::cout << iso_time(e.event.time_us) << "  " << ingest::source_name(e.event.source)
+                  << "  " << e.event.kind << "  " << e.event.message;
+        if (!e.event.cable_id.empty()) std::cout << "  [cable " << e.event.cable_id << "]";
+        std::cout << "\n";
+      }
+    }
+    if (format == "json") std::cout << out.dump(2) << "\n";
+    return 0;
+  } catch (const UsageError& e) {
+    return usage("events", e.what(), kEventsHelp);
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden events: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int cmd_ports(int argc, char** argv, int first) {
+  try {
+    Args args({{"config"}, {"node"}, {"format"}, {"help", false}}, argc, argv, first);
+    if (args.has("help")) return std::cout << kPortsHelp, 0;
+    if (!args.has("config")) return usage("ports", "--config is required", kPortsHelp);
+    std::string format = format_of(args);
+    config::Config cfg = config::load_config(*args.get("config"));
+    auto db = open_store(cfg);
+    auto ports = db->ports(args.get("node").value_or(""));
+    if (format == "json") {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const auto& p : ports) out.push_back(port_json(p));
+      std::cout << out.dump(2) << "\n";
+      return 0;
+    }
+    for (const auto& p : ports) {
+      std::cout << p.node << "/" << p.port << "  " << port_state_name(p.state) << "/"
+                << phys_state_name(p.phys_state);
+      if (!p.peer_node.empty()) std::cout << "  -> " << p.peer_node << "/" << p.peer_port;
+      if (!p.cable_id.empty()) std::cout << "  [" << p.cable_id << "]";
+      if (p.counters.has(ingest::Counter::SymbolErrorCounter))
+        std::cout << "  SymbolErrorCounter=" << p.counters.get(ingest::Counter::SymbolErrorCounter);
+      std::cout << "\n";
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    return usage("ports", e.what(), kPortsHelp);
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden ports: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace ibw::app

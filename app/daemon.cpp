@@ -1,0 +1,340 @@
+#include "app/daemon.h"
+
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include "app/batch_queue.h"
+#include "app/logger.h"
+#include "app/port_table.h"
+#include "app/topology.h"
+#include "config/config.h"
+#include "fabric/diagnostics.h"
+#include "ingest/clock.h"
+#include "ingest/counter_poller.h"
+#include "ingest/counter_tracker.h"
+#include "ingest/file_tailer.h"
+#include "ingest/opensm_log.h"
+#include "store/store.h"
+
+namespace ibw::app {
+namespace daemon_detail {
+
+std::atomic<bool> g_stop{false};
+std::atomic<bool> g_reload{false};
+
+extern "C" void on_signal(int sig) {
+  if (sig == SIGHUP)
+    g_reload = true;
+  else
+    g_stop = true;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// Everything one configuration generation runs with.
+struct Runtime {
+  config::Config cfg;
+  std::unique_ptr<fabric::Plan> plan;
+  fabric::NodeNameMap names;
+  ingest::SystemClock clock;
+  PortTable ports;
+  BatchQueue queue{64};
+  std::atomic<bool> running{true};
+  std::atomic<int> live_threads{0};
+  std::atomic<bool> rediscover{true};  // the watcher discovers first thing
+  std::mutex topo_mutex;
+  std::shared_ptr<const Topology> topo;
+  std::optional<std::string> opensm_cursor;
+  std::vector<ingest::CounterSample> last_samples;
+
+  std::shared_ptr<const Topology> topology() {
+    std::lock_guard<std::mutex> lock(topo_mutex);
+    return topo;
+  }
+  // Sleeps up to d, waking early when stopping.
+  void nap(std::chrono::microseconds d) {
+    auto until = Clock::now() + d;
+    while (running && Clock::now() < until)
+      std::this_thread::sleep_for(std::min<std::chrono::microseconds>(
+          std::chrono::milliseconds(50),
+          std::chrono::duration_cast<std::chrono::microseconds>(until - Clock::now())));
+  }
+};
+
+void enrich_all(const Topology* topo, std::vector<ingest::Event>& events) {
+  if (!topo) return;
+  for (auto& e : events) topo->correlator->enrich(e);
+}
+
+void discover(Runtime& rt) {
+  int64_t now = rt.clock.now_us();
+  std::shared_ptr<const Topology> topo;
+  try {
+    topo = discover_topology(rt.cfg, rt.plan.get(), &rt.names, now);
+  } catch (const std::exception& e) {
+    log(LogLevel::error, "discovery failed", {{"error", e.what()}});
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(rt.topo_mutex);
+    rt.topo = topo;
+  }
+  store::WriteBatch batch;
+  batch.ports = rt.ports.apply_topology(*topo, now, &batch.events);
+  enrich_all(topo.get(), batch.events);
+  log(LogLevel::info, "fabric discovered",
+      {{"nodes", topo->fabric.size()},
+       {"links", topo->fabric.link_count()},
+       {"ports_polled", topo->targets.size()},
+       {"link_changes", batch.events.size()}});
+  if (!batch.events.empty() || !batch.ports.empty()) rt.queue.push(std::move(batch));
+}
+
+void watcher_loop(Runtime& rt) {
+  std::optional<ingest::TailCursor> cursor;
+  if (rt.opensm_cursor) cursor = ingest::TailCursor::parse(*rt.opensm_cursor);
+  ingest::FileTailer tailer(rt.cfg.opensm.log, cursor,
+                            /*start_at_end=*/!cursor && !rt.cfg.opensm.read_existing);
+  auto next_discovery = Clock::now();
+  auto last_full = Clock::now();
+  std::string last_error;
+  while (rt.running) {
+    store::WriteBatch batch;
+    auto lines = tailer.poll();
+    if (tailer.error() != last_error) {
+      last_error = tailer.error();
+      if (!last_error.empty())
+        log(LogLevel::warning, "opensm log unavailable",
+            {{"path", rt.cfg.opensm.log}, {"error", last_error}});
+    }
+    ingest::OsmLogContext ctx{rt.clock.now_us(), rt.cfg.opensm.utc_offset_s};
+    for (const auto& line : lines) {
+      auto rec = ingest::parse_opensm_line(line.text, ctx);
+      if (!rec) continue;
+      if ((rec->kind == ingest::OsmRecordKind::trap && rec->trap_number == 128) ||
+          (rec->kind == ingest::OsmRecordKind::notice &&
+           rec->text.find("Link state change") != std::string::npos) ||
+          rec->kind == ingest::OsmRecordKind::subnet_up) {
+        if (!rt.rediscover.exchange(true))
+          next_discovery =
+              Clock::now() + std::chrono::microseconds(rt.cfg.opensm.rediscover_delay_us);
+      }
+      auto ev = ingest::to_event(*rec);
+      if (!ev) continue;
+      ev->dedup_key = "opensm:" + line.after.serialize();
+      batch.events.push_back(std::move(*ev));
+    }
+    if (!lines.empty()) {
+      auto topo = rt.topology();
+      enrich_all(topo.get(), batch.events);
+      batch.cursors.emplace_back("opensm", lines.back().after.serialize());
+      if (!rt.queue.push(std::move(batch))) return;
+    }
+    if (Clock::now() - last_full >
+            std::chrono::microseconds(rt.cfg.fabric.rediscover_interval_us) &&
+        !rt.rediscover.exchange(true))
+      next_discovery = Clock::now();
+    if (rt.rediscover && Clock::now() >= next_discovery) {
+      rt.rediscover = false;
+      last_full = Clock::now();
+      discover(rt);
+      if (!rt.topology()) {  // retry a failed first discovery
+        rt.rediscover = true;
+        next_discovery = Clock::now() + std::chrono::seconds(5);
+      }
+    }
+    rt.nap(std::chrono::microseconds(rt.cfg.opensm.poll_us));
+  }
+}
+
+void counter_loop(Runtime& rt) {
+  ingest::TrackerOptions topts;
+  topts.jump_threshold = rt.cfg.counters.jump_threshold;
+  ingest::CounterTracker tracker(topts);
+  for (const auto& s : rt.last_samples) tracker.seed(s);
+  std::unique_ptr<ingest::CounterPoller> poller;
+  while (rt.running) {
+    auto topo = rt.topology();
+    if (!topo) {
+      rt.nap(std::chrono::milliseconds(200));
+      continue;
+    }
+    auto started = Clock::now();
+    try {
+      if (!poller) {
+        ingest::PollerOptions po;
+        po.ca = rt.cfg.fabric.ca;
+        po.ca_port = rt.cfg.fabric.ca_port;
+        po.window = rt.cfg.counters.window;
+        po.timeout_ms = rt.cfg.counters.timeout_ms;
+        po.retries = rt.cfg.counters.retries;
+        poller = ingest::CounterPoller::open(po, rt.clock);
+      }
+      ingest::SweepResult res = poller->sweep(topo->targets);
+      store::WriteBatch batch;
+      std::vector<ingest::CounterDelta> deltas;
+      deltas.reserve(res.samples.size());
+      for (const auto& s : res.samples) deltas.push_back(tracker.update(s, &batch.events));
+      for (const auto& t : res.unresponsive)
+        tracker.unresponsive(t.node_guid, t.port, res.started_us, &batch.events);
+      for (auto& e : batch.events)
+        if (e.dedup_key.empty())
+          e.dedup_key = "counters:" + e.kind + ":" + std::to_string(e.node_guid) + ":" +
+                        std::to_string(e.port) + ":" + std::to_string(e.time_us);
+      enrich_all(topo.get(), batch.events);
+      batch.ports = rt.ports.apply_counters(deltas);
+      batch.samples = std::move(res.samples);
+      log(LogLevel::debug, "counter sweep",
+          {{"ports", topo->targets.size()},
+           {"answered", batch.samples.size()},
+           {"unresponsive", res.unresponsive.size()},
+           {"duration_ms", res.duration_us / 1000.0}});
+      if (!rt.queue.push(std::move(batch))) return;
+    } catch (const std::exception& e) {
+      log(LogLevel::error, "counter sweep failed", {{"error", e.what()}});
+      poller.reset();
+    }
+    auto elapsed = Clock::now() - started;
+    auto interval = std::chrono::microseconds(rt.cfg.counters.interval_us);
+    if (elapsed < interval)
+      rt.nap(std::chrono::duration_cast<std::chrono::microseconds>(interval - elapsed));
+  }
+}
+
+void write_batch(store::Store& db, store::WriteBatch& batch, Runtime& rt) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      store::WriteResult res = db.write(batch);
+      for (size_t i = 0; i < batch.events.size(); ++i)
+        if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);
+      return;
+    } catch (const store::StoreError& e) {
+      log(LogLevel::error, "store write failed; retrying",
+          {{"error", e.what()}, {"attempt", attempt}});
+      if (g_stop && attempt >= 3) return;  // give up only when shutting down
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      (void)rt;
+    }
+  }
+}
+
+// Builds a runtime for a configuration: loads the plan and node-name-map. Throws on bad input
+// so a reload with a broken plan is rejected like a broken config.
+std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
+  auto rt = std::make_unique<Runtime>();
+  rt->cfg = cfg;
+  if (cfg.fabric.plan)
+    rt->plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
+  if (cfg.fabric.node_name_map) rt->names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
+  return rt;
+}
+
+// Runs one configuration generation until stop or a valid reload; returns the next
+// generation's runtime on reload, null on stop.
+std::unique_ptr<Runtime> run_generation(Runtime& rt, store::Store& db,
+                                        const std::string& config_path) {
+  rt.opensm_cursor = db.cursor("opensm");
+  auto stored = db.ports();
+  for (const auto& r : stored)
+    if (r.counters.valid) rt.last_samples.push_back(r.counters);
+  rt.ports.seed(std::move(stored));
+  std::vector<std::thread> threads;
+  auto spawn = [&](void (*fn)(Runtime&)) {
+    rt.live_threads++;
+    threads.emplace_back([&rt, fn] {
+      try {
+        fn(rt);
+      } catch (const std::exception& e) {
+        log(LogLevel::error, "worker failed", {{"error", e.what()}});
+      }
+      rt.live_threads--;
+    });
+  };
+  spawn(watcher_loop);
+  if (rt.cfg.counters.enabled) spawn(counter_loop);
+  std::unique_ptr<Runtime> next;
+  auto last_compact = Clock::now();
+  while (true) {
+    if (g_stop) break;
+    if (g_reload.exchange(false)) {
+      try {
+        next = prepare(config::load_config(config_path));
+        log(LogLevel::info, "configuration reloaded", {{"config", config_path}});
+        break;
+      } catch (const std::exception& e) {
+        log(LogLevel::error, "new configuration rejected; keeping the running one",
+            {{"config", config_path}, {"error", e.what()}});
+      }
+    }
+    if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(100))) write_batch(db, *batch, rt);
+    if (Clock::now() - last_compact > std::chrono::hours(1)) {
+      last_compact = Clock::now();
+      store::Retention ret{rt.cfg.store.raw_window_us, rt.cfg.store.aggregate_window_us,
+                           rt.cfg.store.event_window_us};
+      try {
+        db.compact(rt.clock.now_us(), ret);
+      } catch (const std::exception& e) {
+        log(LogLevel::warning, "store compaction failed", {{"error", e.what()}});
+      }
+    }
+  }
+  rt.running = false;  // drain what the workers still produce, then join them
+  while (rt.live_threads > 0 || rt.queue.size() > 0)
+    if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(50))) write_batch(db, *batch, rt);
+  rt.queue.close();
+  for (auto& t : threads) t.join();
+  return next;
+}
+
+}  // namespace daemon_detail
+
+int run_daemon(const std::string& config_path) {
+  using namespace daemon_detail;
+  config::Config cfg;
+  try {
+    cfg = config::load_config(config_path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ibwarden run: invalid configuration:\n%s\n", e.what());
+    return 2;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  std::unique_ptr<Runtime> rt;
+  try {
+    rt = prepare(cfg);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ibwarden run: cannot load fabric inputs:\n%s\n", e.what());
+    return 2;
+  }
+  while (rt) {
+    const config::Config& c = rt->cfg;
+    set_log_level(c.log.level);
+    std::unique_ptr<store::Store> db;
+    try {
+      auto parent = std::filesystem::path(c.store.path).parent_path();
+      if (!parent.empty()) std::filesystem::create_directories(parent);
+      db = store::Store::open(c.store.path);
+    } catch (const std::exception& e) {
+      log(LogLevel::error, "cannot open the store", {{"path", c.store.path}, {"error", e.what()}});
+      return 2;
+    }
+    log(LogLevel::info, "ibwarden started",
+        {{"config", config_path},
+         {"fabric", c.fabric.name},
+         {"store", c.store.path},
+         {"discovery", c.fabric.discovery},
+         {"opensm_log", c.opensm.log}});
+    rt = run_generation(*rt, *db, config_path);
+  }
+  log(LogLevel::info, "ibwarden stopped");
+  return 0;
+}
+
+}  // namespace ibw::app

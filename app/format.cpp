@@ -1,0 +1,111 @@
+#include "app/format.h"
+
+#include <cstdio>
+#include <ctime>
+
+#include "fabric/model.h"
+#include "fabric/speed.h"
+
+namespace ibw::app {
+
+std::string iso_time(int64_t us) {
+  if (us <= 0) return "";
+  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(us % 1'000'000));
+  return buf;
+}
+
+std::string port_state_name(int s) {
+  switch (s) {
+    case 1:
+      return "Down";
+    case 2:
+      return "Init";
+    case 3:
+      return "Armed";
+    case 4:
+      return "Active";
+    default:
+      return "?";
+  }
+}
+
+std::string phys_state_name(int s) {
+  switch (s) {
+    case 1:
+      return "Sleep";
+    case 2:
+      return "Polling";
+    case 3:
+      return "Disabled";
+    case 4:
+      return "PortConfigurationTraining";
+    case 5:
+      return "LinkUp";
+    case 6:
+      return "LinkErrorRecovery";
+    case 7:
+      return "PhyTest";
+    default:
+      return "?";
+  }
+}
+
+nlohmann::ordered_json event_json(const store::StoredEvent& se) {
+  const ingest::Event& e = se.event;
+  nlohmann::ordered_json j;
+  j["id"] = se.id;
+  j["time"] = iso_time(e.time_us);
+  j["source"] = ingest::source_name(e.source);
+  j["kind"] = e.kind;
+  j["severity"] = ingest::severity_name(e.severity);
+  j["node"] = e.node;
+  j["node_guid"] = e.node_guid ? fabric::format_guid(e.node_guid) : "";
+  j["port"] = e.port;
+  j["peer_node"] = e.peer_node;
+  j["peer_port"] = e.peer_port;
+  j["cable_id"] = e.cable_id;
+  j["message"] = e.message;
+  return j;
+}
+
+nlohmann::ordered_json port_json(const store::PortRecord& p) {
+  nlohmann::ordered_json j;
+  j["node"] = p.node;
+  j["node_guid"] = fabric::format_guid(p.node_guid);
+  j["port"] = p.port;
+  j["lid"] = p.lid;
+  j["peer_node"] = p.peer_node;
+  j["peer_port"] = p.peer_port;
+  j["cable_id"] = p.cable_id;
+  j["state"] = port_state_name(p.state);
+  j["phys_state"] = phys_state_name(p.phys_state);
+  j["width"] = p.width ? fabric::width_name(p.width) : "";
+  j["speed"] = p.speed;
+  nlohmann::ordered_json counters = nlohmann::ordered_json::object();
+  nlohmann::ordered_json rates = nlohmann::ordered_json::object();
+  nlohmann::ordered_json deltas = nlohmann::ordered_json::object();
+  nlohmann::ordered_json saturated = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < ingest::kCounterCount; ++i) {
+    auto c = static_cast<ingest::Counter>(i);
+    std::string name(ingest::counter_name(c));
+    if (p.counters.has(c)) counters[name] = p.counters.get(c);
+    if (p.rates_valid & (1u << i)) rates[name] = p.rates[i];
+    if (p.deltas_valid & (1u << i)) deltas[name] = p.deltas[i];
+    if (p.counters.saturated & (1u << i)) saturated.push_back(name);
+  }
+  j["counters"] = counters;
+  j["rates"] = rates;
+  j["deltas"] = deltas;
+  j["saturated"] = saturated;
+  j["counters_time"] = iso_time(p.counters.time_us);
+  j["last_change"] = iso_time(p.last_change_us);
+  return j;
+}
+
+}  // namespace ibw::app

@@ -1,0 +1,34 @@
+// The daemon's cached view of the fabric: the discovered topology with names applied, the
+// correlator built from it and the plan, and the list of ports whose counters are polled.
+// Immutable once built; threads share it through std::shared_ptr<const Topology> and a new
+// one replaces it after each re-discovery.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "config/config.h"
+#include "fabric/model.h"
+#include "fabric/node_name_map.h"
+#include "fabric/plan.h"
+#include "ingest/correlator.h"
+#include "ingest/counter_poller.h"
+
+namespace ibw::app {
+
+struct Topology {
+  fabric::Fabric fabric;
+  std::unique_ptr<ingest::Correlator> correlator;
+  std::vector<ingest::PollTarget> targets;  // every port with a peer
+  int64_t discovered_us = 0;
+};
+
+// Discovers live (SMPs) or loads the configured ibnetdiscover file. Throws on failure.
+std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
+                                                  const fabric::Plan* plan,
+                                                  const fabric::NodeNameMap* names, int64_t now_us);
+// Builds the derived parts (correlator, targets) for an already loaded fabric.
+std::shared_ptr<const Topology> make_topology(fabric::Fabric fabric, const fabric::Plan* plan,
+                                              int64_t now_us);
+
+}  // namespace ibw::app

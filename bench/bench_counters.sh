@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Counter sweep benchmark (issue 3): a whole-fabric counter sweep by the pipelined
+# CounterPoller (bench/counter_sweep.cpp) next to infiniband-diags' `ibqueryerrors`, on the
+# same ibsim + OpenSM fabric: 32 leaves x 32 hosts, 16 spines (1,072 nodes, 3,072 ports with
+# a peer). Best of $RUNS (default 5) each, runs of the tools interleaved so that a shared,
+# busy machine slows them alike:
+#  - cached topology: the sweep alone (in-process time; cold = with one ClassPortInfo query
+#    per LID, warm = capabilities cached) and the whole process loading an ibnetdiscover
+#    cache, vs `ibqueryerrors --load-cache` (default, --skip-sl, --counters);
+#  - discovery + sweep (`--all`) vs plain `ibqueryerrors`, which discovers the fabric too;
+#  - the same after one error counter is set on every switch: ibqueryerrors reads a switch's
+#    AllPortSelect (port 0xFF) sum first and reads its ports one by one only when that sum
+#    shows errors, so on a clean fabric it sends far fewer MADs than a per-port sweep.
+# Our sweep always reads PortCounters and PortCountersExtended of every port (2 MADs/port:
+# 6,144 warm, + 1,072 ClassPortInfo cold). Counted with strace on this fabric, ibqueryerrors
+# --load-cache --skip-sl sends 3,216 MADs when clean and 7,504 with the switch errors.
+# Target: the sweep >= 5x faster than ibqueryerrors.
+# Usage: bench/bench_counters.sh [--quick]   (--quick: 8 leaves x 8 hosts, 4 spines)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+quick=0
+[[ ${1:-} == --quick ]] && quick=1
+runs=${RUNS:-5}
+build=$root/${BUILD_DIR:-build}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$(nproc)" --target ibw-bench-counter_sweep ibw-labgen >/dev/null
+sweep=$build/bench/ibw-bench-counter_sweep
+gen=$build/tests/lab/ibw-labgen
+work=$(mktemp -d /tmp/ibwarden-bench-counters.XXXXXX)
+source scripts/lib/simlab.sh
+trap 'sim_stop || true; rm -rf "$work"' EXIT
+
+# timed OUTVAR CMD...: wall time of one run of CMD in seconds (bash's clock); keeps the
+# smaller of it and OUTVAR's current value.
+timed() {
+  local var=$1 t0 t
+  shift
+  t0=$EPOCHREALTIME
+  "$@" >"$work/out" 2>"$work/err" || true
+  t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.4f", b - a }')
+  keep_min "$var" "$t"
+}
+keep_min() {
+  if [[ -z ${!1} ]] || awk -v a="$2" -v b="${!1}" 'BEGIN{exit !(a<b)}'; then
+    printf -v "$1" '%s' "$2"
+  fi
+}
+# ratio BASE OURS: "speedup BASE/OURS".
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.0001; printf "speedup %.1fx", a / b }'; }
+row() {
+  local name=$1 value=$2
+  shift 2
+  printf '%-60s %8s %s\n' "$name" "$value" "$*"
+}
+# field NAME: a numeric field of the last summary line in $work/out.
+field() { grep '"type":"summary"' "$work/out" | tail -1 | sed -E "s/.*\"$1\":([0-9]+).*/\\1/"; }
+# durations SWEEPS: in-process durations (s) of the summary lines in $work/out for the given
+# sweep numbers (a grep -E alternative such as "0" or "[1-9]"), fastest first.
+durations() {
+  grep '"type":"summary"' "$work/out" | grep -E "\"sweep\":($1)," |
+    sed -E 's/.*"duration_us":([0-9]+).*/\1/' | sort -n | awk '{ printf "%.4f\n", $1 / 1e6 }'
+}
+# sweep_once ARGS...: one process running 4 sweeps; keeps the best cold (first) and warm
+# (later) in-process sweep times in cold and warm.
+sweep_once() {
+  "${on_sim[@]}" "$sweep" --cache "$work/fabric.cache" --quiet --sweeps 4 "$@" \
+    >"$work/out" 2>/dev/null
+  keep_min cold "$(durations 0 | head -1)"
+  keep_min warm "$(durations '[1-9]' | head -1)"
+}
+# cached_table: the cached-topology comparison.
+cached_table() {
+  cold="" warm="" t_cache="" q_cache="" q_cache_sl="" q_counters=""
+  local c=$work/fabric.cache
+  for ((r = 0; r < runs; r++)); do
+    sweep_once
+    timed t_cache "${on_sim[@]}" "$sweep" --cache "$c" --quiet
+    timed q_cache "${on_sim[@]}" ibqueryerrors --load-cache "$c"
+    timed q_cache_sl "${on_sim[@]}" ibqueryerrors --load-cache "$c" --skip-sl
+    timed q_counters "${on_sim[@]}" ibqueryerrors --load-cache "$c" --counters --skip-sl
+  done
+  "${on_sim[@]}" ibqueryerrors --load-cache "$c" --skip-sl 2>/dev/null |
+    grep -E '^## +(Summary|[0-9]+ ports)' | sed 's/^/    /' || true
+  # Against the faster of the two error sweeps (the counts differ only by SL path queries).
+  local base
+  base=$(awk -v a="$q_cache" -v b="$q_cache_sl" 'BEGIN{ print (a < b) ? a : b }')
+  row "ibqueryerrors --load-cache CACHE" "$q_cache"
+  row "ibqueryerrors --load-cache CACHE --skip-sl" "$q_cache_sl"
+  row "ibqueryerrors --load-cache CACHE --counters --skip-sl" "$q_counters"
+  row "counter sweep alone, cold (+ ClassPortInfo per LID)" "$cold" \
+    "$(ratio "$base" "$cold") over ibqueryerrors"
+  row "counter sweep alone, warm (capabilities cached)" "$warm" \
+    "$(ratio "$base" "$warm") over ibqueryerrors"
+  row "ibw-bench-counter_sweep --cache CACHE (process, 1 sweep)" "$t_cache" \
+    "$(ratio "$base" "$t_cache") over ibqueryerrors"
+}
+
+leaves=32 spines=16 hosts=32
+((quick)) && leaves=8 spines=4 hosts=8
+"$gen" --out "$work/gen" --leaves $leaves --spines $spines --hosts-per-leaf $hosts >/dev/null
+sim_start "$work/gen/net" "$work/sim" 300
+cd "$SIM_DIR"  # umad2sim keeps its fake sysfs in the working directory
+on_sim=(env IBSIM_SOCKNAME="$SIM_SOCK" LD_PRELOAD="$SIM_PRELOAD")
+"${on_sim[@]}" ibnetdiscover --cache "$work/fabric.cache" >/dev/null 2>&1
+# Let OpenSM finish its post-SUBNET-UP work (its MADs share ibsim with ours): wait until its
+# log has been quiet for 2 s (at most 60 s), then warm up each tool once.
+for ((i = 0, last = -1; i < 60; i++)); do
+  size=$(stat -c %s "$SIM_DIR/opensm.log")
+  ((size == last)) && break
+  last=$size
+  sleep 2
+done
+"${on_sim[@]}" "$sweep" --cache "$work/fabric.cache" --quiet >/dev/null 2>&1
+"${on_sim[@]}" ibqueryerrors --load-cache "$work/fabric.cache" >/dev/null 2>&1 || true
+
+# Sanity: every port with a peer answers.
+"${on_sim[@]}" "$sweep" --cache "$work/fabric.cache" --quiet >"$work/out" 2>/dev/null
+targets=$(field targets) samples=$(field samples)
+echo "## Counter sweep: $leaves leaves x $hosts hosts, $spines spines on ibsim + OpenSM" \
+  "(best of $runs; load average $(cut -d' ' -f1 /proc/loadavg))"
+echo "ports with a peer: $targets, answered: $samples; MADs per cold sweep: $(field mads_sent)" \
+  "(ClassPortInfo: $(field class_port_info)), max outstanding: $(field max_outstanding)"
+[[ $targets == "$samples" && $targets -gt 0 ]] || { echo "not every port answered" >&2; exit 1; }
+
+echo
+echo "### Cached topology, clean fabric (wall seconds)"
+cached_table
+
+echo
+echo "### Discovery + sweep, clean fabric (wall seconds)"
+t_all="" q_live="" q_live_sl="" disc=""
+for ((r = 0; r < runs; r++)); do
+  timed t_all "${on_sim[@]}" "$sweep" --all --quiet
+  timed q_live "${on_sim[@]}" ibqueryerrors
+  timed q_live_sl "${on_sim[@]}" ibqueryerrors --skip-sl
+  timed disc "${on_sim[@]}" ibnetdiscover
+done
+row "ibnetdiscover (discovery alone, for reference)" "$disc"
+row "ibqueryerrors" "$q_live"
+row "ibqueryerrors --skip-sl" "$q_live_sl"
+q_best=$(awk -v a="$q_live" -v b="$q_live_sl" 'BEGIN{ print (a < b) ? a : b }')
+row "ibw-bench-counter_sweep --all (discovery + 1 sweep)" "$t_all" \
+  "$(ratio "$q_best" "$t_all") over ibqueryerrors"
+
+echo
+echo "### Pipelining depth (sweep alone, warm)"
+for w in 1 4 16 64 256; do
+  cold="" warm=""
+  for ((r = 0; r < runs; r++)); do sweep_once --window $w; done
+  row "--window $w" "$warm" "(max outstanding $(field max_outstanding))"
+done
+
+echo
+echo "### Cached topology, SymbolErrorCounter=1 on port 1 of every switch (wall seconds)"
+grep -E '^Switch' "$work/gen/net" | sed -E 's/^[^"]*"([^"]*)".*/\1/' | while read -r sw; do
+  sim_console "PerformanceSet \"$sw\"[1] PortCounters.SymbolErrorCounter=1"
+done
+sleep 0.5
+cached_table
+cd "$root"

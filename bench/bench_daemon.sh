@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Daemon benchmark (issue 3): runs `ibwarden run` against a 1,072-node ibsim fabric (32
+# leaves x 32 hosts, 16 spines: ~3,000 linked ports) with a 2 s counter interval and reports
+#  - peak and steady RSS of the daemon (VmHWM / VmRSS), next to OpenSM's own RSS;
+#  - the latency from an injected Unlink on the ibsim console to the link_down event being
+#    queryable with `ibwarden events` (median of 5), and the same for ReLink -> link_up.
+# Usage: bench/bench_daemon.sh [--quick]   (--quick: 8 leaves x 8 hosts, 4 spines)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+quick=0
+[[ ${1:-} == --quick ]] && quick=1
+BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
+bin=$root/${BUILD_DIR:-build}/app/ibwarden
+gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
+work=$(mktemp -d /tmp/ibwarden-bench-daemon.XXXXXX)
+source scripts/lib/simlab.sh
+daemon_pid=
+cleanup() {
+  [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+  sim_stop
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+leaves=32 spines=16 hosts=32
+((quick)) && leaves=8 spines=4 hosts=8
+"$gen" --out "$work" --leaves $leaves --spines $spines --hosts-per-leaf $hosts
+sim_start "$work/net" "$work/sim" 300
+cat >"$work/ibwarden.yaml" <<YAML
+fabric:
+  plan: $work/plan.csv
+opensm:
+  log: $work/sim/opensm.log
+  poll: 100ms
+  rediscover_delay: 200ms
+counters:
+  interval: 2s
+store:
+  path: $work/ibwarden.db
+YAML
+(cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run --config "$work/ibwarden.yaml" 2>"$work/daemon.log") &
+daemon_pid=$!
+until grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null; do sleep 0.1; done
+sleep 6  # a few counter sweeps
+
+count_events() {  # count_events KIND NODE PORT
+  "$bin" events --config "$work/ibwarden.yaml" --format json --port "$2/$3" 2>/dev/null |
+    grep -c "\"kind\": \"$1\"" || true
+}
+latency() {  # latency CONSOLE-CMD KIND NODE PORT -> seconds
+  local before after t0
+  before=$(count_events "$2" "$3" "$4")
+  t0=$EPOCHREALTIME
+  sim_console "$1"
+  while :; do
+    after=$(count_events "$2" "$3" "$4")
+    ((after > before)) && break
+    sleep 0.02
+  done
+  awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }'
+}
+downs=() ups=()
+for i in 1 2 3 4 5; do
+  downs+=("$(latency "Unlink \"leaf001\"[$i]" link_down leaf001 "$i")")
+  ups+=("$(latency "ReLink \"leaf001\"[$i]" link_up leaf001 "$i")")
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+hwm=$(awk '/VmHWM/ {print $2}' /proc/$daemon_pid/status)
+rss=$(awk '/VmRSS/ {print $2}' /proc/$daemon_pid/status)
+osm_rss=$(awk '/VmRSS/ {print $2}' /proc/$SIM_OPENSM_PID/status 2>/dev/null || echo 0)
+ports=$(grep -o '"ports_polled":[0-9]*' "$work/daemon.log" | tail -1 | cut -d: -f2)
+echo "fabric: $(grep -cE '^(Switch|Hca)' "$work/net") nodes, ${ports} ports polled every 2 s"
+printf '%-44s %s\n' "daemon RSS now / peak" "$((rss / 1024)) MiB / $((hwm / 1024)) MiB"
+printf '%-44s %s\n' "OpenSM RSS (reference)" "$((osm_rss / 1024)) MiB"
+printf '%-44s %s s (runs: %s)\n' "Unlink -> link_down queryable, median" "$(median "${downs[@]}")" "${downs[*]}"
+printf '%-44s %s s (runs: %s)\n' "ReLink -> link_up queryable, median" "$(median "${ups[@]}")" "${ups[*]}"

@@ -1,0 +1,132 @@
+#include "ingest/counter_tracker.h"
+
+#include <cstdio>
+#include <string>
+
+namespace ibw::ingest {
+namespace tracker_detail {
+
+// PortXmitData/PortRcvData/PortXmitPkts/PortRcvPkts: 32 bits classic, 64 bits extended.
+constexpr uint32_t kWidthSwitchingCounters = (1u << static_cast<unsigned>(Counter::PortXmitData)) |
+                                             (1u << static_cast<unsigned>(Counter::PortRcvData)) |
+                                             (1u << static_cast<unsigned>(Counter::PortXmitPkts)) |
+                                             (1u << static_cast<unsigned>(Counter::PortRcvPkts));
+
+uint64_t port_key(uint64_t node_guid, int port) {
+  return node_guid * 256 + static_cast<uint64_t>(port & 0xff);
+}
+
+Event counter_event(const CounterSample& s, std::string_view kind, Severity severity,
+                    std::string message, std::string_view what) {
+  Event e;
+  e.time_us = s.time_us;
+  e.source = EventSource::counters;
+  e.kind = kind;
+  e.severity = severity;
+  e.node_guid = s.node_guid;
+  e.port = s.port;
+  e.message = std::move(message);
+  char key[96];
+  std::snprintf(key, sizeof key,
+                "counters:%016llx:%d:%lld:", static_cast<unsigned long long>(s.node_guid), s.port,
+                static_cast<long long>(s.time_us));
+  e.dedup_key = std::string(key) + std::string(kind) + ":" + std::string(what);
+  return e;
+}
+
+std::string seconds_text(int64_t us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(us) / 1e6);
+  return buf;
+}
+
+}  // namespace tracker_detail
+
+CounterDelta CounterTracker::update(const CounterSample& sample, std::vector<Event>* events) {
+  using namespace tracker_detail;
+  CounterDelta d;
+  d.sample = sample;
+  State& st = ports_[port_key(sample.node_guid, sample.port)];
+  st.unresponsive = false;  // it answered
+  if (!st.have) {
+    st.last = sample;
+    st.have = true;
+    return d;
+  }
+  const CounterSample& prev = st.last;
+  d.interval_us = sample.time_us - prev.time_us;
+  // A switch between 32-bit and 64-bit data counters is a new baseline, not a reset.
+  uint32_t comparable = sample.valid & prev.valid;
+  if (sample.extended != prev.extended) comparable &= ~kWidthSwitchingCounters;
+
+  std::string reset_names;
+  for (unsigned i = 0; i < kCounterCount; ++i) {
+    uint32_t bit = 1u << i;
+    if (!(comparable & bit)) continue;
+    uint64_t now = sample.value[i], before = prev.value[i];
+    if (now < before) {  // cleared by someone else: counts from zero again
+      d.delta[i] = now;
+      d.reset |= bit;
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s%s %llu -> %llu", reset_names.empty() ? "" : ", ",
+                    std::string(counter_name(static_cast<Counter>(i))).c_str(),
+                    static_cast<unsigned long long>(before), static_cast<unsigned long long>(now));
+      reset_names += buf;
+    } else {
+      d.delta[i] = now - before;  // when saturated: at least this much
+    }
+    if (sample.saturated & bit) d.at_least |= bit;
+    d.valid |= bit;
+    d.rate[i] = d.interval_us > 0
+                    ? static_cast<double>(d.delta[i]) * 1e6 / static_cast<double>(d.interval_us)
+                    : 0.0;
+  }
+
+  if (events) {
+    if (d.reset) {
+      events->push_back(counter_event(sample, kind::counter_reset, Severity::info,
+                                      "counters reset since the previous reading: " + reset_names,
+                                      "reset"));
+    }
+    for (unsigned i = 0; i < kCounterCount; ++i) {
+      auto c = static_cast<Counter>(i);
+      uint32_t bit = 1u << i;
+      if (!(d.valid & bit) || !is_error_counter(c) || d.delta[i] < options_.jump_threshold ||
+          d.delta[i] == 0)
+        continue;
+      std::string name(counter_name(c));
+      std::string msg =
+          name + " rose by " + (d.at_least & bit ? "at least " : "") + std::to_string(d.delta[i]) +
+          " in " + seconds_text(d.interval_us) + " (now " + std::to_string(sample.value[i]) +
+          (d.at_least & bit ? ", saturated" : "") + (d.reset & bit ? ", after a reset" : "") + ")";
+      events->push_back(
+          counter_event(sample, kind::counter_jump, Severity::warning, std::move(msg), name));
+    }
+  }
+  st.last = sample;
+  return d;
+}
+
+void CounterTracker::unresponsive(uint64_t node_guid, int port, int64_t time_us,
+                                  std::vector<Event>* events) {
+  State& st = ports_[tracker_detail::port_key(node_guid, port)];
+  if (st.unresponsive) return;
+  st.unresponsive = true;
+  if (!events) return;
+  CounterSample where;
+  where.node_guid = node_guid;
+  where.port = port;
+  where.time_us = time_us;
+  events->push_back(tracker_detail::counter_event(
+      where, kind::port_unresponsive, Severity::warning,
+      "the port's performance manager agent did not answer PortCounters", "unresponsive"));
+}
+
+void CounterTracker::seed(const CounterSample& sample) {
+  State& st = ports_[tracker_detail::port_key(sample.node_guid, sample.port)];
+  st.last = sample;
+  st.have = true;
+  st.unresponsive = false;
+}
+
+}  // namespace ibw::ingest

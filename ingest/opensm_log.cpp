@@ -1,0 +1,344 @@
+#include "ingest/opensm_log.h"
+
+#include <arpa/inet.h>
+
+#include <array>
+#include <charconv>
+#include <climits>
+#include <cstring>
+
+namespace ibw::ingest {
+namespace osm_log_detail {
+
+constexpr int64_t kSecondsPerDay = 86400;
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+int year_of_days(int64_t z) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  return static_cast<int>(static_cast<int64_t>(yoe) + era * 400 + (m <= 2));
+}
+
+bool valid_date(int y, int m, int d) {
+  static constexpr std::array<int, 12> kDays = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1]) return false;
+  if (m == 2 && d == 29) return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return true;
+}
+
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+// 1-12 for the month abbreviation at p (3 readable bytes), else 0.
+int month_of(const char* p) {
+  static constexpr std::array<char, 36> kMonths = {
+      'J', 'a', 'n', 'F', 'e', 'b', 'M', 'a', 'r', 'A', 'p', 'r', 'M', 'a', 'y', 'J', 'u', 'n',
+      'J', 'u', 'l', 'A', 'u', 'g', 'S', 'e', 'p', 'O', 'c', 't', 'N', 'o', 'v', 'D', 'e', 'c'};
+  for (int m = 0; m < 12; ++m)
+    if (p[0] == kMonths[3 * m] && p[1] == kMonths[3 * m + 1] && p[2] == kMonths[3 * m + 2])
+      return m + 1;
+  return 0;
+}
+
+// Value of the n decimal digits at p; -1 when one of them is not a digit.
+int digits(const char* p, int n) {
+  int v = 0;
+  for (int i = 0; i < n; ++i) {
+    const unsigned d = static_cast<unsigned char>(p[i]) - unsigned{'0'};
+    if (d > 9) return -1;
+    v = v * 10 + static_cast<int>(d);
+  }
+  return v;
+}
+
+bool is_word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Reads an unsigned decimal (or hex) number at the front of s and drops it from s.
+template <typename T>
+bool take_number(std::string_view& s, T& out, int base = 10) {
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+  if (ec != std::errc() || ptr == s.data()) return false;
+  s.remove_prefix(static_cast<size_t>(ptr - s.data()));
+  return true;
+}
+
+bool take(std::string_view& s, std::string_view prefix) {
+  if (!s.starts_with(prefix)) return false;
+  s.remove_prefix(prefix.size());
+  return true;
+}
+
+// Number following the first occurrence of key in s (e.g. "num:" -> 128).
+template <typename T>
+bool number_after(std::string_view s, std::string_view key, T& out, int base = 10) {
+  size_t at = s.find(key);
+  if (at == std::string_view::npos) return false;
+  s.remove_prefix(at + key.size());
+  return take_number(s, out, base);
+}
+
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
+}
+
+// Trap names as OpenSM prints them (ib_get_trap_str), for notices that only give the name.
+int trap_number_of(std::string_view name) {
+  struct Entry {
+    std::string_view name;
+    int number;
+  };
+  static constexpr std::array<Entry, 16> kTraps = {{
+      {"Link state change", 128},
+      {"Local Link integrity threshold reached", 129},
+      {"Excessive Buffer Overrun Threshold reached", 130},
+      {"Flow Control Update watchdog timer expired", 131},
+      {"CapabilityMask, NodeDescription, Link [Width|Speed] Enabled, SM priority changed", 144},
+      {"System Image GUID changed", 145},
+      {"Bad M_Key", 256},
+      {"Bad P_Key", 257},
+      {"Bad Q_Key", 258},
+      {"Bad P_Key (switch external port)", 259},
+      {"GID in service", 64},
+      {"GID out of service", 65},
+      {"New mcast group created", 66},
+      {"Mcast group deleted", 67},
+      {"UnPath, Path no longer valid", 68},
+      {"RePath, Path recomputed", 69},
+  }};
+  for (const auto& e : kTraps)
+    if (e.name == name) return e.number;
+  return 0;
+}
+
+// Interface ID (the port GUID) of a GID printed by inet_ntop, e.g. "fe80::b83f:d203:0:1".
+uint64_t guid_of_gid(std::string_view gid) {
+  size_t end = 0;
+  while (end < gid.size() && (is_hex(gid[end]) || gid[end] == ':' || gid[end] == '.')) ++end;
+  if (end == 0 || end >= INET6_ADDRSTRLEN) return 0;
+  char text[INET6_ADDRSTRLEN] = {};
+  std::memcpy(text, gid.data(), end);
+  unsigned char raw[16];
+  if (inet_pton(AF_INET6, text, raw) != 1) return 0;
+  uint64_t guid = 0;
+  for (int i = 8; i < 16; ++i) guid = guid << 8 | raw[i];
+  return guid;
+}
+
+// "Received Generic Notice type:1 num:128 (...) Producer:2 (Switch) from LID:3[ Port 5] TID:..."
+void parse_trap(std::string_view body, OsmRecord& r) {
+  number_after(body, "num:", r.trap_number);
+  size_t at = body.find(" from LID:");
+  if (at == std::string_view::npos) return;
+  std::string_view rest = body.substr(at + 10);
+  take_number(rest, r.lid);
+  if (take(rest, " Port ")) take_number(rest, r.port);
+}
+
+// "Reporting Urgent Notice "Link state change" from switch LID 2, GUID 0x..." and relatives.
+void parse_notice(std::string_view body, OsmRecord& r) {
+  if (take(body, "Reporting Generic Notice ")) {
+    number_after(body, "num:", r.trap_number);
+    number_after(body, " from LID:", r.lid);
+    size_t at = body.find(" GID:");
+    if (at != std::string_view::npos) r.guid = guid_of_gid(body.substr(at + 5));
+    return;
+  }
+  size_t open = body.find('"');
+  size_t close = open == std::string_view::npos ? open : body.find('"', open + 1);
+  if (close == std::string_view::npos) return;
+  r.trap_number = trap_number_of(body.substr(open + 1, close - open - 1));
+  std::string_view rest = body.substr(close + 1);
+  size_t at = rest.find("LID ");
+  if (at == std::string_view::npos) return;
+  rest.remove_prefix(at + 4);
+  take_number(rest, r.lid);
+  if (!take(rest, ", GUID 0x")) return;
+  take_number(rest, r.guid, 16);
+  if (take(rest, ", port ") || take(rest, " port ")) take_number(rest, r.port);
+}
+
+// The text without its "function_name: " prefix (OpenSM prefixes most messages with it).
+std::string_view strip_function(std::string_view text) {
+  size_t ident = 0;
+  while (ident < text.size() && is_word_char(text[ident])) ++ident;
+  if (ident > 0 && text.substr(ident, 2) == ": ") text.remove_prefix(ident + 2);
+  return text;
+}
+
+// Severity of a trap event by trap number.
+Severity trap_severity(int n) {
+  if ((n >= 128 && n <= 131) || (n >= 256 && n <= 259)) return Severity::warning;
+  return Severity::info;
+}
+
+constexpr int64_t kNoDate = INT64_MIN;
+
+// Days since the epoch of the line's local date, year resolved; kNoDate for impossible dates.
+// Consecutive lines share reference and date, so the last answer is kept when it does not
+// depend on the time of day (it only does within a day of the reference).
+int64_t local_days(int month, int day, int seconds_of_day, const OsmLogContext& ctx) {
+  struct Memo {
+    int64_t reference_us = INT64_MIN;
+    int utc_offset_s = 0, month = 0, day = 0;
+    int64_t days = kNoDate;
+  };
+  thread_local Memo memo;
+  if (memo.reference_us == ctx.reference_us && memo.utc_offset_s == ctx.utc_offset_s &&
+      memo.month == month && memo.day == day)
+    return memo.days;
+  const int year = resolve_year(month, day, ctx.reference_us, ctx.utc_offset_s, seconds_of_day);
+  const int64_t days =
+      valid_date(year, month, day)
+          ? days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day))
+          : kNoDate;
+  if (resolve_year(month, day, ctx.reference_us, ctx.utc_offset_s, 0) ==
+      resolve_year(month, day, ctx.reference_us, ctx.utc_offset_s,
+                   static_cast<int>(kSecondsPerDay) - 1))
+    memo = {ctx.reference_us, ctx.utc_offset_s, month, day, days};
+  return days;
+}
+
+}  // namespace osm_log_detail
+
+int resolve_year(int month, int day, int64_t reference_us, int utc_offset_s, int seconds_of_day) {
+  using namespace osm_log_detail;
+  const int64_t ref_local = floor_div(reference_us, 1'000'000) + utc_offset_s;
+  const int ref_year = year_of_days(floor_div(ref_local, kSecondsPerDay));
+  for (int y = ref_year + 1; y >= ref_year - 8; --y) {
+    if (!valid_date(y, month, day)) continue;
+    const int64_t t = days_from_civil(y, static_cast<unsigned>(month), static_cast<unsigned>(day)) *
+                          kSecondsPerDay +
+                      seconds_of_day;
+    if (t <= ref_local + kSecondsPerDay) return y;
+  }
+  return ref_year;
+}
+
+std::optional<OsmRecord> parse_opensm_line(std::string_view line, const OsmLogContext& ctx) {
+  using namespace osm_log_detail;
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.size() < 33) return std::nullopt;  // shorter than "Jan 01 00:00:00 000000 [0] 0x1 ->"
+
+  if (line.front() == '*') {  // OpenSM message box (VERBOSE): only the heavy sweep one counts
+    if (line.find(" INITIATING HEAVY SWEEP ") == std::string_view::npos) return std::nullopt;
+    OsmRecord r;
+    r.kind = OsmRecordKind::sweep;
+    r.banner = true;
+    r.time_us = ctx.reference_us;
+    r.text = "INITIATING HEAVY SWEEP";
+    return r;
+  }
+
+  // "Nov 22 01:44:56 215829 [5704E6C0] 0x01 -> text": fixed widths up to the thread ID.
+  const char* p = line.data();
+  const int month = month_of(p);
+  if (month == 0 || p[3] != ' ') return std::nullopt;
+  p += 4;
+  const int day = p[0] == ' ' ? digits(p + 1, 1) : digits(p, 2);  // " 2": syslog-style padding
+  const int hour = digits(p + 3, 2), minute = digits(p + 6, 2), second = digits(p + 9, 2);
+  const int usec = digits(p + 12, 6);
+  if (day < 1 || p[2] != ' ' || hour < 0 || hour > 23 || p[5] != ':' || minute < 0 || minute > 59 ||
+      p[8] != ':' || second < 0 || second > 60 || p[11] != ' ' || usec < 0 || p[18] != ' ' ||
+      p[19] != '[')
+    return std::nullopt;
+  std::string_view s = line.substr(24);  // after "[", at the thread ID
+  size_t thread_len = 0;
+  while (thread_len < s.size() && is_hex(s[thread_len])) ++thread_len;
+  if (thread_len == 0) return std::nullopt;
+  s.remove_prefix(thread_len);
+  unsigned level = 0;
+  if (!take(s, "] 0x") || !take_number(s, level, 16) || level > 0xff || !take(s, " ->"))
+    return std::nullopt;
+  take(s, " ");
+
+  const int sod = hour * 3600 + minute * 60 + second;
+  const int64_t days = local_days(month, day, sod, ctx);
+  if (days == kNoDate) return std::nullopt;
+  OsmRecord r;
+  r.level = static_cast<uint8_t>(level);
+  r.time_us = (days * kSecondsPerDay + sod - ctx.utc_offset_s) * 1'000'000 + usec;
+  r.text.assign(s);
+
+  std::string_view body = strip_function(s);
+
+  if (take(body, "Received Generic Notice ")) {
+    r.kind = OsmRecordKind::trap;
+    parse_trap(body, r);
+  } else if (body.substr(0, 10) == "Reporting " &&
+             body.substr(0, 24) != "Reporting Vendor Notice " &&
+             body.find(" Notice ") != std::string_view::npos) {
+    r.kind = OsmRecordKind::notice;
+    parse_notice(body, r);
+  } else if (body.substr(0, 9) == "SUBNET UP") {
+    r.kind = OsmRecordKind::subnet_up;
+  } else if (body.size() >= 9 && body.substr(0, 4) == "ERR " && is_hex(body[4]) &&
+             is_hex(body[5]) && is_hex(body[6]) && is_hex(body[7]) && body[8] == ':') {
+    r.kind = OsmRecordKind::error;
+    r.err_code.assign(body.substr(4, 4));
+  } else if (body.find("heavy sweep") != std::string_view::npos) {
+    r.kind = OsmRecordKind::sweep;
+  }
+  return r;
+}
+
+std::optional<Event> to_event(const OsmRecord& record, OsmTrapRule rule) {
+  using namespace osm_log_detail;
+  Event e;
+  e.time_us = record.time_us;
+  e.source = EventSource::opensm;
+  switch (record.kind) {
+    case OsmRecordKind::trap:
+    case OsmRecordKind::notice: {
+      const bool physical = record.trap_number >= 129 && record.trap_number <= 131;
+      const bool wanted =
+          record.kind == OsmRecordKind::trap
+              ? record.trap_number > 0 && (rule == OsmTrapRule::trap_line || physical)
+              : rule == OsmTrapRule::notice_line && record.trap_number >= 128;
+      if (!wanted) return std::nullopt;
+      e.kind = kind::trap;
+      e.trap_number = record.trap_number;
+      e.severity = trap_severity(record.trap_number);
+      e.lid = record.lid;
+      e.node_guid = record.guid;
+      e.port = record.port;
+      e.message.assign(strip_function(record.text));
+      return e;
+    }
+    case OsmRecordKind::subnet_up:
+      e.kind = kind::subnet_up;
+      e.message = record.text;
+      return e;
+    case OsmRecordKind::sweep:
+      if (!record.banner) return std::nullopt;
+      e.kind = kind::sweep;
+      e.message = "heavy sweep started";
+      return e;
+    case OsmRecordKind::error:
+      e.kind = kind::sm_error;
+      e.severity = Severity::error;
+      e.message = record.text;
+      return e;
+    case OsmRecordKind::other:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ibw::ingest

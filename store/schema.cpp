@@ -1,0 +1,181 @@
+#include "store/schema.h"
+
+#include <string>
+
+namespace ibw::store::schema {
+
+namespace schema_detail {
+
+struct Migration {
+  int version;
+  const char* description;
+  const char* sql;
+};
+
+// Conventions for every table:
+// - GUIDs and 64-bit counters are INTEGER holding the uint64 bit pattern (may read negative
+//   in the sqlite3 shell; exact both ways).
+// - Counter arrays are JSON arrays in ingest::Counter order (see counter_json.h); masks
+//   (valid, saturated, rates_valid, delta_valid) are INTEGER bit sets, bit i = counter i.
+// - Times are UTC microseconds.
+constexpr Migration kMigrations[] = {
+    {1, "initial schema", R"sql(
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused, so after_id paging stays valid
+  time_us INTEGER NOT NULL,
+  source TEXT NOT NULL,                  -- "opensm", "counters", "ufm"
+  kind TEXT NOT NULL,
+  severity INTEGER NOT NULL,             -- 0 info, 1 warning, 2 error, 3 critical
+  node_guid INTEGER NOT NULL,
+  port INTEGER NOT NULL,
+  lid INTEGER NOT NULL,
+  trap_number INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  node TEXT NOT NULL,
+  peer_node TEXT NOT NULL,
+  peer_port INTEGER NOT NULL,
+  peer_guid INTEGER NOT NULL,
+  cable_id TEXT NOT NULL,
+  dedup_key TEXT UNIQUE                  -- NULL when the source gives none
+);
+CREATE INDEX events_time ON events (time_us);
+CREATE INDEX events_port_time ON events (node_guid, port, time_us);
+
+CREATE TABLE ports (
+  node_guid INTEGER NOT NULL,
+  port INTEGER NOT NULL,
+  node TEXT NOT NULL,
+  lid INTEGER NOT NULL,
+  peer_guid INTEGER NOT NULL,
+  peer_node TEXT NOT NULL,
+  peer_port INTEGER NOT NULL,
+  cable_id TEXT NOT NULL,
+  state INTEGER NOT NULL,
+  phys_state INTEGER NOT NULL,
+  width INTEGER NOT NULL,
+  speed TEXT NOT NULL,
+  counters_time_us INTEGER NOT NULL,     -- the last CounterSample, field by field
+  counters_node_guid INTEGER NOT NULL,
+  counters_port INTEGER NOT NULL,
+  counter_values TEXT NOT NULL,
+  counters_valid INTEGER NOT NULL,
+  counters_saturated INTEGER NOT NULL,
+  counters_extended INTEGER NOT NULL,
+  rates TEXT NOT NULL,                   -- per second, JSON array of doubles
+  rates_valid INTEGER NOT NULL,
+  deltas TEXT NOT NULL,                  -- over the last interval, JSON array of uint64
+  deltas_valid INTEGER NOT NULL,
+  deltas_at_least INTEGER NOT NULL,
+  last_change_us INTEGER NOT NULL,
+  PRIMARY KEY (node_guid, port)
+);
+CREATE INDEX ports_node ON ports (node);
+
+CREATE TABLE samples (
+  node_guid INTEGER NOT NULL,
+  port INTEGER NOT NULL,
+  time_us INTEGER NOT NULL,
+  counter_values TEXT NOT NULL,
+  valid INTEGER NOT NULL,
+  saturated INTEGER NOT NULL,
+  extended INTEGER NOT NULL
+);
+CREATE INDEX samples_port_time ON samples (node_guid, port, time_us);
+CREATE INDEX samples_time ON samples (time_us);
+
+CREATE TABLE sample_aggregates (
+  node_guid INTEGER NOT NULL,
+  port INTEGER NOT NULL,
+  bucket_us INTEGER NOT NULL,            -- start of the UTC hour
+  sample_count INTEGER NOT NULL,
+  first_time_us INTEGER NOT NULL,
+  last_time_us INTEGER NOT NULL,         -- the hour's last raw sample, field by field
+  last_values TEXT NOT NULL,
+  last_valid INTEGER NOT NULL,
+  last_saturated INTEGER NOT NULL,
+  last_extended INTEGER NOT NULL,
+  max_delta TEXT NOT NULL,               -- largest increase between consecutive samples
+  delta_valid INTEGER NOT NULL,
+  PRIMARY KEY (node_guid, port, bucket_us)
+) WITHOUT ROWID;
+CREATE INDEX sample_aggregates_bucket ON sample_aggregates (bucket_us);
+
+CREATE TABLE cursors (
+  source TEXT PRIMARY KEY NOT NULL,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+)sql"},
+    // {2, "...", R"sql(ALTER TABLE ...)sql"},
+};
+
+int32_t application_id(sqlite_detail::Db& db) {
+  return static_cast<int32_t>(db.scalar_int("PRAGMA application_id"));
+}
+
+// A version-0 file with tables of its own is someone else's database: do not add ours.
+void check_ours(sqlite_detail::Db& db, int version) {
+  const int32_t app = application_id(db);
+  if (app != 0 && app != kApplicationId)
+    throw StoreError("store " + db.path() + ": not an ibwarden store (application_id " +
+                     std::to_string(app) + ")");
+  if (version == 0 && app == 0 &&
+      db.scalar_int("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'") > 0)
+    throw StoreError("store " + db.path() +
+                     ": not an ibwarden store (an SQLite database with other tables)");
+}
+
+void check_not_newer(const sqlite_detail::Db& db, int version) {
+  if (version > latest_version())
+    throw StoreError("store " + db.path() + ": schema version " + std::to_string(version) +
+                     " is newer than this build of ibwarden knows (" +
+                     std::to_string(latest_version()) + "); upgrade ibwarden");
+}
+
+}  // namespace schema_detail
+
+int latest_version() {
+  return schema_detail::kMigrations[std::size(schema_detail::kMigrations) - 1].version;
+}
+
+void migrate(sqlite_detail::Db& db) {
+  using namespace schema_detail;
+  // Cheap check first, outside any transaction: an up-to-date file needs no write lock.
+  int version = static_cast<int>(db.scalar_int("PRAGMA user_version"));
+  check_not_newer(db, version);
+  if (version == latest_version()) {
+    check_ours(db, version);
+    return;
+  }
+  sqlite_detail::Transaction tx(db);
+  version = static_cast<int>(db.scalar_int("PRAGMA user_version"));  // another process may
+  check_not_newer(db, version);                                      // have migrated it
+  check_ours(db, version);
+  for (const Migration& m : kMigrations) {
+    if (m.version <= version) continue;
+    try {
+      db.exec(m.sql);
+    } catch (const StoreError& e) {
+      throw StoreError("store " + db.path() + ": migration " + std::to_string(m.version) + " (" +
+                       m.description + ") failed: " + e.what());
+    }
+    db.exec("PRAGMA user_version = " + std::to_string(m.version));
+  }
+  if (application_id(db) == 0) db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+  tx.commit();
+}
+
+void check_read_only(sqlite_detail::Db& db) {
+  using namespace schema_detail;
+  const int version = static_cast<int>(db.scalar_int("PRAGMA user_version"));
+  check_not_newer(db, version);
+  check_ours(db, version);
+  if (version == 0)
+    throw StoreError("store " + db.path() +
+                     ": not initialised (schema version 0); the daemon creates it");
+  if (version < latest_version())
+    throw StoreError("store " + db.path() + ": schema version " + std::to_string(version) +
+                     " is older than this build's " + std::to_string(latest_version()) +
+                     "; open it read-write once (start the daemon) to migrate it");
+}
+
+}  // namespace ibw::store::schema

@@ -1,0 +1,233 @@
+// SqliteStore::compact and the hourly aggregates it maintains.
+//
+// Raw samples older than the raw window are scanned in time order and folded into (port, hour)
+// rows, keeping each port's previous sample and current hour in memory (O(ports), not O(rows)). A
+// compaction run may end in the middle of an hour, so a bucket that already has a row is merged
+// into (counts add, the later "last" wins, max deltas take the larger), and the first sample of a
+// port in a run is compared with the last sample already folded (the newest earlier aggregate), so
+// no interval is lost between runs.
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "store/counter_json.h"
+#include "store/sqlite_store.h"
+
+namespace ibw::store {
+
+namespace compact_detail {
+
+using sqlite_detail::Db;
+using sqlite_detail::Statement;
+
+constexpr int64_t kHourUs = 3600LL * 1000000;
+
+constexpr const char* kAggregateColumns =
+    "node_guid, port, bucket_us, sample_count, first_time_us, last_time_us, last_values, "
+    "last_valid, last_saturated, last_extended, max_delta, delta_valid";
+
+int64_t hour_of(int64_t t) {
+  int64_t q = t / kHourUs;
+  if (t % kHourUs < 0) --q;  // floor, also for times before 1970
+  return q * kHourUs;
+}
+
+SampleAggregate read_aggregate(const Statement& s) {
+  SampleAggregate a;
+  a.node_guid = s.column_u64(0);
+  a.port = s.column_int(1);
+  a.bucket_us = s.column_int64(2);
+  a.sample_count = s.column_int64(3);
+  a.first_time_us = s.column_int64(4);
+  a.last.node_guid = a.node_guid;
+  a.last.port = a.port;
+  a.last.time_us = s.column_int64(5);
+  a.last.value = counter_json::decode_values(s.column_text(6), "sample_aggregates.last_values");
+  a.last.valid = static_cast<uint32_t>(s.column_int64(7));
+  a.last.saturated = static_cast<uint32_t>(s.column_int64(8));
+  a.last.extended = s.column_int64(9) != 0;
+  a.max_delta = counter_json::decode_values(s.column_text(10), "sample_aggregates.max_delta");
+  a.delta_valid = static_cast<uint32_t>(s.column_int64(11));
+  return a;
+}
+
+ingest::CounterSample read_sample(const Statement& s) {
+  ingest::CounterSample c;
+  c.node_guid = s.column_u64(0);
+  c.port = s.column_int(1);
+  c.time_us = s.column_int64(2);
+  c.value = counter_json::decode_values(s.column_text(3), "samples.counter_values");
+  c.valid = static_cast<uint32_t>(s.column_int64(4));
+  c.saturated = static_cast<uint32_t>(s.column_int64(5));
+  c.extended = s.column_int64(6) != 0;
+  return c;
+}
+
+// The aggregate row of (port, bucket), or std::nullopt.
+std::optional<SampleAggregate> load_bucket(Db& db, uint64_t guid, int port, int64_t bucket) {
+  auto s = db.query(std::string("SELECT ") + kAggregateColumns +
+                    " FROM sample_aggregates WHERE node_guid = ?1 AND port = ?2 AND "
+                    "bucket_us = ?3");
+  s->bind_u64(1, guid);
+  s->bind(2, int64_t{port});
+  s->bind(3, bucket);
+  if (!s->step()) return std::nullopt;
+  return read_aggregate(*s);
+}
+
+// The last sample folded before this run: the newest aggregate at or before `bucket`.
+std::optional<ingest::CounterSample> last_folded(Db& db, uint64_t guid, int port, int64_t bucket) {
+  auto s = db.query(std::string("SELECT ") + kAggregateColumns +
+                    " FROM sample_aggregates WHERE node_guid = ?1 AND port = ?2 AND "
+                    "bucket_us <= ?3 ORDER BY bucket_us DESC LIMIT 1");
+  s->bind_u64(1, guid);
+  s->bind(2, int64_t{port});
+  s->bind(3, bucket);
+  if (!s->step()) return std::nullopt;
+  return read_aggregate(*s).last;
+}
+
+void store_aggregate(Db& db, const SampleAggregate& a) {
+  auto s = db.query(std::string("INSERT OR REPLACE INTO sample_aggregates (") + kAggregateColumns +
+                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+  s->bind_u64(1, a.node_guid);
+  s->bind(2, int64_t{a.port});
+  s->bind(3, a.bucket_us);
+  s->bind(4, a.sample_count);
+  s->bind(5, a.first_time_us);
+  s->bind(6, a.last.time_us);
+  s->bind(7, counter_json::encode_values(a.last.value));
+  s->bind(8, int64_t{a.last.valid});
+  s->bind(9, int64_t{a.last.saturated});
+  s->bind(10, int64_t{a.last.extended});
+  s->bind(11, counter_json::encode_values(a.max_delta));
+  s->bind(12, int64_t{a.delta_valid});
+  s->run();
+}
+
+struct PortKey {
+  uint64_t node_guid;
+  int port;
+  bool operator==(const PortKey&) const = default;
+};
+
+struct PortKeyHash {
+  size_t operator()(const PortKey& k) const {
+    return std::hash<uint64_t>()(k.node_guid * 0x9e3779b97f4a7c15ULL +
+                                 static_cast<uint64_t>(k.port));
+  }
+};
+
+// Compaction state of one port.
+struct PortFold {
+  std::optional<ingest::CounterSample> prev;  // last sample folded
+  std::optional<SampleAggregate> agg;         // the hour being folded
+};
+
+// Folds the interval prev -> cur into agg's max deltas (rules in store.h, SampleAggregate).
+void fold_delta(SampleAggregate& agg, const ingest::CounterSample& prev,
+                const ingest::CounterSample& cur) {
+  if (prev.extended != cur.extended || prev.time_us > cur.time_us) return;
+  for (size_t i = 0; i < ingest::kCounterCount; ++i) {
+    const uint32_t bit = 1u << i;
+    if (!(prev.valid & bit) || !(cur.valid & bit) || (prev.saturated & bit)) continue;
+    const uint64_t d = cur.value[i] >= prev.value[i] ? cur.value[i] - prev.value[i] : cur.value[i];
+    if (!(agg.delta_valid & bit) || d > agg.max_delta[i]) agg.max_delta[i] = d;
+    agg.delta_valid |= bit;
+  }
+}
+
+}  // namespace compact_detail
+
+size_t SqliteStore::fold_samples(int64_t cutoff_us) {
+  using namespace compact_detail;
+  // One pass in time order over the old samples (a range of samples_time; no sort), with the
+  // state of each port in memory: its previous sample and its current hour.
+  std::unordered_map<PortKey, PortFold, PortKeyHash> folds;
+  auto scan = db_.query(
+      "SELECT node_guid, port, time_us, counter_values, valid, saturated, extended "
+      "FROM samples WHERE time_us < ?1 ORDER BY time_us, rowid");
+  scan->bind(1, cutoff_us);
+  size_t folded = 0;
+  while (scan->step()) {
+    const ingest::CounterSample cur = read_sample(*scan);
+    const int64_t bucket = hour_of(cur.time_us);
+    auto [it, first] = folds.try_emplace(PortKey{cur.node_guid, cur.port});
+    PortFold& f = it->second;
+    if (first) {
+      f.prev = last_folded(db_, cur.node_guid, cur.port, bucket);
+      if (f.prev && f.prev->time_us > cur.time_us) f.prev.reset();  // a late sample: no base
+    }
+    if (!f.agg || f.agg->bucket_us != bucket) {
+      if (f.agg) store_aggregate(db_, *f.agg);
+      f.agg = load_bucket(db_, cur.node_guid, cur.port, bucket);
+      if (!f.agg) {
+        f.agg.emplace();
+        f.agg->node_guid = cur.node_guid;
+        f.agg->port = cur.port;
+        f.agg->bucket_us = bucket;
+      }
+    }
+    SampleAggregate& agg = *f.agg;
+    if (f.prev) fold_delta(agg, *f.prev, cur);
+    if (agg.sample_count == 0 || cur.time_us < agg.first_time_us) agg.first_time_us = cur.time_us;
+    if (agg.sample_count == 0 || cur.time_us >= agg.last.time_us) agg.last = cur;
+    ++agg.sample_count;
+    f.prev = cur;
+    ++folded;
+  }
+  for (const auto& [key, f] : folds)
+    if (f.agg) store_aggregate(db_, *f.agg);
+  return folded;
+}
+
+size_t SqliteStore::compact(int64_t now_us, const Retention& retention) {
+  if (read_only_) throw StoreError("store " + db_.path() + ": opened read-only, cannot compact");
+  size_t removed = 0;
+  try {
+    sqlite_detail::Transaction tx(db_);
+    const int64_t raw_cutoff = now_us - retention.raw_window_us;
+    fold_samples(raw_cutoff);
+    {
+      auto s = db_.query("DELETE FROM samples WHERE time_us < ?1");
+      s->bind(1, raw_cutoff);
+      s->run();
+      removed += static_cast<size_t>(db_.changes());
+    }
+    {
+      // Drop an hour once all of it is past the aggregate window.
+      auto s = db_.query("DELETE FROM sample_aggregates WHERE bucket_us <= ?1");
+      s->bind(1, now_us - retention.aggregate_window_us - compact_detail::kHourUs);
+      s->run();
+      removed += static_cast<size_t>(db_.changes());
+    }
+    {
+      auto s = db_.query("DELETE FROM events WHERE time_us < ?1");
+      s->bind(1, now_us - retention.event_window_us);
+      s->run();
+      removed += static_cast<size_t>(db_.changes());
+    }
+    tx.commit();
+  } catch (const StoreError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw StoreError("store " + db_.path() + ": compact failed: " + e.what());
+  }
+  return removed;
+}
+
+std::vector<SampleAggregate> SqliteStore::aggregates(uint64_t node_guid, int port,
+                                                     int64_t since_us) {
+  auto s = db_.query(std::string("SELECT ") + compact_detail::kAggregateColumns +
+                     " FROM sample_aggregates WHERE node_guid = ?1 AND port = ?2 AND "
+                     "bucket_us + 3600000000 > ?3 ORDER BY bucket_us");
+  s->bind_u64(1, node_guid);
+  s->bind(2, int64_t{port});
+  s->bind(3, since_us);
+  std::vector<SampleAggregate> out;
+  while (s->step()) out.push_back(compact_detail::read_aggregate(*s));
+  return out;
+}
+
+}  // namespace ibw::store

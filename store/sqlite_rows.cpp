@@ -1,0 +1,218 @@
+#include "store/sqlite_rows.h"
+
+#include <array>
+#include <charconv>
+
+#include "store/counter_json.h"
+
+namespace ibw::store::rows {
+
+using sqlite_detail::Statement;
+
+// Column lists shared by INSERT and SELECT so bind and read orders cannot drift apart.
+constexpr const char* kEventColumns =
+    "time_us, source, kind, severity, node_guid, port, lid, trap_number, message, node, "
+    "peer_node, peer_port, peer_guid, cable_id, dedup_key";
+constexpr const char* kPortColumns =
+    "node_guid, port, node, lid, peer_guid, peer_node, peer_port, cable_id, state, phys_state, "
+    "width, speed, counters_time_us, counters_node_guid, counters_port, counter_values, "
+    "counters_valid, counters_saturated, counters_extended, rates, rates_valid, deltas, "
+    "deltas_valid, deltas_at_least, last_change_us";
+constexpr int kPortColumnCount = 25;
+
+namespace rows_detail {
+
+std::string placeholders(int n) {
+  std::string s;
+  for (int i = 1; i <= n; ++i) s += (i > 1 ? ", ?" : "?") + std::to_string(i);
+  return s;
+}
+
+ingest::EventSource parse_source(std::string_view s, int64_t id) {
+  for (auto v :
+       {ingest::EventSource::opensm, ingest::EventSource::counters, ingest::EventSource::ufm})
+    if (ingest::source_name(v) == s) return v;
+  throw StoreError("event " + std::to_string(id) + ": unknown source '" + std::string(s) + "'");
+}
+
+ingest::Severity parse_severity(int64_t v, int64_t id) {
+  if (v < 0 || v > static_cast<int64_t>(ingest::Severity::critical))
+    throw StoreError("event " + std::to_string(id) + ": unknown severity " + std::to_string(v));
+  return static_cast<ingest::Severity>(v);
+}
+
+}  // namespace rows_detail
+
+using namespace rows_detail;
+
+const std::string& insert_event_sql() {
+  static const std::string sql = std::string("INSERT INTO events (") + kEventColumns +
+                                 ") VALUES (" + placeholders(15) +
+                                 ") ON CONFLICT (dedup_key) DO NOTHING";
+  return sql;
+}
+
+const std::string& upsert_port_sql() {
+  static const std::string sql = [] {
+    std::string s = std::string("INSERT INTO ports (") + kPortColumns + ") VALUES (" +
+                    placeholders(kPortColumnCount) +
+                    ") ON CONFLICT (node_guid, port) DO UPDATE SET ";
+    std::string cols = kPortColumns;
+    bool first = true;
+    size_t pos = 0;
+    while (pos < cols.size()) {
+      size_t comma = cols.find(',', pos);
+      if (comma == std::string::npos) comma = cols.size();
+      std::string c = cols.substr(pos, comma - pos);
+      c.erase(0, c.find_first_not_of(' '));
+      pos = comma + 1;
+      if (c == "node_guid" || c == "port") continue;
+      s += (first ? "" : ", ") + c + " = excluded." + c;
+      first = false;
+    }
+    return s;
+  }();
+  return sql;
+}
+
+const std::string& select_ports_sql(bool filtered) {
+  static const std::string all =
+      std::string("SELECT ") + kPortColumns + " FROM ports ORDER BY node, port, node_guid";
+  static const std::string some = std::string("SELECT ") + kPortColumns +
+                                  " FROM ports WHERE node = ?1 OR node_guid = ?2"
+                                  " ORDER BY node, port, node_guid";
+  return filtered ? some : all;
+}
+
+// Without a node filter SQLite would always walk the id order from after_id, reading every
+// event since the first one to find recent ones; with a time bound and no paging position,
+// the time index finds them directly (then sorts the matches by id).
+EventPlan plan_for(const EventQuery& q) {
+  if (q.node_guid != 0) return q.port >= 0 ? EventPlan::by_port : EventPlan::by_node;
+  return q.since_us > 0 && q.after_id <= 0 ? EventPlan::by_time : EventPlan::by_id;
+}
+
+const std::string& select_events_sql(EventPlan plan) {
+  static const std::array<std::string, 4> sqls = [] {
+    const std::string cols = std::string("SELECT id, ") + kEventColumns;
+    const std::string where = " WHERE time_us >= ?1 AND id > ?2";
+    const std::string tail = " ORDER BY id LIMIT ?3";
+    return std::array<std::string, 4>{
+        cols + " FROM events" + where + tail,
+        cols + " FROM events INDEXED BY events_time" + where + tail,
+        cols + " FROM events" + where + " AND node_guid = ?4" + tail,
+        cols + " FROM events" + where + " AND node_guid = ?4 AND port = ?5" + tail};
+  }();
+  return sqls[static_cast<size_t>(plan)];
+}
+
+void bind_event(Statement& s, const ingest::Event& e) {
+  s.bind(1, e.time_us);
+  s.bind(2, ingest::source_name(e.source));
+  s.bind(3, e.kind);
+  s.bind(4, static_cast<int64_t>(e.severity));
+  s.bind_u64(5, e.node_guid);
+  s.bind(6, int64_t{e.port});
+  s.bind(7, int64_t{e.lid});
+  s.bind(8, int64_t{e.trap_number});
+  s.bind(9, e.message);
+  s.bind(10, e.node);
+  s.bind(11, e.peer_node);
+  s.bind(12, int64_t{e.peer_port});
+  s.bind_u64(13, e.peer_guid);
+  s.bind(14, e.cable_id);
+  if (e.dedup_key.empty())
+    s.bind_null(15);
+  else
+    s.bind(15, e.dedup_key);
+}
+
+void bind_port(Statement& s, const PortRecord& p) {
+  s.bind_u64(1, p.node_guid);
+  s.bind(2, int64_t{p.port});
+  s.bind(3, p.node);
+  s.bind(4, int64_t{p.lid});
+  s.bind_u64(5, p.peer_guid);
+  s.bind(6, p.peer_node);
+  s.bind(7, int64_t{p.peer_port});
+  s.bind(8, p.cable_id);
+  s.bind(9, int64_t{p.state});
+  s.bind(10, int64_t{p.phys_state});
+  s.bind(11, int64_t{p.width});
+  s.bind(12, p.speed);
+  s.bind(13, p.counters.time_us);
+  s.bind_u64(14, p.counters.node_guid);
+  s.bind(15, int64_t{p.counters.port});
+  s.bind(16, counter_json::encode_values(p.counters.value));
+  s.bind(17, int64_t{p.counters.valid});
+  s.bind(18, int64_t{p.counters.saturated});
+  s.bind(19, int64_t{p.counters.extended});
+  s.bind(20, counter_json::encode_rates(p.rates));
+  s.bind(21, int64_t{p.rates_valid});
+  s.bind(22, counter_json::encode_values(p.deltas));
+  s.bind(23, int64_t{p.deltas_valid});
+  s.bind(24, int64_t{p.deltas_at_least});
+  s.bind(25, p.last_change_us);
+}
+
+StoredEvent read_event(const Statement& s) {
+  StoredEvent out;
+  out.id = s.column_int64(0);
+  ingest::Event& e = out.event;
+  e.time_us = s.column_int64(1);
+  e.source = parse_source(s.column_text(2), out.id);
+  e.kind = s.column_text(3);
+  e.severity = parse_severity(s.column_int64(4), out.id);
+  e.node_guid = s.column_u64(5);
+  e.port = s.column_int(6);
+  e.lid = static_cast<uint16_t>(s.column_int64(7));
+  e.trap_number = s.column_int(8);
+  e.message = s.column_text(9);
+  e.node = s.column_text(10);
+  e.peer_node = s.column_text(11);
+  e.peer_port = s.column_int(12);
+  e.peer_guid = s.column_u64(13);
+  e.cable_id = s.column_text(14);
+  e.dedup_key = s.column_text(15);  // NULL reads as ""
+  return out;
+}
+
+PortRecord read_port(const Statement& s) {
+  PortRecord p;
+  p.node_guid = s.column_u64(0);
+  p.port = s.column_int(1);
+  p.node = s.column_text(2);
+  p.lid = static_cast<uint16_t>(s.column_int64(3));
+  p.peer_guid = s.column_u64(4);
+  p.peer_node = s.column_text(5);
+  p.peer_port = s.column_int(6);
+  p.cable_id = s.column_text(7);
+  p.state = s.column_int(8);
+  p.phys_state = s.column_int(9);
+  p.width = s.column_int(10);
+  p.speed = s.column_text(11);
+  p.counters.time_us = s.column_int64(12);
+  p.counters.node_guid = s.column_u64(13);
+  p.counters.port = s.column_int(14);
+  p.counters.value = counter_json::decode_values(s.column_text(15), "ports.counter_values");
+  p.counters.valid = static_cast<uint32_t>(s.column_int64(16));
+  p.counters.saturated = static_cast<uint32_t>(s.column_int64(17));
+  p.counters.extended = s.column_int64(18) != 0;
+  p.rates = counter_json::decode_rates(s.column_text(19), "ports.rates");
+  p.rates_valid = static_cast<uint32_t>(s.column_int64(20));
+  p.deltas = counter_json::decode_values(s.column_text(21), "ports.deltas");
+  p.deltas_valid = static_cast<uint32_t>(s.column_int64(22));
+  p.deltas_at_least = static_cast<uint32_t>(s.column_int64(23));
+  p.last_change_us = s.column_int64(24);
+  return p;
+}
+
+std::optional<uint64_t> parse_guid(std::string_view s) {
+  if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return {};
+  uint64_t v = 0;
+  auto res = std::from_chars(s.data() + 2, s.data() + s.size(), v, 16);
+  if (res.ec != std::errc() || res.ptr != s.data() + s.size()) return {};
+  return v;
+}
+
+}  // namespace ibw::store::rows

@@ -1,0 +1,35 @@
+// Row mapping for the store's tables, used only inside store/: the SQL text of each
+// statement (built from one column list per table, so bind and read orders cannot drift
+// apart), binding a struct's fields to a statement, and reading a row back into the struct.
+// Enums are stored as follows: source as its name ("opensm"), severity as 0..3.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/sqlite_db.h"
+#include "store/store.h"
+
+namespace ibw::store::rows {
+
+const std::string& insert_event_sql();
+const std::string& upsert_port_sql();
+const std::string& select_ports_sql(bool filtered);  // filtered: ?1 node name, ?2 guid
+
+// Which form of the events query to run; see select_events_sql().
+enum class EventPlan { by_id, by_time, by_node, by_port };
+EventPlan plan_for(const EventQuery& q);
+// ?1 since_us, ?2 after_id, ?3 limit (-1 = none), ?4 node_guid, ?5 port.
+const std::string& select_events_sql(EventPlan plan);
+
+void bind_event(sqlite_detail::Statement& s, const ingest::Event& e);
+void bind_port(sqlite_detail::Statement& s, const PortRecord& p);
+StoredEvent read_event(const sqlite_detail::Statement& s);
+PortRecord read_port(const sqlite_detail::Statement& s);
+
+// "0x" and 1-16 hex digits (either case), as printed by "0x%016" PRIx64.
+std::optional<uint64_t> parse_guid(std::string_view s);
+
+}  // namespace ibw::store::rows

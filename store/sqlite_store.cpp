@@ -1,0 +1,202 @@
+#include "store/sqlite_store.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "store/counter_json.h"
+#include "store/schema.h"
+#include "store/sqlite_rows.h"
+
+namespace ibw::store {
+
+namespace store_detail {
+
+int open_flags(const std::string& path, const SqliteStore::Options& o) {
+  if (o.read_only) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+      throw StoreError("store " + path + ": cannot open read-only: " + std::strerror(errno) +
+                       (errno == ENOENT ? " (read-only opens do not create the store)" : ""));
+    return SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+  }
+  return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+}
+
+}  // namespace store_detail
+
+std::unique_ptr<Store> Store::open(const std::string& path, bool read_only) {
+  SqliteStore::Options o;
+  o.read_only = read_only;
+  return std::make_unique<SqliteStore>(path, o);
+}
+
+SqliteStore::SqliteStore(const std::string& path, const Options& options)
+    : db_(path, store_detail::open_flags(path, options)), read_only_(options.read_only) {
+  sqlite3_busy_timeout(db_.handle(), options.busy_timeout_ms);
+  if (read_only_) {
+    schema::check_read_only(db_);
+    return;
+  }
+  db_.exec(options.full_sync ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+  db_.exec("PRAGMA journal_size_limit = 67108864");  // truncate a grown WAL back to 64 MiB
+  db_.exec("PRAGMA cache_size = -16384");            // 16 MiB page cache
+  // Migrating first means a refused file (newer, foreign) is left exactly as it was.
+  schema::migrate(db_);
+  const std::string mode = db_.scalar_text("PRAGMA journal_mode = WAL");  // persistent
+  if (mode != "wal")
+    throw StoreError("store " + path + ": cannot switch to WAL mode (journal_mode is " + mode +
+                     "); is it on a network file system?");
+}
+
+SqliteStore::~SqliteStore() = default;
+
+int SqliteStore::schema_version() {
+  return static_cast<int>(db_.scalar_int("PRAGMA user_version"));
+}
+
+void SqliteStore::row_written() {
+  ++rows_written_;
+  if (fail_at_row_ != 0 && rows_written_ == fail_at_row_)
+    throw StoreError("store " + db_.path() + ": injected failure after row " +
+                     std::to_string(rows_written_));
+}
+
+WriteResult SqliteStore::write(const WriteBatch& batch) {
+  WriteResult result;
+  fail_at_row_ = std::exchange(fail_after_rows_, 0);
+  rows_written_ = 0;
+  if (batch.events.empty() && batch.samples.empty() && batch.ports.empty() && batch.cursors.empty())
+    return result;
+  if (read_only_) throw StoreError("store " + db_.path() + ": opened read-only, cannot write");
+  try {
+    sqlite_detail::Transaction tx(db_);
+    write_rows(batch, result);
+    tx.commit();
+  } catch (const StoreError&) {
+    throw;  // the transaction has been rolled back by its destructor
+  } catch (const std::exception& e) {
+    throw StoreError("store " + db_.path() + ": write failed: " + e.what());
+  }
+  return result;
+}
+
+void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {
+  result.event_ids.reserve(batch.events.size());
+  {
+    auto s = db_.query(rows::insert_event_sql());
+    for (const ingest::Event& e : batch.events) {
+      rows::bind_event(*s, e);
+      s->run();
+      const bool inserted = db_.changes() > 0;
+      result.event_ids.push_back(inserted ? db_.last_insert_rowid() : 0);
+      if (inserted) ++result.events_inserted;
+      s->reset();
+      row_written();
+    }
+  }
+  {
+    auto s = db_.query(
+        "INSERT INTO samples (node_guid, port, time_us, counter_values, valid, saturated, "
+        "extended) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    for (const ingest::CounterSample& c : batch.samples) {
+      s->bind_u64(1, c.node_guid);
+      s->bind(2, int64_t{c.port});
+      s->bind(3, c.time_us);
+      s->bind(4, counter_json::encode_values(c.value));
+      s->bind(5, int64_t{c.valid});
+      s->bind(6, int64_t{c.saturated});
+      s->bind(7, int64_t{c.extended});
+      s->run();
+      s->reset();
+      row_written();
+    }
+  }
+  {
+    auto s = db_.query(rows::upsert_port_sql());
+    for (const PortRecord& p : batch.ports) {
+      rows::bind_port(*s, p);
+      s->run();
+      s->reset();
+      row_written();
+    }
+  }
+  {
+    auto s = db_.query(
+        "INSERT INTO cursors (source, value) VALUES (?1, ?2) "
+        "ON CONFLICT (source) DO UPDATE SET value = excluded.value");
+    for (const auto& [source, value] : batch.cursors) {
+      s->bind(1, source);
+      s->bind(2, value);
+      s->run();
+      s->reset();
+      row_written();
+    }
+  }
+}
+
+std::vector<StoredEvent> SqliteStore::events(const EventQuery& q) {
+  const rows::EventPlan plan = rows::plan_for(q);
+  const bool by_node = plan == rows::EventPlan::by_node || plan == rows::EventPlan::by_port;
+  const bool by_port = plan == rows::EventPlan::by_port;
+  auto s = db_.query(rows::select_events_sql(plan));
+  s->bind(1, q.since_us);
+  s->bind(2, q.after_id);
+  const auto max_limit = static_cast<size_t>(std::numeric_limits<int64_t>::max());
+  s->bind(3, q.limit == 0 ? int64_t{-1} : static_cast<int64_t>(std::min(q.limit, max_limit)));
+  if (by_node) s->bind_u64(4, q.node_guid);
+  if (by_port) s->bind(5, int64_t{q.port});
+  std::vector<StoredEvent> out;
+  while (s->step()) out.push_back(rows::read_event(*s));
+  return out;
+}
+
+std::vector<PortRecord> SqliteStore::ports(const std::string& node_filter) {
+  const bool filtered = !node_filter.empty();
+  auto s = db_.query(rows::select_ports_sql(filtered));
+  if (filtered) {
+    s->bind(1, node_filter);
+    if (auto guid = rows::parse_guid(node_filter))
+      s->bind_u64(2, *guid);
+    else
+      s->bind_null(2);
+  }
+  std::vector<PortRecord> out;
+  while (s->step()) out.push_back(rows::read_port(*s));
+  return out;
+}
+
+std::optional<std::string> SqliteStore::cursor(const std::string& source) {
+  auto s = db_.query("SELECT value FROM cursors WHERE source = ?1");
+  s->bind(1, source);
+  if (!s->step()) return std::nullopt;
+  return std::string(s->column_text(0));
+}
+
+std::vector<ingest::CounterSample> SqliteStore::samples(uint64_t node_guid, int port,
+                                                        int64_t since_us) {
+  auto s = db_.query(
+      "SELECT time_us, counter_values, valid, saturated, extended FROM samples "
+      "WHERE node_guid = ?1 AND port = ?2 AND time_us >= ?3 ORDER BY time_us, rowid");
+  s->bind_u64(1, node_guid);
+  s->bind(2, int64_t{port});
+  s->bind(3, since_us);
+  std::vector<ingest::CounterSample> out;
+  while (s->step()) {
+    ingest::CounterSample& c = out.emplace_back();
+    c.node_guid = node_guid;
+    c.port = port;
+    c.time_us = s->column_int64(0);
+    c.value = counter_json::decode_values(s->column_text(1), "samples.counter_values");
+    c.valid = static_cast<uint32_t>(s->column_int64(2));
+    c.saturated = static_cast<uint32_t>(s->column_int64(3));
+    c.extended = s->column_int64(4) != 0;
+  }
+  return out;
+}
+
+}  // namespace ibw::store

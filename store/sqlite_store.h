@@ -1,0 +1,67 @@
+// SqliteStore: the Store behind Store::open(). Internal to store/ and its tests; everything
+// else uses the Store interface.
+//
+// Connection settings (read-write):
+// - journal_mode=WAL: readers (CLI, web API) never block the writer and never see a partial
+//   transaction; the writer never blocks them.
+// - synchronous=NORMAL: a commit is written to the WAL with write(2) but not fsync'ed; the WAL
+//   is fsync'ed at checkpoints. A committed transaction therefore survives a crash or kill of
+//   the process (it is in the OS page cache), and the database is never corrupted, but a
+//   power loss or kernel crash may roll back the last transactions. That is safe for the
+//   contract in store.h: cursors move in the same transaction as their events, so a rollback
+//   takes the cursor back too and the source replays (events de-duplicate on dedup_key).
+//   Set Options::full_sync for fsync on every commit (a few ms per batch on real disks).
+// - Checkpoints are SQLite's own automatic ones (every ~1,000 WAL pages, inside a commit):
+//   simple and deterministic; journal_size_limit truncates a grown WAL back.
+// - busy_timeout (default 5 s): a second writer, or a reader during WAL recovery after a
+//   crash, waits instead of failing with SQLITE_BUSY.
+// Read-only opens use SQLITE_OPEN_READONLY, never migrate, and need the file to exist.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "store/sqlite_db.h"
+#include "store/store.h"
+
+namespace ibw::store {
+
+class SqliteStore : public Store {
+ public:
+  struct Options {
+    bool read_only = false;
+    bool full_sync = false;  // synchronous=FULL instead of NORMAL
+    int busy_timeout_ms = 5000;
+  };
+
+  SqliteStore(const std::string& path, const Options& options);
+  ~SqliteStore() override;
+
+  WriteResult write(const WriteBatch& batch) override;
+  std::vector<StoredEvent> events(const EventQuery& q) override;
+  std::vector<PortRecord> ports(const std::string& node_filter = "") override;
+  std::optional<std::string> cursor(const std::string& source) override;
+  std::vector<ingest::CounterSample> samples(uint64_t node_guid, int port,
+                                             int64_t since_us) override;
+  size_t compact(int64_t now_us, const Retention& retention) override;
+  int schema_version() override;
+  std::vector<SampleAggregate> aggregates(uint64_t node_guid, int port, int64_t since_us) override;
+
+  // Test hook: the next write() throws StoreError right after storing its n-th row (events,
+  // samples, ports and cursors counted in that order, from 1), as a failure midway would.
+  // 0 disables it. One-shot.
+  void fail_write_after_rows_for_testing(size_t n) { fail_after_rows_ = n; }
+
+ private:
+  void write_rows(const WriteBatch& batch, WriteResult& result);
+  void row_written();
+  size_t fold_samples(int64_t cutoff_us);
+
+  sqlite_detail::Db db_;
+  bool read_only_;
+  size_t fail_after_rows_ = 0;  // armed by the test hook
+  size_t fail_at_row_ = 0;      // for the write() in progress
+  size_t rows_written_ = 0;
+};
+
+}  // namespace ibw::store

@@ -1,0 +1,134 @@
+#include "tests/integration/daemon_fixture.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "tests/lab/sim_lab.h"
+
+namespace ibw::test {
+namespace daemon_fixture_detail {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace daemon_fixture_detail
+
+using daemon_fixture_detail::slurp;
+
+Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {}
+
+Daemon::~Daemon() {
+  if (pid_ > 0) stop();
+}
+
+void Daemon::start() {
+  pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    if (!options_.workdir.empty() && chdir(options_.workdir.c_str()) != 0) _exit(127);
+    int fd = open(options_.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int nul = open("/dev/null", O_RDONLY);
+    dup2(nul, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (!options_.sim_socket.empty()) {
+      setenv("IBSIM_SOCKNAME", options_.sim_socket.c_str(), 1);
+      setenv("LD_PRELOAD", ibw::lab::umad2sim_library().c_str(), 1);
+    }
+    execl(IBW_BINARY, IBW_BINARY, "run", "--config", options_.config_path.c_str(), nullptr);
+    _exit(127);
+  }
+}
+
+int Daemon::stop() {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  int status = 0;
+  for (int i = 0; i < 200; ++i) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return 128 + SIGKILL;
+}
+
+bool Daemon::running() const {
+  return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0;
+}
+
+std::string Daemon::log() const {
+  return slurp(options_.log_path);
+}
+
+bool Daemon::wait_log(const std::string& pattern, int count,
+                      std::chrono::milliseconds timeout) const {
+  auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    std::string text = log();
+    int n = 0;
+    for (size_t at = text.find(pattern); at != std::string::npos; at = text.find(pattern, at + 1))
+      ++n;
+    if (n >= count) return true;
+    if (!running()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+CmdResult run_cmd(const std::vector<std::string>& argv) {
+  char out_tmpl[] = "/tmp/ibw-cmd-out-XXXXXX";
+  char err_tmpl[] = "/tmp/ibw-cmd-err-XXXXXX";
+  int out = mkstemp(out_tmpl), err = mkstemp(err_tmpl);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(out);
+  close(err);
+  CmdResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_tmpl), slurp(err_tmpl)};
+  unlink(out_tmpl);
+  unlink(err_tmpl);
+  return r;
+}
+
+nlohmann::json query_json(const std::string& command, const std::string& config,
+                          const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {IBW_BINARY, command, "--config", config, "--format", "json"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  CmdResult r = run_cmd(argv);
+  if (r.status != 0)
+    throw std::runtime_error("ibwarden " + command + " exited " + std::to_string(r.status) + ": " +
+                             r.err);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace ibw::test

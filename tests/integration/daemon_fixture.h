@@ -1,0 +1,65 @@
+// Runs `ibwarden run` in the background for an integration test (optionally attached to a
+// SimLab fabric through umad2sim), and the query commands against its store.
+// The destructor stops the daemon (SIGTERM, then SIGKILL) even after a failed assertion.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ibw::test {
+
+struct DaemonOptions {
+  std::string config_path;
+  std::string workdir;     // cwd (umad2sim creates ./sys-<pid> there)
+  std::string sim_socket;  // IBSIM_SOCKNAME; empty = not attached to a simulator
+  std::string log_path;    // daemon stderr
+};
+
+class Daemon {
+ public:
+  explicit Daemon(DaemonOptions options);
+  ~Daemon();
+  void start();
+  // SIGTERM and wait; returns the exit status.
+  int stop();
+  bool running() const;
+  std::string log() const;
+  // Waits until the daemon's log contains pattern `count` times.
+  bool wait_log(const std::string& pattern, int count, std::chrono::milliseconds timeout) const;
+
+ private:
+  DaemonOptions options_;
+  int pid_ = -1;
+};
+
+struct CmdResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+// Runs a command (no simulator) capturing stdout and stderr.
+CmdResult run_cmd(const std::vector<std::string>& argv);
+
+// `ibwarden events --config C --format json [extra...]` parsed; throws on a bad exit.
+nlohmann::json query_json(const std::string& command, const std::string& config,
+                          const std::vector<std::string>& extra = {});
+
+// Polls query_json until pred(result) or timeout; returns the last result.
+template <typename Pred>
+nlohmann::json wait_query(const std::string& command, const std::string& config,
+                          const std::vector<std::string>& extra, Pred pred,
+                          std::chrono::milliseconds timeout) {
+  auto until = std::chrono::steady_clock::now() + timeout;
+  nlohmann::json j;
+  while (true) {
+    j = query_json(command, config, extra);
+    if (pred(j) || std::chrono::steady_clock::now() > until) return j;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+}  // namespace ibw::test

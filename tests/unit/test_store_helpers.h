@@ -1,0 +1,182 @@
+// Fixtures shared by the store's unit tests (test_store*.cpp): temporary directories, raw
+// SQLite access to the file behind a Store, records with every field set, and field-by-field
+// comparisons.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "store/store.h"
+
+namespace ibw::store_test {
+
+// A fresh directory under $TMPDIR, removed with everything in it.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ibw-store-XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+inline void raw_exec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  std::string msg = err ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  REQUIRE(msg == "");
+  REQUIRE(rc == SQLITE_OK);
+}
+
+inline int64_t raw_int(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return v;
+}
+
+inline ingest::Event full_event(int i) {
+  ingest::Event e;
+  e.time_us = 1'700'000'000'000'000 + i;
+  e.source = ingest::EventSource::counters;
+  e.kind = "counter_jump";
+  e.severity = ingest::Severity::critical;
+  e.node_guid = 0xfe80'0000'0000'0001ULL + i;  // top bit set: stored as a negative INTEGER
+  e.port = 36;
+  e.lid = 0xffff;
+  e.trap_number = 131;
+  e.message = "SymbolErrorCounter +12 \"quoted\" ünïcode, comma";
+  e.node = "leaf003";
+  e.peer_node = "spine001";
+  e.peer_port = 17;
+  e.peer_guid = 0x8000'0000'0000'0000ULL;
+  e.cable_id = "C-leaf003-36";
+  e.dedup_key = "counters:" + std::to_string(i);
+  return e;
+}
+
+inline void check_same_event(const ingest::Event& a, const ingest::Event& b) {
+  CHECK(a.time_us == b.time_us);
+  CHECK(a.source == b.source);
+  CHECK(a.kind == b.kind);
+  CHECK(a.severity == b.severity);
+  CHECK(a.node_guid == b.node_guid);
+  CHECK(a.port == b.port);
+  CHECK(a.lid == b.lid);
+  CHECK(a.trap_number == b.trap_number);
+  CHECK(a.message == b.message);
+  CHECK(a.node == b.node);
+  CHECK(a.peer_node == b.peer_node);
+  CHECK(a.peer_port == b.peer_port);
+  CHECK(a.peer_guid == b.peer_guid);
+  CHECK(a.cable_id == b.cable_id);
+  CHECK(a.dedup_key == b.dedup_key);
+}
+
+inline ingest::CounterSample big_sample(uint64_t guid, int port, int64_t t) {
+  ingest::CounterSample c;
+  c.node_guid = guid;
+  c.port = port;
+  c.time_us = t;
+  for (size_t i = 0; i < ingest::kCounterCount; ++i)
+    c.value[i] = (uint64_t{1} << 32) + i * 0x1'0000'0001ULL + static_cast<uint64_t>(t);
+  c.value[12] = std::numeric_limits<uint64_t>::max();
+  c.value[13] = uint64_t{1} << 63;
+  c.valid = 0x1fffe;
+  c.saturated = 0x5;
+  c.extended = true;
+  return c;
+}
+
+inline void check_same_sample(const ingest::CounterSample& a, const ingest::CounterSample& b) {
+  CHECK(a.time_us == b.time_us);
+  CHECK(a.node_guid == b.node_guid);
+  CHECK(a.port == b.port);
+  CHECK(a.value == b.value);
+  CHECK(a.valid == b.valid);
+  CHECK(a.saturated == b.saturated);
+  CHECK(a.extended == b.extended);
+}
+
+inline store::PortRecord full_port(uint64_t guid, int port, const std::string& node) {
+  store::PortRecord p;
+  p.node_guid = guid;
+  p.port = port;
+  p.node = node;
+  p.lid = 0xbfff;
+  p.peer_guid = 0xffff'ffff'ffff'fffeULL;
+  p.peer_node = "spine001";
+  p.peer_port = 9;
+  p.cable_id = "C-" + node;
+  p.state = 4;
+  p.phys_state = 5;
+  p.width = 4;
+  p.speed = "NDR";
+  p.counters = big_sample(guid, port, 42);
+  p.rates = {1.0 / 3, 1e300, 4.9e-324, -0.0, 123456789.123456789, 0.1, 2.5e-8};
+  p.rates[7] = std::numeric_limits<double>::infinity();
+  p.rates[8] = -std::numeric_limits<double>::infinity();
+  p.rates[9] = std::numeric_limits<double>::quiet_NaN();
+  p.rates_valid = 0x3ff;
+  p.deltas = {1, 0, 65535, UINT64_MAX, 1ULL << 40};
+  p.deltas_valid = 0x1f;
+  p.deltas_at_least = 0x4;
+  p.last_change_us = 1'700'000'123'456'789;
+  return p;
+}
+
+inline void check_same_port(const store::PortRecord& a, const store::PortRecord& b) {
+  CHECK(a.node_guid == b.node_guid);
+  CHECK(a.port == b.port);
+  CHECK(a.node == b.node);
+  CHECK(a.lid == b.lid);
+  CHECK(a.peer_guid == b.peer_guid);
+  CHECK(a.peer_node == b.peer_node);
+  CHECK(a.peer_port == b.peer_port);
+  CHECK(a.cable_id == b.cable_id);
+  CHECK(a.state == b.state);
+  CHECK(a.phys_state == b.phys_state);
+  CHECK(a.width == b.width);
+  CHECK(a.speed == b.speed);
+  check_same_sample(a.counters, b.counters);
+  for (size_t i = 0; i < a.rates.size(); ++i) {
+    INFO("rate " << i);
+    if (std::isnan(a.rates[i]))
+      CHECK(std::isnan(b.rates[i]));
+    else
+      CHECK(std::bit_cast<uint64_t>(a.rates[i]) == std::bit_cast<uint64_t>(b.rates[i]));
+  }
+  CHECK(a.rates_valid == b.rates_valid);
+  CHECK(a.deltas == b.deltas);
+  CHECK(a.deltas_valid == b.deltas_valid);
+  CHECK(a.deltas_at_least == b.deltas_at_least);
+  CHECK(a.last_change_us == b.last_change_us);
+}
+
+inline size_t event_count(store::Store& s) {
+  store::EventQuery q;
+  q.limit = 0;
+  return s.events(q).size();
+}
+
+}  // namespace ibw::store_test
