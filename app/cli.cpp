@@ -17,6 +17,7 @@ Commands:
   check-config  validate a configuration file (unknown keys included)
   events        print stored events
   ports         print the last known state and counters of every port
+  route         trace a static route, or list the LID pairs whose route crosses a port
 
 Run `ibwarden COMMAND --help` for the options of a command.
 )";
@@ -42,6 +43,7 @@ int run_cli(int argc, char** argv) {
   if (cmd == "check-config") return cmd_check_config(argc, argv, 2);
   if (cmd == "events") return cmd_events(argc, argv, 2);
   if (cmd == "ports") return cmd_ports(argc, argv, 2);
+  if (cmd == "route") return cmd_route(argc, argv, 2);
   std::cerr << "ibwarden: unknown command \"" << cmd << "\"\n\n" << kUsage;
   return 2;
 }

@@ -16,7 +16,7 @@
 #include "fabric/topology.h"
 
 namespace ibw::app {
-namespace {
+namespace cmd_audit_detail {
 
 constexpr const char* kHelp =
     R"(usage: ibwarden audit --plan FILE (--topology FILE | --live [--ca NAME] [--ca-port N])
@@ -71,7 +71,9 @@ bool write_output(const std::string& path, const std::string& data, std::string*
   return true;
 }
 
-}  // namespace
+}  // namespace cmd_audit_detail
+
+using namespace cmd_audit_detail;
 
 int cmd_audit(int argc, char** argv, int first) {
   using namespace ibw::fabric;

@@ -10,5 +10,6 @@ int cmd_run(int argc, char** argv, int first);
 int cmd_check_config(int argc, char** argv, int first);
 int cmd_events(int argc, char** argv, int first);
 int cmd_ports(int argc, char** argv, int first);
+int cmd_route(int argc, char** argv, int first);
 
 }  // namespace ibw::app

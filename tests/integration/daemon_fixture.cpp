@@ -73,6 +73,10 @@ int Daemon::stop() {
   return 128 + SIGKILL;
 }
 
+void Daemon::signal(int sig) const {
+  if (pid_ > 0) kill(pid_, sig);
+}
+
 bool Daemon::running() const {
   return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0;
 }

@@ -27,6 +27,7 @@ class Daemon {
   // SIGTERM and wait; returns the exit status.
   int stop();
   bool running() const;
+  void signal(int sig) const;
   std::string log() const;
   // Waits until the daemon's log contains pattern `count` times.
   bool wait_log(const std::string& pattern, int count, std::chrono::milliseconds timeout) const;

@@ -3,6 +3,7 @@
 // exactly one event. No simulator: the topology comes from an ibnetdiscover file.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -29,8 +30,14 @@ std::string trap_line(int i) {
 }
 
 size_t trap_events(const std::string& config) {
+  json events;
+  try {
+    events = query_json("events", config);
+  } catch (const std::exception&) {
+    return 0;  // the daemon has not created its store yet
+  }
   size_t n = 0;
-  for (const auto& e : query_json("events", config))
+  for (const auto& e : events)
     if (e["kind"] == "trap") ++n;
   return n;
 }
@@ -98,6 +105,46 @@ TEST_CASE("watch: log rotation by rename and by copytruncate loses and repeats n
   CHECK(trap_events(config) == static_cast<size_t>(written));
   CHECK(d.stop() == 0);
   INFO(d.log());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("watch: SIGHUP with a bad config keeps the running one; a good one is applied",
+          "[integration][watch][reload]") {
+  namespace fs = std::filesystem;
+  std::string dir = (fs::temp_directory_path() / ("ibw-hup-" + std::to_string(getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ibw::lab::FatTreeSpec spec;
+  spec.leaves = 2, spec.spines = 1, spec.hosts_per_leaf = 2;
+  std::ofstream(dir + "/topology.txt") << ibw::lab::to_ibnetdiscover(ibw::lab::make_fat_tree(spec));
+  std::string config = dir + "/ibwarden.yaml";
+  std::string good =
+      "fabric:\n  discovery: topology.txt\nopensm:\n  log: opensm.log\n"
+      "  poll: 50ms\n  read_existing: true\ncounters:\n  enabled: false\n"
+      "store:\n  path: ibwarden.db\n";
+  std::ofstream(config) << good;
+  std::string query = dir + "/query.yaml";  // stays valid while the daemon's file is broken
+  std::ofstream(query) << good;
+  std::ofstream(dir + "/opensm.log") << trap_line(0);
+  Daemon d({config, dir, "", dir + "/daemon.log"});
+  d.start();
+  REQUIRE(wait_events(query, 1));
+
+  std::ofstream(config) << good << "counterz:\n  interval: 1s\n";  // a typo
+  d.signal(SIGHUP);
+  REQUIRE(d.wait_log("new configuration rejected", 1, std::chrono::seconds(10)));
+  CHECK(d.log().find("counterz") != std::string::npos);  // the log says what is wrong
+  std::ofstream(dir + "/opensm.log", std::ios::app) << trap_line(1);
+  REQUIRE(wait_events(query, 2));  // still running on the old configuration
+
+  std::ofstream(config) << good << "log:\n  level: debug\n";
+  d.signal(SIGHUP);
+  REQUIRE(d.wait_log("configuration reloaded", 1, std::chrono::seconds(10)));
+  std::ofstream(dir + "/opensm.log", std::ios::app) << trap_line(2);
+  REQUIRE(wait_events(query, 3));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(trap_events(query) == 3);  // the reload neither re-read nor skipped lines
+  CHECK(d.stop() == 0);
   fs::remove_all(dir);
 }
 
