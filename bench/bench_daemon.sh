@@ -61,7 +61,7 @@ latency() {  # latency CONSOLE-CMD KIND NODE PORT -> seconds
   awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }'
 }
 downs=() ups=()
-for i in 1 2 3 4 5; do
+for i in 2 3 4 5 6; do  # port 1 is the SM host's own link
   downs+=("$(latency "Unlink \"leaf001\"[$i]" link_down leaf001 "$i")")
   ups+=("$(latency "ReLink \"leaf001\"[$i]" link_up leaf001 "$i")")
 done

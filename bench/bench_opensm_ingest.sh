@@ -16,23 +16,7 @@ bench=$root/$BUILD_DIR/bench/ibw-bench-opensm_ingest
 work=$(mktemp -d /tmp/ibwarden-bench-osm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# best_of N OUTVAR CMD...: runs CMD N times; sets "<best wall s> <max RSS KB>" (as bench_audit.sh).
-# Output goes to a file, not /dev/null: GNU grep stops at the first match when it writes there.
-best_of() {
-  local n=$1 var=$2 best="" rss=0 t0 t m
-  shift 2
-  for ((i = 0; i < n; i++)); do
-    t0=$EPOCHREALTIME
-    /usr/bin/time -f '%M' -o "$work/time" "$@" >"$work/out" 2>&1 || true
-    t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }')
-    m=$(tail -1 "$work/time")
-    if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$t; fi
-    ((m > rss)) && rss=$m
-  done
-  printf -v "$var" '%s %s' "$best" "$rss"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.001; printf "%.1fx", a / b }'; }
-mib() { awk -v k="$1" 'BEGIN{ printf "%.0f MiB", k / 1024 }'; }
+source scripts/lib/bench.sh
 
 # The recorded lines, repeated; timestamped lines get a new time 1 ms after the previous one
 # (Nov 22 from 00:00:00), untimed lines (continuations, banners) are kept as they are.

@@ -1,0 +1,24 @@
+# Shell helpers shared by the benchmarks under bench/. Source after setting $work (a scratch
+# directory). Output of measured commands goes to a file, not /dev/null: GNU grep stops at
+# the first match when it writes to /dev/null.
+
+# best_of N OUTVAR CMD...: runs CMD N times; sets OUTVAR to "<best wall s> <max RSS KB>". Wall
+# time comes from bash's microsecond clock (time(1) rounds to 10 ms), RSS from time(1).
+best_of() {
+  local n=$1 var=$2 best="" rss=0 t0 t m
+  shift 2
+  for ((i = 0; i < n; i++)); do
+    t0=$EPOCHREALTIME
+    /usr/bin/time -f '%M' -o "$work/time" "$@" >"$work/out" 2>&1 || true
+    t=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }')
+    m=$(tail -1 "$work/time")
+    if [[ -z $best ]] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$t; fi
+    ((m > rss)) && rss=$m
+  done
+  printf -v "$var" '%s %s' "$best" "$rss"
+}
+
+# ratio A B: "A/B" as "12.3x".
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.001; printf "%.1fx", a / b }'; }
+# mib KB: "12 MiB".
+mib() { awk -v k="$1" 'BEGIN{ printf "%.0f MiB", k / 1024 }'; }
