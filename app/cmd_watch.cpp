@@ -160,12 +160,19 @@ int cmd_events(int argc, char** argv, int first) {
         return 2;
       }
     }
+    size_t limit = q.limit;
+    if (spec) q.limit = 0;  // the port filter (either end) runs here: limit what it keeps
     auto events = db->events(q);
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    size_t shown = 0;
     for (const auto& e : events) {
       if (spec && !((e.event.node_guid == guid && e.event.port == spec->port) ||
                     (e.event.peer_guid == guid && e.event.peer_port == spec->port)))
         continue;
+      if (shown++ == limit) {
+        std::cerr << "ibwarden events: stopped at --limit " << limit << "; use --since to page\n";
+        break;
+      }
       if (format == "json") {
         out.push_back(event_json(e));
       } else {
@@ -176,6 +183,8 @@ int cmd_events(int argc, char** argv, int first) {
       }
     }
     if (format == "json") std::cout << out.dump(2) << "\n";
+    if (!spec && limit && events.size() == limit)
+      std::cerr << "ibwarden events: stopped at --limit " << limit << "; use --since to page\n";
     return 0;
   } catch (const UsageError& e) {
     return usage("events", e.what(), kEventsHelp);

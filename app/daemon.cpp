@@ -47,6 +47,11 @@ struct Runtime {
   std::shared_ptr<const Topology> topo;
   std::optional<std::string> opensm_cursor;
   std::vector<ingest::CounterSample> last_samples;
+  std::unique_ptr<store::Store> db;
+  // Held from a PortTable update until its batch is queued, so full-row port writes reach
+  // the store in the order they were made (the writer never takes it: no deadlock).
+  std::mutex publish_mutex;
+  bool store_failed = false;  // a batch could not be stored at shutdown; later ones are dropped
 
   std::shared_ptr<const Topology> topology() {
     std::lock_guard<std::mutex> lock(topo_mutex);
@@ -67,19 +72,21 @@ void enrich_all(const Topology* topo, std::vector<ingest::Event>& events) {
   for (auto& e : events) topo->correlator->enrich(e);
 }
 
-void discover(Runtime& rt) {
+// Returns false when discovery failed (the caller retries).
+bool discover(Runtime& rt) {
   int64_t now = rt.clock.now_us();
   std::shared_ptr<const Topology> topo;
   try {
     topo = discover_topology(rt.cfg, rt.plan.get(), &rt.names, now);
   } catch (const std::exception& e) {
     log(LogLevel::error, "discovery failed", {{"error", e.what()}});
-    return;
+    return false;
   }
   {
     std::lock_guard<std::mutex> lock(rt.topo_mutex);
     rt.topo = topo;
   }
+  std::lock_guard<std::mutex> publish(rt.publish_mutex);
   store::WriteBatch batch;
   batch.ports = rt.ports.apply_topology(*topo, now, &batch.events);
   enrich_all(topo.get(), batch.events);
@@ -89,6 +96,7 @@ void discover(Runtime& rt) {
        {"ports_polled", topo->targets.size()},
        {"link_changes", batch.events.size()}});
   if (!batch.events.empty() || !batch.ports.empty()) rt.queue.push(std::move(batch));
+  return true;
 }
 
 void watcher_loop(Runtime& rt) {
@@ -96,6 +104,13 @@ void watcher_loop(Runtime& rt) {
   if (rt.opensm_cursor) cursor = ingest::TailCursor::parse(*rt.opensm_cursor);
   ingest::FileTailer tailer(rt.cfg.opensm.log, cursor,
                             /*start_at_end=*/!cursor && !rt.cfg.opensm.read_existing);
+  if (!cursor) {  // store where reading starts, so a restart resumes there, not at the end
+    if (auto pos = tailer.position()) {
+      store::WriteBatch start;
+      start.cursors.emplace_back("opensm", pos->serialize());
+      rt.queue.push(std::move(start));
+    }
+  }
   auto next_discovery = Clock::now();
   auto last_full = Clock::now();
   std::string last_error;
@@ -138,10 +153,9 @@ void watcher_loop(Runtime& rt) {
     if (rt.rediscover && Clock::now() >= next_discovery) {
       rt.rediscover = false;
       last_full = Clock::now();
-      discover(rt);
-      if (!rt.topology()) {  // retry a failed first discovery
+      if (!discover(rt)) {  // retry soon: a link change must not wait for the next trap
         rt.rediscover = true;
-        next_discovery = Clock::now() + std::chrono::seconds(5);
+        next_discovery = Clock::now() + std::chrono::seconds(1);
       }
     }
     rt.nap(std::chrono::microseconds(rt.cfg.opensm.poll_us));
@@ -172,16 +186,26 @@ void counter_loop(Runtime& rt) {
         poller = ingest::CounterPoller::open(po, rt.clock);
       }
       ingest::SweepResult res = poller->sweep(topo->targets);
+      std::lock_guard<std::mutex> publish(rt.publish_mutex);
       store::WriteBatch batch;
       std::vector<ingest::CounterDelta> deltas;
       deltas.reserve(res.samples.size());
       for (const auto& s : res.samples) deltas.push_back(tracker.update(s, &batch.events));
       for (const auto& t : res.unresponsive)
         tracker.unresponsive(t.node_guid, t.port, res.started_us, &batch.events);
-      for (auto& e : batch.events)
+      for (auto& e : batch.events) {
+        if (e.kind == ingest::kind::port_unresponsive) {
+          // Keyed on the last answer, not the sweep: a restart re-detecting the same dead port
+          // must not report it again.
+          auto rec = rt.ports.get(e.node_guid, e.port);
+          e.dedup_key = "counters:port_unresponsive:" + std::to_string(e.node_guid) + ":" +
+                        std::to_string(e.port) +
+                        ":since:" + std::to_string(rec ? rec->counters.time_us : 0);
+        }
         if (e.dedup_key.empty())
           e.dedup_key = "counters:" + e.kind + ":" + std::to_string(e.node_guid) + ":" +
                         std::to_string(e.port) + ":" + std::to_string(e.time_us);
+      }
       enrich_all(topo.get(), batch.events);
       batch.ports = rt.ports.apply_counters(deltas);
       batch.samples = std::move(res.samples);
@@ -202,40 +226,67 @@ void counter_loop(Runtime& rt) {
   }
 }
 
-void write_batch(store::Store& db, store::WriteBatch& batch, Runtime& rt) {
+// Writes one batch, retrying while the store fails. When shutting down it gives up after a
+// few attempts; every later batch is then dropped too (rt.store_failed), so no cursor can
+// move past events that were not stored: the sources re-read them after a restart.
+void write_batch(store::WriteBatch& batch, Runtime& rt) {
+  if (rt.store_failed) return;
   for (int attempt = 0;; ++attempt) {
     try {
-      store::WriteResult res = db.write(batch);
+      store::WriteResult res = rt.db->write(batch);
       for (size_t i = 0; i < batch.events.size(); ++i)
         if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);
       return;
     } catch (const store::StoreError& e) {
       log(LogLevel::error, "store write failed; retrying",
           {{"error", e.what()}, {"attempt", attempt}});
-      if (g_stop && attempt >= 3) return;  // give up only when shutting down
+      if (g_stop && attempt >= 2) {
+        rt.store_failed = true;
+        log(LogLevel::error, "shutting down with unstored batches; sources will re-read them");
+        return;
+      }
       std::this_thread::sleep_for(std::chrono::seconds(1));
-      (void)rt;
     }
   }
 }
 
-// Builds a runtime for a configuration: loads the plan and node-name-map. Throws on bad input
-// so a reload with a broken plan is rejected like a broken config.
+// Builds a runtime for a configuration: loads the plan and node-name-map and opens the store.
+// Throws on any failure, so a reload that cannot work is rejected like a broken config.
 std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
   auto rt = std::make_unique<Runtime>();
   rt->cfg = cfg;
   if (cfg.fabric.plan)
     rt->plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
   if (cfg.fabric.node_name_map) rt->names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
+  auto parent = std::filesystem::path(cfg.store.path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  rt->db = store::Store::open(cfg.store.path);
   return rt;
 }
 
+Clock::time_point g_last_compact{};  // across generations: reloads must not postpone it
+
+void maybe_compact(Runtime& rt) {
+  if (g_last_compact != Clock::time_point{} &&
+      Clock::now() - g_last_compact < std::chrono::hours(1))
+    return;
+  g_last_compact = Clock::now();
+  store::Retention ret{rt.cfg.store.raw_window_us, rt.cfg.store.aggregate_window_us,
+                       rt.cfg.store.event_window_us};
+  try {
+    size_t removed = rt.db->compact(rt.clock.now_us(), ret);
+    log(LogLevel::debug, "store compacted", {{"rows_removed", removed}});
+  } catch (const std::exception& e) {
+    log(LogLevel::warning, "store compaction failed", {{"error", e.what()}});
+  }
+}
+
 // Runs one configuration generation until stop or a valid reload; returns the next
-// generation's runtime on reload, null on stop.
-std::unique_ptr<Runtime> run_generation(Runtime& rt, store::Store& db,
-                                        const std::string& config_path) {
-  rt.opensm_cursor = db.cursor("opensm");
-  auto stored = db.ports();
+// generation's runtime on reload, null on stop. Workers are always stopped and joined, also
+// when this throws.
+std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_path) {
+  rt.opensm_cursor = rt.db->cursor("opensm");
+  auto stored = rt.db->ports();
   for (const auto& r : stored)
     if (r.counters.valid) rt.last_samples.push_back(r.counters);
   rt.ports.seed(std::move(stored));
@@ -251,39 +302,37 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, store::Store& db,
       rt.live_threads--;
     });
   };
+  auto stop_workers = [&] {
+    rt.running = false;  // drain what the workers still produce, then join them
+    while (rt.live_threads > 0 || rt.queue.size() > 0)
+      if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(50))) write_batch(*batch, rt);
+    rt.queue.close();
+    for (auto& t : threads) t.join();
+  };
   spawn(watcher_loop);
   if (rt.cfg.counters.enabled) spawn(counter_loop);
   std::unique_ptr<Runtime> next;
-  auto last_compact = Clock::now();
-  while (true) {
-    if (g_stop) break;
-    if (g_reload.exchange(false)) {
-      try {
-        next = prepare(config::load_config(config_path));
-        log(LogLevel::info, "configuration reloaded", {{"config", config_path}});
-        break;
-      } catch (const std::exception& e) {
-        log(LogLevel::error, "new configuration rejected; keeping the running one",
-            {{"config", config_path}, {"error", e.what()}});
+  try {
+    while (!g_stop) {
+      if (g_reload.exchange(false)) {
+        try {
+          auto candidate = prepare(config::load_config(config_path));
+          if (!g_stop) next = std::move(candidate);
+          log(LogLevel::info, "configuration reloaded", {{"config", config_path}});
+          break;
+        } catch (const std::exception& e) {
+          log(LogLevel::error, "new configuration rejected; keeping the running one",
+              {{"config", config_path}, {"error", e.what()}});
+        }
       }
+      if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(100))) write_batch(*batch, rt);
+      maybe_compact(rt);
     }
-    if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(100))) write_batch(db, *batch, rt);
-    if (Clock::now() - last_compact > std::chrono::hours(1)) {
-      last_compact = Clock::now();
-      store::Retention ret{rt.cfg.store.raw_window_us, rt.cfg.store.aggregate_window_us,
-                           rt.cfg.store.event_window_us};
-      try {
-        db.compact(rt.clock.now_us(), ret);
-      } catch (const std::exception& e) {
-        log(LogLevel::warning, "store compaction failed", {{"error", e.what()}});
-      }
-    }
+  } catch (...) {
+    stop_workers();
+    throw;
   }
-  rt.running = false;  // drain what the workers still produce, then join them
-  while (rt.live_threads > 0 || rt.queue.size() > 0)
-    if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(50))) write_batch(db, *batch, rt);
-  rt.queue.close();
-  for (auto& t : threads) t.join();
+  stop_workers();
   return next;
 }
 
@@ -310,31 +359,25 @@ int run_daemon(const std::string& config_path) {
   try {
     rt = prepare(cfg);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ibwarden run: cannot load fabric inputs:\n%s\n", e.what());
+    std::fprintf(stderr, "ibwarden run: cannot start:\n%s\n", e.what());
     return 2;
   }
-  while (rt) {
+  bool store_failed = false;
+  while (rt && !g_stop) {
     const config::Config& c = rt->cfg;
     set_log_level(c.log.level);
-    std::unique_ptr<store::Store> db;
-    try {
-      auto parent = std::filesystem::path(c.store.path).parent_path();
-      if (!parent.empty()) std::filesystem::create_directories(parent);
-      db = store::Store::open(c.store.path);
-    } catch (const std::exception& e) {
-      log(LogLevel::error, "cannot open the store", {{"path", c.store.path}, {"error", e.what()}});
-      return 2;
-    }
     log(LogLevel::info, "ibwarden started",
         {{"config", config_path},
          {"fabric", c.fabric.name},
          {"store", c.store.path},
          {"discovery", c.fabric.discovery},
          {"opensm_log", c.opensm.log}});
-    rt = run_generation(*rt, *db, config_path);
+    auto next = run_generation(*rt, config_path);
+    store_failed = rt->store_failed;
+    rt = std::move(next);
   }
   log(LogLevel::info, "ibwarden stopped");
-  return 0;
+  return store_failed ? 1 : 0;
 }
 
 }  // namespace ibw::app

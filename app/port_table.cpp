@@ -33,6 +33,13 @@ void PortTable::seed(std::vector<store::PortRecord> records) {
   for (auto& r : records) ports_[key(r.node_guid, r.port)] = std::move(r);
 }
 
+std::optional<store::PortRecord> PortTable::get(uint64_t guid, int port) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = ports_.find(key(guid, port));
+  if (it == ports_.end()) return std::nullopt;
+  return it->second;
+}
+
 size_t PortTable::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return ports_.size();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +26,7 @@ class PortTable {
   // Applies counter readings; returns the updated records.
   std::vector<store::PortRecord> apply_counters(const std::vector<ingest::CounterDelta>& deltas);
   size_t size() const;
+  std::optional<store::PortRecord> get(uint64_t guid, int port) const;
 
  private:
   static uint64_t key(uint64_t guid, int port) { return guid * 256 + static_cast<uint64_t>(port); }

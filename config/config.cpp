@@ -238,6 +238,8 @@ Config parse_config(std::string_view text, const std::string& file) {
                         [&](N v, S k) {
                           int64_t us = 0;
                           r.duration(v, k, &us);
+                          if (us > 60'000'000)
+                            return sink.add(Reader::line(v), k, "must be at most 60s");
                           if (us) c.counters.timeout_ms = static_cast<unsigned>(std::max<int64_t>(1, us / 1000));
                         }},
                        {"retries", [&](N v, S k) { r.integer(v, k, &c.counters.retries, 0, 10); }},

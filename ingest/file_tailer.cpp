@@ -429,4 +429,9 @@ std::vector<TailLine> FileTailer::poll(size_t max_lines) {
   return out;
 }
 
+std::optional<TailCursor> FileTailer::position() const {
+  if (impl_->queue.empty()) return std::nullopt;
+  return impl_->queue.front().cursor();
+}
+
 }  // namespace ibw::ingest

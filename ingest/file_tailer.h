@@ -65,6 +65,9 @@ class FileTailer {
   // again when it returns max_lines).
   std::vector<TailLine> poll(size_t max_lines = 100000);
   const std::string& path() const { return path_; }
+  // Where the next delivered line starts (after the constructor: the resume or start
+  // position); nullopt while no file has been opened.
+  std::optional<TailCursor> position() const;
   // Last error (file missing, unreadable); empty when healthy.
   const std::string& error() const { return error_; }
 
