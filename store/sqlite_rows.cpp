@@ -207,12 +207,4 @@ PortRecord read_port(const Statement& s) {
   return p;
 }
 
-std::optional<uint64_t> parse_guid(std::string_view s) {
-  if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return {};
-  uint64_t v = 0;
-  auto res = std::from_chars(s.data() + 2, s.data() + s.size(), v, 16);
-  if (res.ec != std::errc() || res.ptr != s.data() + s.size()) return {};
-  return v;
-}
-
 }  // namespace ibw::store::rows

@@ -30,6 +30,5 @@ StoredEvent read_event(const sqlite_detail::Statement& s);
 PortRecord read_port(const sqlite_detail::Statement& s);
 
 // "0x" and 1-16 hex digits (either case), as printed by "0x%016" PRIx64.
-std::optional<uint64_t> parse_guid(std::string_view s);
 
 }  // namespace ibw::store::rows

@@ -1,5 +1,7 @@
 #include "store/sqlite_store.h"
 
+#include "fabric/model.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -160,7 +162,9 @@ std::vector<PortRecord> SqliteStore::ports(const std::string& node_filter) {
   auto s = db_.query(rows::select_ports_sql(filtered));
   if (filtered) {
     s->bind(1, node_filter);
-    if (auto guid = rows::parse_guid(node_filter))
+    bool hex = node_filter.size() > 2 && node_filter[0] == '0' &&
+               (node_filter[1] == 'x' || node_filter[1] == 'X');
+    if (auto guid = hex ? fabric::parse_guid(node_filter) : std::nullopt)
       s->bind_u64(2, *guid);
     else
       s->bind_null(2);
