@@ -1,5 +1,7 @@
 #include "app/daemon.h"
 
+#include <sys/stat.h>
+
 #include <csignal>
 #include <filesystem>
 #include <thread>
@@ -10,6 +12,7 @@
 #include "app/topology.h"
 #include "config/config.h"
 #include "fabric/diagnostics.h"
+#include "fabric/routing.h"
 #include "ingest/clock.h"
 #include "ingest/counter_poller.h"
 #include "ingest/counter_tracker.h"
@@ -48,6 +51,8 @@ struct Runtime {
   std::optional<std::string> opensm_cursor;
   std::vector<ingest::CounterSample> last_samples;
   std::unique_ptr<store::Store> db;
+  std::mutex routes_mutex;
+  std::shared_ptr<const fabric::RoutingTables> routes;  // from opensm-lfts.dump, when present
   // Held from a PortTable update until its batch is queued, so full-row port writes reach
   // the store in the order they were made (the writer never takes it: no deadlock).
   std::mutex publish_mutex;
@@ -99,7 +104,36 @@ bool discover(Runtime& rt) {
   return true;
 }
 
+// Reloads OpenSM's LFT dump when its size or mtime changed since the last look.
+class RouteWatcher {
+ public:
+  explicit RouteWatcher(std::string path) : path_(std::move(path)) {}
+  void check(Runtime& rt) {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) return;
+    std::pair<int64_t, int64_t> stamp{st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+                                      st.st_size};
+    if (stamp == stamp_) return;
+    stamp_ = stamp;
+    try {
+      auto tables = std::make_shared<const fabric::RoutingTables>(fabric::load_lft_dump(path_));
+      log(LogLevel::info, "routing tables loaded",
+          {{"path", path_}, {"switches", tables->by_switch.size()}});
+      std::lock_guard<std::mutex> lock(rt.routes_mutex);
+      rt.routes = std::move(tables);
+    } catch (const std::exception& e) {  // OpenSM may be rewriting it: retry on the next change
+      log(LogLevel::warning, "routing tables not loaded", {{"path", path_}, {"error", e.what()}});
+      stamp_ = {};
+    }
+  }
+
+ private:
+  std::string path_;
+  std::pair<int64_t, int64_t> stamp_{};
+};
+
 void watcher_loop(Runtime& rt) {
+  RouteWatcher routes(rt.cfg.opensm.dump_dir + "/opensm-lfts.dump");
   std::optional<ingest::TailCursor> cursor;
   if (rt.opensm_cursor) cursor = ingest::TailCursor::parse(*rt.opensm_cursor);
   ingest::FileTailer tailer(rt.cfg.opensm.log, cursor,
@@ -158,6 +192,7 @@ void watcher_loop(Runtime& rt) {
         next_discovery = Clock::now() + std::chrono::seconds(1);
       }
     }
+    routes.check(rt);
     rt.nap(std::chrono::microseconds(rt.cfg.opensm.poll_us));
   }
 }

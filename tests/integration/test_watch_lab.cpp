@@ -27,16 +27,19 @@ struct WatchLab {
     ibw::lab::FatTreeSpec spec;
     spec.leaves = 2, spec.spines = 2, spec.hosts_per_leaf = 3;
     lab = ibw::lab::make_fat_tree(spec);
-    sim = std::make_unique<ibw::lab::SimLab>(ibw::lab::SimLabOptions{ibw::lab::to_ibsim_net(lab)});
+    ibw::lab::SimLabOptions options{ibw::lab::to_ibsim_net(lab)};
+    options.opensm_args = {"-D", "0x43"};  // also write opensm-lfts.dump into the lab dir
+    sim = std::make_unique<ibw::lab::SimLab>(options);
     std::string d = sim->dir();
     std::ofstream(d + "/plan.csv") << ibw::lab::plan_csv(lab);
     config = d + "/ibwarden.yaml";
-    std::ofstream(config)
-        << "fabric:\n  name: lab\n  plan: plan.csv\n  discovery: live\n"
-        << "opensm:\n  log: opensm.log\n  poll: 100ms\n  rediscover_delay: 200ms\n"
-        << "  read_existing: true\n"
-        << "counters:\n  interval: " << counters_interval << "\n  jump_threshold: 100\n"
-        << "store:\n  path: ibwarden.db\nlog:\n  level: debug\n";
+    std::ofstream(config) << "fabric:\n  name: lab\n  plan: plan.csv\n  discovery: live\n"
+                          << "opensm:\n  log: opensm.log\n  dump_dir: .\n  poll: 100ms\n"
+                          << "  rediscover_delay: 200ms\n"
+                          << "  read_existing: true\n"
+                          << "counters:\n  interval: " << counters_interval
+                          << "\n  jump_threshold: 100\n"
+                          << "store:\n  path: ibwarden.db\nlog:\n  level: debug\n";
   }
   Daemon daemon(const std::string& log_name = "daemon.log") {
     return Daemon({config, sim->dir(), sim->sockname(), sim->dir() + "/" + log_name});
@@ -88,6 +91,7 @@ TEST_CASE("watch: Unlink/ReLink become link_down/link_up naming port, peer and c
       [](const json& j) { return has_event(j, "link_up", "leaf001", 2); },
       std::chrono::seconds(10));
   CHECK(has_event(events, "link_up", "leaf001", 2));
+  CHECK(d.log().find("\"routing tables loaded\"") != std::string::npos);  // opensm-lfts.dump
   auto ports = query_json("ports", w.config, {"--node", "leaf001"});
   const json* p = find_port(ports, "leaf001", 2);
   REQUIRE(p);
