@@ -18,6 +18,7 @@ Commands:
   events        print stored events
   ports         print the last known state and counters of every port
   route         trace a static route, or list the LID pairs whose route crosses a port
+  rules         validate a rules file (ibwarden rules validate FILE)
 
 Run `ibwarden COMMAND --help` for the options of a command.
 )";
@@ -44,6 +45,7 @@ int run_cli(int argc, char** argv) {
   if (cmd == "events") return cmd_events(argc, argv, 2);
   if (cmd == "ports") return cmd_ports(argc, argv, 2);
   if (cmd == "route") return cmd_route(argc, argv, 2);
+  if (cmd == "rules") return cmd_rules(argc, argv, 2);
   std::cerr << "ibwarden: unknown command \"" << cmd << "\"\n\n" << kUsage;
   return 2;
 }

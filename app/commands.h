@@ -11,5 +11,6 @@ int cmd_check_config(int argc, char** argv, int first);
 int cmd_events(int argc, char** argv, int first);
 int cmd_ports(int argc, char** argv, int first);
 int cmd_route(int argc, char** argv, int first);
+int cmd_rules(int argc, char** argv, int first);
 
 }  // namespace ibw::app

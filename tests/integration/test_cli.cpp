@@ -77,6 +77,28 @@ TEST_CASE("cli: a bad plan fails with every error as file:line: field", "[cli]")
   std::filesystem::remove_all(d);
 }
 
+TEST_CASE("cli: rules validate accepts the shipped rules and names every problem", "[cli]") {
+  auto ok = sh(kBin + " rules validate " + std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
+  CHECK(ok.status == 0);
+  CHECK(ok.text.find(": ok") != std::string::npos);
+  std::string d = tmpdir("rules");
+  std::ofstream(d + "/bad.yaml") << "rules:\n"
+                                    "  - name: r1\n"
+                                    "    type: symbol_errorz\n"
+                                    "    action: disable\n"
+                                    "  - name: r1\n"
+                                    "    type: link_flap\n"
+                                    "    action: explode\n";
+  auto bad = sh(kBin + " rules validate " + d + "/bad.yaml");
+  CHECK(bad.status == 2);
+  CHECK(bad.text.find(d + "/bad.yaml:3: ") != std::string::npos);  // unknown type
+  CHECK(bad.text.find(d + "/bad.yaml:7: ") != std::string::npos);  // bad action
+  CHECK(bad.text.find(d + "/bad.yaml:5: ") != std::string::npos);  // duplicate name
+  CHECK(sh(kBin + " rules validate").status == 2);
+  CHECK(sh(kBin + " rules --help").status == 0);
+  std::filesystem::remove_all(d);
+}
+
 TEST_CASE("cli: formats and --output on a generated 3-tier fabric", "[cli]") {
   std::string d = tmpdir("formats");
   REQUIRE(sh(std::string(IBW_LABGEN) + " --out " + d +

@@ -1,0 +1,90 @@
+// Pure rule evaluation: a RuleSet over per-port windows of recent counter deltas and link
+// events gives verdicts. No I/O and no clock: `now_us` and every time come from the caller.
+//
+// Semantics (one verdict per firing rule and port; error_counters one per firing counter):
+//  - symbol_errors: BER = SymbolErrorCounter deltas in (now - window, now] /
+//    (lane_gbps(active speed) * 1e9 * active lanes * window seconds). The configured window,
+//    not the observed span, is the denominator: a short history cannot inflate the estimate,
+//    so the test is a per-speed count per window (NDR 4x, 12m, BER 1e-14 = 3.06 errors).
+//    Fires at BER >= the speed's threshold, or when one sweep's delta >= jump. Saturated
+//    deltas count as their value and are marked at_least.
+//  - link_flap: flaps in the window >= cycles. Flap counting (never double counts one flap):
+//      a) link_down events from both windows (this port's and its peer's), sorted, with downs
+//         less than kFlapMergeUs apart merged into one (each end reports the same drop);
+//      b) LinkDownedCounter deltas summed per end; both ends count the same drop, so the
+//         counter estimate is the larger end's sum, never the total;
+//      flaps = max(a, b): events and counters see the same flaps, so they are not added.
+//  - link_degraded: active lanes or speed below the plan and/or enabled expectation (`below`);
+//    unknown (0) expectations are skipped.
+//  - error_counters: {delta: N} sums the window's deltas; {rate_per_s: X} takes the highest
+//    single-sweep rate in the window.
+//  - confirm both_ends: the peer's window (found by peer_guid/peer_port) fires the same rule;
+//    errors_and_flap: at least one flap (as above) in the rule's window.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fabric/speed.h"
+#include "ingest/counter_tracker.h"
+#include "rules/rules.h"
+
+namespace ibw::rules {
+
+inline constexpr int64_t kFlapMergeUs = 10'000'000;  // netfix's 10 s skew (prior-art 3.2)
+
+struct LinkEvent {
+  int64_t time_us = 0;
+  bool down = true;        // link_down; false: link_up
+  bool from_peer = false;  // reported by the far end
+};
+
+struct PortWindow {
+  uint64_t node_guid = 0;
+  int port = 0;
+  uint64_t peer_guid = 0;  // 0 when the peer is unknown
+  int peer_port = 0;
+  int active_width = 0;  // lanes
+  fabric::Speed active_speed = fabric::Speed::unknown;
+  int plan_width = 0;  // 0 / unknown when not known
+  fabric::Speed plan_speed = fabric::Speed::unknown;
+  int enabled_width = 0;  // best both ends have enabled
+  fabric::Speed enabled_speed = fabric::Speed::unknown;
+  std::vector<ingest::CounterDelta> deltas;  // time-ordered by sample.time_us
+  std::vector<LinkEvent> events;             // time-ordered
+};
+
+struct Evidence {
+  int64_t window_us = 0;
+  std::string counter;     // counter name when the rule is about one counter
+  uint64_t total = 0;      // sum of deltas in the window
+  uint64_t max_delta = 0;  // largest one-sweep delta in the window
+  double max_rate = 0;     // highest per-sweep rate (per second)
+  int samples = 0;         // deltas used
+  bool at_least = false;   // a saturated delta was included
+  double ber = 0;          // symbol_errors estimate (0 when speed/width unknown)
+  double threshold = 0;    // the limit that was crossed
+  int flaps = 0;
+  std::vector<int64_t> event_times;  // link_down times used (merged)
+  int active_width = 0, expected_width = 0;
+  fabric::Speed active_speed = fabric::Speed::unknown, expected_speed = fabric::Speed::unknown;
+};
+
+struct Verdict {
+  std::string rule;
+  RuleType type = RuleType::symbol_errors;
+  Action action = Action::none;
+  ingest::Severity severity = ingest::Severity::warning;
+  uint64_t node_guid = 0;
+  int port = 0;
+  bool confirmed = false;   // the rule's confirm requirement is met (always true for none)
+  std::string explanation;  // one human line
+  Evidence evidence;
+};
+
+// Every enabled rule over every port, in input order (ports outer, rules inner).
+std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow>& ports,
+                              int64_t now_us);
+
+}  // namespace ibw::rules

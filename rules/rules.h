@@ -1,0 +1,91 @@
+// Health rules: what the rule file (YAML, strict) says and the compiled RuleSet that
+// evaluate() (rules/evaluate.h) runs over per-port windows.
+//
+// File format: a top-level `rules:` list. Every rule has `name` (unique), `type`
+// (symbol_errors | link_flap | link_degraded | error_counters), `enabled` (default true),
+// `action` (disable | isolate | work_order | none), `severity` (info | warning | error |
+// critical), optional `confirm` (none | both_ends | errors_and_flap) and type-specific keys:
+//   symbol_errors:  ber_threshold {SDR..XDR, default: number}, window (12m), jump (count)
+//   link_flap:      cycles (5), window (1m)
+//   link_degraded:  below (plan | enabled | both; default both)
+//   error_counters: window (1m), counters {CounterName: {delta: N} | {rate_per_s: X}}
+// Loading collects every problem as file:line: field: message before failing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fabric/diagnostics.h"
+#include "fabric/speed.h"
+#include "ingest/counters.h"
+#include "ingest/event.h"
+
+namespace ibw::rules {
+
+enum class RuleType : uint8_t { symbol_errors, link_flap, link_degraded, error_counters };
+enum class Action : uint8_t { disable, isolate, work_order, none };
+enum class Confirm : uint8_t { none, both_ends, errors_and_flap };
+// Which expectation link_degraded compares against; `both` means any known one.
+enum class DegradedBelow : uint8_t { plan, enabled, both };
+
+std::string_view rule_type_name(RuleType t);
+std::optional<RuleType> parse_rule_type(std::string_view s);
+std::string_view action_name(Action a);
+std::optional<Action> parse_action(std::string_view s);
+std::string_view confirm_name(Confirm c);
+std::optional<Confirm> parse_confirm(std::string_view s);
+
+// Counters error_counters rules may name.
+inline constexpr std::array<ingest::Counter, 5> kRuleCounters = {
+    ingest::Counter::PortRcvErrors, ingest::Counter::LinkErrorRecoveryCounter,
+    ingest::Counter::LocalLinkIntegrityErrors, ingest::Counter::ExcessiveBufferOverrunErrors,
+    ingest::Counter::PortXmitDiscards};
+
+// One limit of an error_counters rule: exactly one of delta (sum over the rule window) or
+// rate_per_s (highest per-sweep rate in the window) is set (> 0).
+struct CounterLimit {
+  ingest::Counter counter = ingest::Counter::PortRcvErrors;
+  uint64_t delta = 0;
+  double rate_per_s = 0;
+};
+
+inline constexpr size_t kSpeedCount = static_cast<size_t>(fabric::Speed::xdr) + 1;
+
+struct Rule {
+  std::string name;
+  RuleType type = RuleType::symbol_errors;
+  bool enabled = true;
+  Action action = Action::none;
+  ingest::Severity severity = ingest::Severity::warning;
+  Confirm confirm = Confirm::none;
+  int line = 0;  // where the rule starts in its file
+
+  int64_t window_us = 0;  // symbol_errors 12m, link_flap / error_counters 1m, degraded 1m
+  // symbol_errors: BER threshold per active speed (indexed by fabric::Speed; the compiled
+  // table already has `default` filled in; 0 = no BER check at that speed) and the one-sweep
+  // fast path (0 = off).
+  std::array<double, kSpeedCount> ber_threshold{};
+  uint64_t jump = 0;
+  int cycles = 5;                             // link_flap
+  DegradedBelow below = DegradedBelow::both;  // link_degraded
+  std::vector<CounterLimit> counters;         // error_counters
+};
+
+struct RuleSet {
+  std::string file;
+  std::vector<Rule> rules;
+  const Rule* find(std::string_view name) const;
+};
+
+// Parses rule-file text; throws fabric::InputError with every diagnostic.
+RuleSet parse_rules(std::string_view text, const std::string& file);
+// Reads and parses a rule file; throws fabric::InputError (unreadable file included).
+RuleSet load_rules(const std::string& path);
+// For `ibwarden rules validate FILE`: every diagnostic, empty when the file is valid.
+std::vector<fabric::Diagnostic> validate_rules_file(const std::string& path);
+
+}  // namespace ibw::rules

@@ -1,0 +1,207 @@
+// Rule-file passes 2 and 3: validate each raw rule field by field (all problems collected),
+// then compile: per-type defaults, the per-speed BER table, unique names. Also the public
+// load/parse/validate entry points.
+#include <map>
+
+#include "rules/loader_detail.h"
+
+namespace ibw::rules {
+namespace loader_detail {
+
+constexpr std::string_view kCommonKeys[] = {"name",   "type",     "enabled",
+                                            "action", "severity", "confirm"};
+
+std::vector<std::string_view> type_keys(std::optional<RuleType> t) {
+  switch (t.value_or(RuleType::symbol_errors)) {
+    case RuleType::symbol_errors:
+      if (t) return {"ber_threshold", "window", "jump"};
+      break;
+    case RuleType::link_flap:
+      return {"cycles", "window"};
+    case RuleType::link_degraded:
+      return {"below"};
+    case RuleType::error_counters:
+      return {"window", "counters"};
+  }
+  // Type unknown: accept any type's key so only the type itself is reported.
+  return {"ber_threshold", "window", "jump", "cycles", "below", "counters"};
+}
+
+// Pass 2 output: the rule plus what compile needs to know about what was given.
+struct Parsed {
+  Rule rule;
+  bool ok = true;  // name and type are usable
+  int name_line = 0;
+  std::optional<double> ber_default;
+  std::array<bool, kSpeedCount> ber_given{};
+};
+
+void read_counters(const RawField& f, Fields& rd, Rule& rule) {
+  each_entry(f, rd.sink, [&](const std::string& name, int line, const YAML::Node& v) {
+    std::string path = f.key + "." + name;
+    auto c = ingest::parse_counter(name);
+    if (!c || std::find(kRuleCounters.begin(), kRuleCounters.end(), *c) == kRuleCounters.end())
+      return rd.sink.add(line, path, unknown("counter", name, rule_counter_names()));
+    CounterLimit limit{*c};
+    RawField inner{path, line, v};
+    int given = 0;
+    each_entry(inner, rd.sink, [&](const std::string& k, int kline, const YAML::Node& kv) {
+      if (k == "delta") {
+        ++given;
+        if (auto n = rd.count(kv, kline, path + ".delta", 1, 1ULL << 48)) limit.delta = *n;
+      } else if (k == "rate_per_s") {
+        ++given;
+        if (auto x = rd.number(kv, kline, path + ".rate_per_s", 0, 1e12)) limit.rate_per_s = *x;
+      } else {
+        rd.sink.add(kline, path + "." + k, unknown("key", k, {"delta", "rate_per_s"}));
+      }
+    });
+    if (v.IsMap() && given != 1)
+      return rd.sink.add(line, path, "give exactly one of delta or rate_per_s");
+    if (limit.delta || limit.rate_per_s) rule.counters.push_back(limit);
+  });
+  if (f.value.IsMap() && f.value.size() == 0) rd.sink.add(f.line, f.key, "must not be empty");
+}
+
+Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
+  Fields rd{sink};
+  Parsed p;
+  Rule& r = p.rule;
+  r.line = raw.line;
+  std::optional<RuleType> type;
+  if (const RawField* f = raw.get("type"))
+    type = rd.choice<RuleType>(f->value, f->line, "type", parse_rule_type,
+                               {"symbol_errors", "link_flap", "link_degraded", "error_counters"});
+  for (std::string_view req : {"name", "type", "action", "severity"})
+    if (!raw.get(req)) sink.add(raw.line, std::string(req), "missing (every rule needs it)");
+  p.ok = type.has_value() && raw.get("name");
+  if (type) r.type = *type;
+  std::vector<std::string_view> known(std::begin(kCommonKeys), std::end(kCommonKeys));
+  for (auto k : type_keys(type)) known.push_back(k);
+
+  for (const RawField& f : raw.fields) {
+    const YAML::Node& v = f.value;
+    if (std::find(known.begin(), known.end(), f.key) == known.end()) {
+      sink.add(f.line, f.key, unknown("key", f.key, known));
+    } else if (f.key == "name") {
+      p.name_line = f.line;
+      if (auto s = rd.scalar(v, f.line, f.key))
+        r.name = *s;
+      else
+        p.ok = false;
+    } else if (f.key == "enabled") {
+      auto s = rd.scalar(v, f.line, f.key);
+      if (s && (*s == "true" || *s == "false"))
+        r.enabled = *s == "true";
+      else if (s)
+        sink.add(f.line, f.key, "\"" + *s + "\" is not true or false");
+    } else if (f.key == "action") {
+      if (auto a = rd.choice<Action>(v, f.line, f.key, parse_action,
+                                     {"disable", "isolate", "work_order", "none"}))
+        r.action = *a;
+    } else if (f.key == "severity") {
+      if (auto s = rd.choice<ingest::Severity>(v, f.line, f.key, parse_severity,
+                                               {"info", "warning", "error", "critical"}))
+        r.severity = *s;
+    } else if (f.key == "confirm") {
+      if (auto c = rd.choice<Confirm>(v, f.line, f.key, parse_confirm,
+                                      {"none", "both_ends", "errors_and_flap"})) {
+        r.confirm = *c;
+        if (*c == Confirm::errors_and_flap && type &&
+            (*type == RuleType::link_flap || *type == RuleType::link_degraded))
+          sink.add(f.line, f.key, "errors_and_flap only applies to error rules");
+      }
+    } else if (f.key == "window") {
+      if (auto d = rd.duration(v, f.line, f.key)) r.window_us = *d;
+    } else if (f.key == "jump") {
+      if (auto n = rd.count(v, f.line, f.key, 1, 1ULL << 48)) r.jump = *n;
+    } else if (f.key == "cycles") {
+      if (auto n = rd.count(v, f.line, f.key, 1, 10000)) r.cycles = static_cast<int>(*n);
+    } else if (f.key == "below") {
+      if (auto b =
+              rd.choice<DegradedBelow>(v, f.line, f.key, parse_below, {"plan", "enabled", "both"}))
+        r.below = *b;
+    } else if (f.key == "counters") {
+      read_counters(f, rd, r);
+    } else if (f.key == "ber_threshold") {
+      each_entry(f, sink, [&](const std::string& k, int line, const YAML::Node& kv) {
+        std::string path = f.key + "." + k;
+        auto speed = fabric::parse_speed(k);
+        if (k != "default" && (!speed || *speed == fabric::Speed::unknown))
+          return sink.add(line, path,
+                          unknown("speed", k,
+                                  {"default", "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR",
+                                   "NDR", "XDR"}));
+        auto x = rd.number(kv, line, path, 0, 1e-3);
+        if (!x) return;
+        if (k == "default")
+          p.ber_default = *x;
+        else
+          r.ber_threshold[static_cast<size_t>(*speed)] = *x,
+          p.ber_given[static_cast<size_t>(*speed)] = true;
+      });
+    }
+  }
+  if (type == RuleType::symbol_errors && !raw.get("ber_threshold") && !raw.get("jump"))
+    sink.add(raw.line, "ber_threshold", "symbol_errors needs ber_threshold or jump");
+  if (type == RuleType::error_counters && !raw.get("counters"))
+    sink.add(raw.line, "counters", "missing (error_counters needs at least one counter)");
+  return p;
+}
+
+// Pass 3: defaults per type, the BER table, unique names.
+RuleSet compile(std::vector<Parsed> parsed, const std::string& file, DiagnosticSink& sink) {
+  RuleSet set;
+  set.file = file;
+  std::map<std::string, int> names;  // name -> line of its first rule
+  for (auto& p : parsed) {
+    Rule& r = p.rule;
+    if (p.ok) {
+      auto [it, fresh] = names.emplace(r.name, r.line);
+      if (!fresh)
+        sink.add(
+            p.name_line, "name",
+            "\"" + r.name + "\" is already used by the rule at line " + std::to_string(it->second));
+    }
+    if (!r.window_us)
+      r.window_us = r.type == RuleType::symbol_errors ? 12 * 60'000'000LL : 60'000'000LL;
+    for (size_t s = 1; s < kSpeedCount; ++s)
+      if (!p.ber_given[s]) r.ber_threshold[s] = p.ber_default.value_or(0);
+    set.rules.push_back(std::move(r));
+  }
+  return set;
+}
+
+}  // namespace loader_detail
+
+RuleSet parse_rules(std::string_view text, const std::string& file) {
+  fabric::DiagnosticSink sink(file);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    sink.add(e.mark.line + 1, "", "YAML syntax error: " + e.msg);
+    sink.throw_if_any();
+  }
+  std::vector<loader_detail::Parsed> parsed;
+  for (const auto& raw : loader_detail::read(root, sink))
+    parsed.push_back(loader_detail::validate(raw, sink));
+  RuleSet set = loader_detail::compile(std::move(parsed), file, sink);
+  sink.throw_if_any();
+  return set;
+}
+
+RuleSet load_rules(const std::string& path) {
+  return parse_rules(fabric::read_file(path), path);
+}
+
+std::vector<fabric::Diagnostic> validate_rules_file(const std::string& path) {
+  try {
+    load_rules(path);
+  } catch (const fabric::InputError& e) {
+    return e.diagnostics();
+  }
+  return {};
+}
+
+}  // namespace ibw::rules

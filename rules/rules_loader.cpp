@@ -1,0 +1,188 @@
+// Rule-file pass 1 (YAML -> raw rules with line numbers, structural problems, repeated keys),
+// the shared field helpers (durations, did-you-mean) and the rule vocabulary names.
+// Passes 2 and 3 are in rules_compile.cpp.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "rules/loader_detail.h"
+
+namespace ibw::rules {
+namespace loader_detail {
+
+int line_of(const YAML::Node& n) {
+  return n.Mark().line + 1;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] != b[j - 1])});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown type \"x\" (did you mean \"y\"?); known: a, b"
+std::string unknown(std::string_view what, std::string_view got,
+                    const std::vector<std::string_view>& known) {
+  std::string list, hint;
+  size_t best = 3;
+  for (auto k : known) {
+    list += (list.empty() ? "" : ", ") + std::string(k);
+    if (size_t d = edit_distance(got, k); d < best) best = d, hint = std::string(k);
+  }
+  return "unknown " + std::string(what) + " \"" + std::string(got) + "\"" +
+         (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") + "; known: " + list;
+}
+
+std::optional<int64_t> parse_duration(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i == 0 || i == s.size()) return std::nullopt;
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + i, n);
+  if (ec != std::errc() || n <= 0) return std::nullopt;
+  std::string_view unit = s.substr(i);
+  int64_t mult = unit == "ms"  ? 1'000
+                 : unit == "s" ? 1'000'000
+                 : unit == "m" ? 60'000'000
+                 : unit == "h" ? 3'600'000'000LL
+                               : 0;
+  if (!mult || n > INT64_MAX / mult) return std::nullopt;
+  return n * mult;
+}
+
+// Pass 1: the YAML tree into raw rules; structural problems and repeated keys.
+std::vector<RawRule> read(const YAML::Node& root, DiagnosticSink& sink) {
+  std::vector<RawRule> out;
+  if (!root.IsMap()) {
+    sink.add(root ? line_of(root) : 0, "", "expected a map with a `rules:` list");
+    return out;
+  }
+  YAML::Node list;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (key == "rules")
+      list = it->second;
+    else
+      sink.add(line_of(it->first), key, unknown("key", key, {"rules"}));
+  }
+  if (!list) {
+    sink.add(0, "rules", "missing `rules:` list");
+    return out;
+  }
+  if (!list.IsSequence()) {
+    sink.add(line_of(list), "rules", "expected a list of rules");
+    return out;
+  }
+  for (const auto& item : list) {
+    if (!item.IsMap()) {
+      sink.add(line_of(item), "rules", "each rule must be a map of settings");
+      continue;
+    }
+    RawRule r;
+    r.line = line_of(item);
+    for (auto it = item.begin(); it != item.end(); ++it) {
+      RawField f{it->first.IsScalar() ? it->first.Scalar() : "", line_of(it->first), it->second};
+      if (r.get(f.key)) {
+        sink.add(f.line, f.key, "key given twice");
+        continue;
+      }
+      r.fields.push_back(std::move(f));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::optional<ingest::Severity> parse_severity(std::string_view s) {
+  for (auto sev : {ingest::Severity::info, ingest::Severity::warning, ingest::Severity::error,
+                   ingest::Severity::critical})
+    if (ingest::severity_name(sev) == s) return sev;
+  return std::nullopt;
+}
+std::optional<DegradedBelow> parse_below(std::string_view s) {
+  if (s == "plan") return DegradedBelow::plan;
+  if (s == "enabled") return DegradedBelow::enabled;
+  if (s == "both") return DegradedBelow::both;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> rule_counter_names() {
+  std::vector<std::string_view> out;
+  for (auto c : kRuleCounters) out.push_back(ingest::counter_name(c));
+  return out;
+}
+
+}  // namespace loader_detail
+
+std::string_view rule_type_name(RuleType t) {
+  switch (t) {
+    case RuleType::symbol_errors:
+      return "symbol_errors";
+    case RuleType::link_flap:
+      return "link_flap";
+    case RuleType::link_degraded:
+      return "link_degraded";
+    case RuleType::error_counters:
+      return "error_counters";
+  }
+  return "?";
+}
+std::optional<RuleType> parse_rule_type(std::string_view s) {
+  for (auto t : {RuleType::symbol_errors, RuleType::link_flap, RuleType::link_degraded,
+                 RuleType::error_counters})
+    if (rule_type_name(t) == s) return t;
+  return std::nullopt;
+}
+std::string_view action_name(Action a) {
+  switch (a) {
+    case Action::disable:
+      return "disable";
+    case Action::isolate:
+      return "isolate";
+    case Action::work_order:
+      return "work_order";
+    case Action::none:
+      return "none";
+  }
+  return "?";
+}
+std::optional<Action> parse_action(std::string_view s) {
+  for (auto a : {Action::disable, Action::isolate, Action::work_order, Action::none})
+    if (action_name(a) == s) return a;
+  return std::nullopt;
+}
+std::string_view confirm_name(Confirm c) {
+  switch (c) {
+    case Confirm::none:
+      return "none";
+    case Confirm::both_ends:
+      return "both_ends";
+    case Confirm::errors_and_flap:
+      return "errors_and_flap";
+  }
+  return "?";
+}
+std::optional<Confirm> parse_confirm(std::string_view s) {
+  for (auto c : {Confirm::none, Confirm::both_ends, Confirm::errors_and_flap})
+    if (confirm_name(c) == s) return c;
+  return std::nullopt;
+}
+
+const Rule* RuleSet::find(std::string_view name) const {
+  for (const auto& r : rules)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+}  // namespace ibw::rules
