@@ -1,0 +1,131 @@
+// PortInfo Get/Set over LID-routed SMPs with libibmad; see port_control.h.
+#include "actions/port_control.h"
+
+#include <infiniband/mad.h>
+
+#include <stdexcept>
+
+namespace ibw::actions {
+namespace port_control_detail {
+
+constexpr uint8_t kPhysPolling = 2;
+constexpr uint8_t kPhysDisabled = 3;
+constexpr uint8_t kPortStateNop = 0;
+
+std::string where(uint16_t lid, int port) {
+  return "LID " + std::to_string(lid) + " port " + std::to_string(port);
+}
+
+PortReading reading(uint8_t* info) {
+  PortReading r;
+  r.link_state = static_cast<uint8_t>(mad_get_field(info, 0, IB_PORT_STATE_F));
+  r.phys_state = static_cast<uint8_t>(mad_get_field(info, 0, IB_PORT_PHYS_STATE_F));
+  return r;
+}
+
+ib_portid_t lid_portid(uint16_t lid) {
+  ib_portid_t id{};
+  ib_portid_set(&id, lid, 0, 0);
+  return id;
+}
+
+}  // namespace port_control_detail
+
+std::string_view link_state_name(uint8_t state) {
+  switch (state) {
+    case 0:
+      return "NoChange";
+    case 1:
+      return "Down";
+    case 2:
+      return "Init";
+    case 3:
+      return "Armed";
+    case 4:
+      return "Active";
+  }
+  return "?";
+}
+
+std::string_view phys_state_name(uint8_t state) {
+  switch (state) {
+    case 0:
+      return "NoChange";
+    case 1:
+      return "Sleep";
+    case 2:
+      return "Polling";
+    case 3:
+      return "Disabled";
+    case 4:
+      return "PortConfigurationTraining";
+    case 5:
+      return "LinkUp";
+    case 6:
+      return "LinkErrorRecovery";
+    case 7:
+      return "PhyTest";
+  }
+  return "?";
+}
+
+void PortController::Closer::operator()(ibmad_port* p) const {
+  mad_rpc_close_port(p);
+}
+
+PortController::PortController(const std::string& ca, int ca_port, unsigned timeout_ms)
+    : timeout_ms_(timeout_ms) {
+  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
+  std::string name = ca;
+  port_.reset(mad_rpc_open_port(name.empty() ? nullptr : name.data(), ca_port, classes, 2));
+  if (!port_)
+    throw std::runtime_error("cannot open the local port (CA " +
+                             (ca.empty() ? std::string("(default)") : ca) + " port " +
+                             std::to_string(ca_port) + ") for SMPs: is umad accessible?");
+  if (timeout_ms_ != 0) mad_rpc_set_timeout(port_.get(), static_cast<int>(timeout_ms_));
+}
+
+PortController::~PortController() = default;
+
+PortReading PortController::query(uint16_t lid, int port) {
+  namespace pd = port_control_detail;
+  if (lid == 0 || port < 0 || port > 254)
+    throw std::runtime_error("port query: bad address " + pd::where(lid, port));
+  ib_portid_t id = pd::lid_portid(lid);
+  uint8_t info[IB_SMP_DATA_SIZE] = {};
+  if (!smp_query_via(info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), 0, port_.get()))
+    throw std::runtime_error("PortInfo Get failed for " + pd::where(lid, port) +
+                             " (no answer: unknown LID, unreachable, or no such port)");
+  return pd::reading(info);
+}
+
+PortChange PortController::disable(uint16_t lid, int port) {
+  return set_phys_state(lid, port, port_control_detail::kPhysDisabled, "disable");
+}
+
+PortChange PortController::enable(uint16_t lid, int port) {
+  return set_phys_state(lid, port, port_control_detail::kPhysPolling, "enable");
+}
+
+PortChange PortController::set_phys_state(uint16_t lid, int port, uint8_t phys_state,
+                                          const char* op) {
+  namespace pd = port_control_detail;
+  if (lid == 0 || port < 1 || port > 254)
+    throw std::runtime_error(std::string(op) + ": bad address " + pd::where(lid, port));
+  ib_portid_t id = pd::lid_portid(lid);
+  uint8_t info[IB_SMP_DATA_SIZE] = {};
+  if (!smp_query_via(info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), 0, port_.get()))
+    throw std::runtime_error(std::string(op) + ": PortInfo Get failed for " + pd::where(lid, port));
+  PortChange change;
+  change.before = pd::reading(info);
+  mad_set_field(info, 0, IB_PORT_PHYS_STATE_F, phys_state);
+  mad_set_field(info, 0, IB_PORT_STATE_F, pd::kPortStateNop);
+  if (!smp_set_via(info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), 0, port_.get()))
+    throw std::runtime_error(std::string(op) + ": PortInfo Set failed for " + pd::where(lid, port) +
+                             " (no answer or error status)");
+  change.set_reply = pd::reading(info);
+  change.after = query(lid, port);
+  return change;
+}
+
+}  // namespace ibw::actions

@@ -1,0 +1,56 @@
+// Port control over SMPs, as `ibportstate <lid> <port> disable|enable|query` does it:
+// PortInfo Get, then PortInfo Set of the same record with PortPhysicalState 3 (Disabled) to
+// disable or 2 (Polling) to enable and PortState 0 (NOP), then a PortInfo Get to read back.
+// Ports are addressed by the LID of their node (a switch's port-0 LID) and the port number.
+// Needs a local umad port (on ibsim: run under umad2sim). Never consults the guard
+// (actions/guard.h): callers decide first. Not thread-safe: one controller per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+struct ibmad_port;
+
+namespace ibw::actions {
+
+struct PortReading {
+  uint8_t link_state = 0;  // PortInfo.PortState: 1 Down, 2 Init, 3 Armed, 4 Active
+  uint8_t phys_state = 0;  // PortInfo.PortPhysicalState: 2 Polling, 3 Disabled, 5 LinkUp ...
+};
+
+struct PortChange {
+  PortReading before;
+  PortReading set_reply;  // as the Set's GetResp reported it
+  PortReading after;      // a fresh PortInfo Get after the Set
+};
+
+std::string_view link_state_name(uint8_t state);  // "Down", "Init", "Armed", "Active", ...
+std::string_view phys_state_name(uint8_t state);  // "Polling", "Disabled", "LinkUp", ...
+
+class PortController {
+ public:
+  // Opens the local port for SMPs; ca empty = first CA, ca_port 0 = first active port.
+  // Throws std::runtime_error when it cannot.
+  explicit PortController(const std::string& ca = "", int ca_port = 0, unsigned timeout_ms = 0);
+  ~PortController();
+  PortController(const PortController&) = delete;
+  PortController& operator=(const PortController&) = delete;
+
+  // Each throws std::runtime_error naming the LID, port and operation on failure.
+  PortReading query(uint16_t lid, int port);
+  PortChange disable(uint16_t lid, int port);
+  PortChange enable(uint16_t lid, int port);
+
+ private:
+  PortChange set_phys_state(uint16_t lid, int port, uint8_t phys_state, const char* op);
+
+  struct Closer {
+    void operator()(ibmad_port* p) const;
+  };
+  std::unique_ptr<ibmad_port, Closer> port_;
+  unsigned timeout_ms_ = 0;
+};
+
+}  // namespace ibw::actions

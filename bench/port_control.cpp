@@ -1,0 +1,101 @@
+// ibw-bench-port_control: disables, enables or queries one port over SMPs with
+// actions/port_control.h and prints one JSON line:
+//   {"op":"disable","lid":3,"port":5,"before":{"link_state":"Active","phys_state":"LinkUp",...},
+//    "set_reply":{...},"after":{...}}
+// (query prints only "after"). On failure: {"op":...,"error":"..."} and exit status 1; usage
+// errors exit 2. Must run attached to a fabric (on ibsim: under umad2sim). The guard is not
+// consulted. Used by tests/integration/test_port_control*.cpp.
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "actions/port_control.h"
+
+namespace {
+
+using ibw::actions::PortReading;
+using nlohmann::json;
+
+[[noreturn]] void usage(const std::string& why) {
+  std::cerr << "ibw-bench-port_control: " << why << "\n"
+            << "usage: ibw-bench-port_control --lid L --port P [--ca NAME] [--ca-port N] "
+               "[--timeout-ms MS] (disable|enable|query)\n";
+  std::exit(2);
+}
+
+unsigned long number(const std::string& text, const std::string& flag) {
+  try {
+    size_t used = 0;
+    unsigned long v = std::stoul(text, &used, 0);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  usage("bad number for " + flag + ": " + text);
+}
+
+json to_json(const PortReading& r) {
+  return {{"link_state", std::string(ibw::actions::link_state_name(r.link_state))},
+          {"phys_state", std::string(ibw::actions::phys_state_name(r.phys_state))},
+          {"link_state_code", r.link_state},
+          {"phys_state_code", r.phys_state}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  unsigned long lid = 0, port = 0, ca_port = 0, timeout_ms = 0;
+  bool have_port = false;
+  std::string ca, op;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(flag + " needs a value");
+      return argv[++i];
+    };
+    if (flag == "--lid") {
+      lid = number(value(), flag);
+    } else if (flag == "--port") {
+      port = number(value(), flag);
+      have_port = true;
+    } else if (flag == "--ca") {
+      ca = value();
+    } else if (flag == "--ca-port") {
+      ca_port = number(value(), flag);
+    } else if (flag == "--timeout-ms") {
+      timeout_ms = number(value(), flag);
+    } else if (flag == "disable" || flag == "enable" || flag == "query") {
+      if (!op.empty()) usage("give one operation");
+      op = flag;
+    } else {
+      usage("unknown argument " + flag);
+    }
+  }
+  if (op.empty()) usage("give disable, enable or query");
+  if (lid == 0 || lid > 0xbfff) usage("--lid must be a unicast LID");
+  if (!have_port || port > 254) usage("--port must be 0-254");
+
+  json out = {{"op", op}, {"lid", lid}, {"port", port}};
+  try {
+    ibw::actions::PortController control(ca, static_cast<int>(ca_port),
+                                         static_cast<unsigned>(timeout_ms));
+    auto l = static_cast<uint16_t>(lid);
+    int p = static_cast<int>(port);
+    if (op == "query") {
+      out["after"] = to_json(control.query(l, p));
+    } else {
+      auto change = op == "disable" ? control.disable(l, p) : control.enable(l, p);
+      out["before"] = to_json(change.before);
+      out["set_reply"] = to_json(change.set_reply);
+      out["after"] = to_json(change.after);
+    }
+  } catch (const std::exception& e) {
+    out["error"] = e.what();
+    std::cout << out.dump() << "\n";
+    return 1;
+  }
+  std::cout << out.dump() << "\n";
+  return 0;
+}

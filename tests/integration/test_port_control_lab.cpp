@@ -1,0 +1,145 @@
+// Integration: SMP port control (actions/port_control.h) on a generated fat tree running on
+// real ibsim + OpenSM. The controller needs umad2sim, so it runs as ibw-bench-port_control
+// under SimLab::run. A leaf port toward a host (not the SM host) is disabled, checked through
+// the readback, `ibportstate query` and `iblinkinfo`, then enabled and seen back up.
+// Simulator-specific (ibsim, see ib-sim-lab.md "Known simulator quirks"): after a disable,
+// ibsim reports PhysState Disabled but may keep LinkState Active on the disabled side, so the
+// test asserts on PhysState only there and on the peer/iblinkinfo for the link being down.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "fabric/ibnetdiscover_parser.h"
+#include "fabric/model.h"
+#include "tests/lab/fat_tree.h"
+#include "tests/lab/sim_lab.h"
+
+using namespace ibw::lab;
+using nlohmann::json;
+
+namespace port_control_lab {
+
+// <build>/app/ibwarden -> <build>/bench/ibw-bench-port_control
+std::string control_binary() {
+  return (std::filesystem::path(IBW_BINARY).parent_path().parent_path() / "bench" /
+          "ibw-bench-port_control")
+      .string();
+}
+
+json control(const SimLab& sim, uint16_t lid, int port, const std::string& op) {
+  auto r = sim.run({control_binary(), "--timeout-ms", "2000", "--lid", std::to_string(lid),
+                    "--port", std::to_string(port), op},
+                   "", std::chrono::seconds(60));
+  INFO("ibw-bench-port_control " << op << ": " << r.out << r.err);
+  REQUIRE(r.status == 0);
+  return json::parse(r.out);
+}
+
+// The iblinkinfo line of switch port `port` on the switch whose block starts with `name`.
+std::string linkinfo_line(const std::string& text, const std::string& name, int port) {
+  bool in_switch = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("Switch:", 0) == 0 || line.rfind("CA:", 0) == 0) {
+      in_switch = line.find(name + ":") != std::string::npos;
+      continue;
+    }
+    if (!in_switch) continue;
+    // "      3    1[  ] ==( 4X ...": the LID, then the port number before '['.
+    size_t bracket = line.find('[');
+    if (bracket == std::string::npos) continue;
+    size_t start = line.find_last_of(' ', bracket);
+    if (start != std::string::npos &&
+        line.substr(start + 1, bracket - start - 1) == std::to_string(port))
+      return line;
+  }
+  return "";
+}
+
+}  // namespace port_control_lab
+
+using namespace port_control_lab;
+
+TEST_CASE("port control: disable and enable a leaf port toward a host",
+          "[integration][port_control]") {
+  REQUIRE(std::filesystem::exists(control_binary()));
+  FatTreeSpec spec;
+  spec.leaves = 2, spec.spines = 2, spec.hosts_per_leaf = 2;
+  Lab lab = make_fat_tree(spec);
+  SimLab sim({to_ibsim_net(lab)});
+  auto disc = sim.run({"ibnetdiscover"});
+  REQUIRE(disc.status == 0);
+  ibw::fabric::Fabric fab = ibw::fabric::parse_ibnetdiscover(disc.out, "ibnetdiscover");
+
+  // The second leaf's port 1 leads to a host; nodes[0] (the SM host) is on the first leaf.
+  int leaf_index = -1, leaves_seen = 0;
+  for (size_t i = 0; i < lab.nodes.size(); ++i)
+    if (lab.nodes[i].tier == 1 && ++leaves_seen == 2) leaf_index = static_cast<int>(i);
+  REQUIRE(leaf_index >= 0);
+  const std::string leaf_name = lab.description(leaf_index);
+  fab.reindex();
+  uint32_t leaf = fab.resolve(leaf_name);
+  REQUIRE(leaf != ibw::fabric::kNoNode);
+  const int port = 1;
+  const ibw::fabric::Port* lp = fab.node(leaf).port(port);
+  REQUIRE(lp != nullptr);
+  REQUIRE(lp->has_peer());
+  REQUIRE(fab.node(lp->peer_node).type == ibw::fabric::NodeType::ca);
+  const uint16_t leaf_lid = lp->lid;
+  const uint16_t host_lid = fab.node(lp->peer_node).port(lp->peer_port)->lid;
+  const std::string where = std::to_string(leaf_lid) + " " + std::to_string(port);
+  INFO(leaf_name << " LID " << leaf_lid << " port " << port << ", host LID " << host_lid);
+
+  json q = control(sim, leaf_lid, port, "query");
+  CHECK(q["after"]["phys_state"] == "LinkUp");
+  CHECK(q["after"]["link_state"] == "Active");
+
+  json off = control(sim, leaf_lid, port, "disable");
+  CHECK(off["before"]["phys_state"] == "LinkUp");
+  CHECK(off["after"]["phys_state"] == "Disabled");
+  WARN("after disable, " << leaf_name << "/" << port << " LinkState reads "
+                         << off["after"]["link_state"] << " (ibsim may keep Active)");
+
+  auto stock = sim.run({"ibportstate", std::to_string(leaf_lid), std::to_string(port), "query"});
+  INFO("ibportstate query: " << stock.out << stock.err);
+  // ibportstate then queries the peer over a directed route through the disabled port; that
+  // times out, so it exits non-zero after printing this port (seen on ibsim).
+  CHECK(stock.out.find("PhysLinkState:...................Disabled") != std::string::npos);
+
+  // The peer: the host is now unreachable or reports its port down (ibsim-specific detail).
+  auto peer = sim.run({"ibportstate", std::to_string(host_lid), "1", "query"});
+  WARN("peer (host LID " << host_lid << ") ibportstate: status " << peer.status << "\n"
+                         << peer.out << peer.err);
+  auto links = sim.run({"iblinkinfo"});
+  REQUIRE(links.status == 0);
+  std::string line = linkinfo_line(links.out, leaf_name, port);
+  INFO("iblinkinfo line: " << line);
+  CHECK(line.find("Disabled") != std::string::npos);
+
+  json on = control(sim, leaf_lid, port, "enable");
+  CHECK(on["before"]["phys_state"] == "Disabled");
+  std::string phys = on["after"]["phys_state"];
+  CHECK((phys == "Polling" || phys == "LinkUp"));
+
+  // On hardware the port trains (Polling -> LinkUp) and OpenSM's trap-triggered sweep makes
+  // it Active. ibsim (observed with ibsim-utils on this machine) leaves it in Polling: it does
+  // not train a link by itself. So this waits a few seconds, requires that the port left
+  // Disabled, and only reports whether it came back up.
+  json back;
+  for (int i = 0; i < 25; ++i) {
+    back = control(sim, leaf_lid, port, "query");
+    if (back["after"]["phys_state"] == "LinkUp" && back["after"]["link_state"] == "Active") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  CHECK(back["after"]["phys_state"] != "Disabled");
+  WARN("after enable and 5 s: " << back["after"].dump());
+}
