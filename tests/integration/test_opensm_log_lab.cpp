@@ -54,7 +54,7 @@ int count_kind(const Seen& seen, std::string_view kind) {
 
 }  // namespace
 
-TEST_CASE("opensm log lab: trap 128 for an unlinked leaf port, SUBNET UP", "[opensm][lab]") {
+TEST_CASE("opensm log lab: trap 128 for an unlinked leaf port - SUBNET UP", "[opensm][lab]") {
   FatTreeSpec spec;
   spec.leaves = 2;
   spec.spines = 2;

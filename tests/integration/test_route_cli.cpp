@@ -22,7 +22,7 @@ uint16_t lid_of(const ibw::fabric::Fabric& fab, const std::string& name) {
   return fab.node(n).ports[1].lid;
 }
 
-TEST_CASE("route: trace and crossing pairs through the CLI, LFTs read live",
+TEST_CASE("route: trace and crossing pairs through the CLI - LFTs read live",
           "[integration][route]") {
   ibw::lab::FatTreeSpec spec;
   spec.leaves = 3, spec.spines = 2, spec.hosts_per_leaf = 2;

@@ -229,7 +229,8 @@ RoutingTables min_hop_tables(const Fabric& fab, const LidIndex& lids) {
 
 using namespace routing_lab;
 
-TEST_CASE("routing: live LFTs, ibtracert paths and pairs on a fat tree", "[integration][routing]") {
+TEST_CASE("routing: live LFTs - ibtracert paths and pairs on a fat tree",
+          "[integration][routing]") {
   Lab lab = make_fat_tree(small_tree());
   size_t switches = 0;
   for (const auto& n : lab.nodes) switches += n.is_switch;
@@ -349,7 +350,7 @@ TEST_CASE("routing: live half of the routing lab test", "[.][routing-live-child]
   }
 }
 
-TEST_CASE("routing: pairs_crossing on a 1,024-host fat tree agrees with tracing",
+TEST_CASE("routing: pairs_crossing on a 1024-host fat tree agrees with tracing",
           "[integration][routing][perf]") {
   FatTreeSpec spec;
   spec.leaves = 32, spec.spines = 16, spec.hosts_per_leaf = 32;

@@ -58,7 +58,7 @@ const json* find_port(const json& ports, const std::string& node, int port) {
   return nullptr;
 }
 
-TEST_CASE("watch: Unlink/ReLink become link_down/link_up naming port, peer and cable",
+TEST_CASE("watch: Unlink/ReLink become link_down/link_up naming port - peer and cable",
           "[integration][watch]") {
   WatchLab w;
   Daemon d = w.daemon();
@@ -100,7 +100,7 @@ TEST_CASE("watch: Unlink/ReLink become link_down/link_up naming port, peer and c
   CHECK(d.stop() == 0);
 }
 
-TEST_CASE("watch: PerformanceSet values, saturation and resets reach `ibwarden ports`",
+TEST_CASE("watch: PerformanceSet values - saturation and resets reach `ibwarden ports`",
           "[integration][watch]") {
   WatchLab w("500ms");
   Daemon d = w.daemon();

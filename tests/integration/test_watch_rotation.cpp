@@ -108,7 +108,7 @@ TEST_CASE("watch: log rotation by rename and by copytruncate loses and repeats n
   fs::remove_all(dir);
 }
 
-TEST_CASE("watch: SIGHUP with a bad config keeps the running one; a good one is applied",
+TEST_CASE("watch: SIGHUP with a bad config keeps the running one - a good one is applied",
           "[integration][watch][reload]") {
   namespace fs = std::filesystem;
   std::string dir = (fs::temp_directory_path() / ("ibw-hup-" + std::to_string(getpid()))).string();

@@ -239,7 +239,7 @@ TEST_CASE("audit: a discovered node the plan does not know", "[fabric][audit]") 
   CHECK(r.summary.ok == 3);
 }
 
-TEST_CASE("audit: undiscovered nodes: single-link host, spine, dead leaf, island",
+TEST_CASE("audit: undiscovered nodes: single-link host - spine - dead leaf - island",
           "[fabric][audit]") {
   Base n;
   n.as_planned();

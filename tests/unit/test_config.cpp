@@ -31,7 +31,7 @@ TEST_CASE("config: the shipped example validates and matches the defaults", "[co
   CHECK(c.log.level == "info");
 }
 
-TEST_CASE("config: values, durations and relative paths", "[config]") {
+TEST_CASE("config: values - durations and relative paths", "[config]") {
   Config c = parse_config(ibw::test::join_lines({
                               "fabric:",
                               "  name: prod",

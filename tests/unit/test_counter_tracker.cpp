@@ -100,7 +100,7 @@ TEST_CASE("tracker: a counter that goes down was reset", "[tracker]") {
   CHECK(of_kind(events, kind::counter_jump).empty());
 }
 
-TEST_CASE("tracker: saturated 16-, 8- and 4-bit fields give 'at least' deltas, never wrap",
+TEST_CASE("tracker: saturated 16- - 8- and 4-bit fields give 'at least' deltas - never wrap",
           "[tracker]") {
   CounterTracker t;
   std::vector<Event> events;
@@ -174,7 +174,7 @@ TEST_CASE("tracker: 64-bit extended values", "[tracker]") {
   CHECK(events.empty());
 }
 
-TEST_CASE("tracker: counter_jump at the threshold, naming the counter and delta", "[tracker]") {
+TEST_CASE("tracker: counter_jump at the threshold - naming the counter and delta", "[tracker]") {
   CounterTracker t(TrackerOptions{50});
   std::vector<Event> events;
   t.update(reading(kT0, {{Counter::PortRcvErrors, 10}, {Counter::LinkDownedCounter, 1}}), &events);
@@ -292,7 +292,7 @@ TEST_CASE("poller decode: ClassPortInfo capability bits", "[tracker][poller]") {
   CHECK_FALSE(PmaCapabilities{}.extended());
 }
 
-TEST_CASE("poller decode: classic PortCounters, saturation and XmitWait capability",
+TEST_CASE("poller decode: classic PortCounters - saturation and XmitWait capability",
           "[tracker][poller]") {
   Data pc{};
   put(pc, IB_PC_PORT_SELECT_F, 3);
@@ -324,7 +324,7 @@ TEST_CASE("poller decode: classic PortCounters, saturation and XmitWait capabili
   CHECK(s.get(Counter::PortXmitWait) == 99);
 }
 
-TEST_CASE("poller decode: PortCountersExtended data, and 64-bit errors with CapabilityMask2",
+TEST_CASE("poller decode: PortCountersExtended data - and 64-bit errors with CapabilityMask2",
           "[tracker][poller]") {
   Data pc{}, pce{};
   put(pc, IB_PC_ERR_SYM_F, 65535);

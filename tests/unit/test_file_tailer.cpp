@@ -98,7 +98,7 @@ std::string numbered(int i) {
 
 }  // namespace
 
-TEST_CASE("file tailer: appends, partial lines and cursors", "[tailer]") {
+TEST_CASE("file tailer: appends - partial lines and cursors", "[tailer]") {
   TempDir dir;
   std::string path = (dir.path / "opensm.log").string();
   Writer w(path);

@@ -110,7 +110,7 @@ TEST_CASE("guard: defaults are dry-run with the documented budgets", "[guard]") 
   CHECK(c.min_up_links == 2);
 }
 
-TEST_CASE("guard: dry-run says what would be allowed; refusals stay refusals", "[guard]") {
+TEST_CASE("guard: dry-run says what would be allowed - refusals stay refusals", "[guard]") {
   Fabric f = two_tier(2, 4, 2);
   Guard g{GuardConfig{}};
   Decision d = g.decide(disable(leaf_guid(1), 3), f, GuardState{}, kNow);
@@ -129,7 +129,7 @@ TEST_CASE("guard: enforce allows a leaf uplink when enough remain", "[guard]") {
   CHECK(d.overridden.empty());
 }
 
-TEST_CASE("guard: the SM's link is never disabled, not even forced", "[guard]") {
+TEST_CASE("guard: the SM's link is never disabled - not even forced", "[guard]") {
   Fabric f = two_tier(2, 2, 2);
   Guard g(enforce());
   Decision from_leaf = g.decide(disable(leaf_guid(0), 1, true), f, GuardState{}, kNow);
@@ -140,7 +140,7 @@ TEST_CASE("guard: the SM's link is never disabled, not even forced", "[guard]") 
   CHECK(from_host.rule == "sm_link");
 }
 
-TEST_CASE("guard: a CA's last active link is never disabled, from either end", "[guard]") {
+TEST_CASE("guard: a CA's last active link is never disabled - from either end", "[guard]") {
   Fabric f = two_tier(2, 2, 2);
   Guard g(enforce());
   Decision sw_side = g.decide(disable(leaf_guid(0), 2, true), f, GuardState{}, kNow);
@@ -165,7 +165,7 @@ TEST_CASE("guard: a CA's last active link is never disabled, from either end", "
   }
 }
 
-TEST_CASE("guard: min_up_links counts active uplinks; force overrides it", "[guard]") {
+TEST_CASE("guard: min_up_links counts active uplinks - force overrides it", "[guard]") {
   Fabric f = two_tier(2, 4, 2);  // leaf uplinks at ports 3..6
   Guard g(enforce());
   GuardState s;
@@ -190,7 +190,7 @@ TEST_CASE("guard: min_up_links counts active uplinks; force overrides it", "[gua
   }
 }
 
-TEST_CASE("guard: a leaf is never cut off the spine, not even forced", "[guard]") {
+TEST_CASE("guard: a leaf is never cut off the spine - not even forced", "[guard]") {
   Fabric f = two_tier(2, 2, 2);  // leaf uplinks at ports 3, 4
   GuardConfig c = enforce();
   c.min_up_links = 0;

@@ -34,7 +34,7 @@ uint32_t by_guid(const Fabric& f, uint64_t guid) {
   return i;
 }
 
-TEST_CASE("ibnetdiscover: recorded ibsim output gives nodes, ports and links", "[fabric][ibnd]") {
+TEST_CASE("ibnetdiscover: recorded ibsim output gives nodes - ports and links", "[fabric][ibnd]") {
   Fabric f = load_ibnetdiscover_file(data_path("ibnetdiscover-small.txt"));
   REQUIRE(f.size() == 6);
   CHECK(f.link_count() == 6);

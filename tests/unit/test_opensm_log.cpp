@@ -64,7 +64,7 @@ int64_t utc_us(int y, int mo, int d, int h, int mi, int s, int us = 0) {
 
 }  // namespace
 
-TEST_CASE("opensm log: default-level recording, exact fields", "[opensm]") {
+TEST_CASE("opensm log: default-level recording - exact fields", "[opensm]") {
   auto lines = read_lines("opensm-default.log");
   REQUIRE(lines.size() == 114);
   auto records = parse_all(lines);
@@ -176,7 +176,7 @@ TEST_CASE("opensm log: one physical trap gives exactly one event", "[opensm]") {
   CHECK(trap_line_lids == trap_lids);
 }
 
-TEST_CASE("opensm log: hand-written traps 129-131, 144, 145", "[opensm]") {
+TEST_CASE("opensm log: hand-written traps 129-131 - 144 - 145", "[opensm]") {
   auto records = parse_all(read_lines("traps-handwritten.log"));
   REQUIRE(records.size() == 11);
   CHECK(records[0].kind == OsmRecordKind::trap);
@@ -227,7 +227,7 @@ TEST_CASE("opensm log: hand-written traps 129-131, 144, 145", "[opensm]") {
   CHECK_FALSE(to_event(records[6], OsmTrapRule::trap_line));
 }
 
-TEST_CASE("opensm log: VERBOSE excerpt, heavy sweep banner and MAD timeouts", "[opensm]") {
+TEST_CASE("opensm log: VERBOSE excerpt - heavy sweep banner and MAD timeouts", "[opensm]") {
   auto lines = read_lines("opensm-verbose-excerpt.log");
   auto records = parse_all(lines);
   auto kinds = count_kinds(records);

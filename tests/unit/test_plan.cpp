@@ -25,7 +25,7 @@ std::vector<Diagnostic> plan_errors(Parse parse, const std::string& text) {
 
 const std::string kHeader = "cable_id,a_node,a_port,b_node,b_port";
 
-TEST_CASE("plan CSV: required and optional columns, quoted fields", "[fabric][plan]") {
+TEST_CASE("plan CSV: required and optional columns - quoted fields", "[fabric][plan]") {
   Plan p = parse_plan_csv(
       join_lines({
           "# cabling plan for row 1",
@@ -151,7 +151,7 @@ TEST_CASE("plan YAML: cables list with the CSV keys", "[fabric][plan][yaml]") {
   CHECK(p.links[1].b.node == "spine01");
 }
 
-TEST_CASE("plan YAML: unknown key, missing key and bad value", "[fabric][plan][yaml][errors]") {
+TEST_CASE("plan YAML: unknown key - missing key and bad value", "[fabric][plan][yaml][errors]") {
   auto d = plan_errors(parse_plan_yaml, join_lines({
                                             "cables:",             // 1
                                             "  - cable_id: C001",  // 2

@@ -263,7 +263,7 @@ TEST_CASE("routing: LMC 1 dump_fts rows (path #2 out of 2) are entries too", "[r
   CHECK(leaf->switch_lid == 7);
 }
 
-TEST_CASE("routing: hand-written dump with comments, CRLF, tabs and unknown destinations",
+TEST_CASE("routing: hand-written dump with comments - CRLF - tabs and unknown destinations",
           "[routing]") {
   std::string text =
       "# written by hand\r\n"
@@ -361,7 +361,7 @@ TEST_CASE("routing: trace on the recorded fabric matches recorded ibtracert hop 
         "leaf004/2 -> node0014 mlx5_0/1");
 }
 
-TEST_CASE("routing: trace_path on a small tree, to CAs and switches", "[routing]") {
+TEST_CASE("routing: trace_path on a small tree - to CAs and switches", "[routing]") {
   SmallTree t;
   LidIndex lids(t.fab);
   PathResult p = trace_path(t.fab, t.tables, lids, t.lid(t.a1), t.lid(t.b1));

@@ -192,7 +192,7 @@ TEST_CASE("rules eval: confirmation both ways", "[rules]") {
   CHECK(alone[0].explanation.find("peer not observed") != std::string::npos);
 }
 
-TEST_CASE("rules eval: timing of 100,000 ports with 2 samples each", "[rules][timing]") {
+TEST_CASE("rules eval: timing of 100000 ports with 2 samples each", "[rules][timing]") {
   RuleSet set = defaults();
   std::vector<PortWindow> ports;
   ports.reserve(100'000);

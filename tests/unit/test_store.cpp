@@ -41,7 +41,7 @@ TEST_CASE("store: every event field round-trips", "[store]") {
   check_same_event(got[1].event, b.events[1]);
 }
 
-TEST_CASE("store: ports round-trip with counters, rates and masks, and upserts replace",
+TEST_CASE("store: ports round-trip with counters - rates and masks - and upserts replace",
           "[store]") {
   TempDir dir;
   auto s = Store::open(dir.file("w.db"));
@@ -102,7 +102,7 @@ TEST_CASE("store: a dedup_key is stored once and the duplicate gets id 0", "[sto
   CHECK(event_count(*s) == 4);
 }
 
-TEST_CASE("store: event queries filter by time, port and id, in id order", "[store]") {
+TEST_CASE("store: event queries filter by time - port and id - in id order", "[store]") {
   TempDir dir;
   auto s = Store::open(dir.file("w.db"));
   store::WriteBatch b;
@@ -145,7 +145,7 @@ TEST_CASE("store: event queries filter by time, port and id, in id order", "[sto
   CHECK(s->events(q).size() == 3);
 }
 
-TEST_CASE("store: ports filter by display name or 0xGUID, ordered by name then port", "[store]") {
+TEST_CASE("store: ports filter by display name or 0xGUID - ordered by name then port", "[store]") {
   TempDir dir;
   auto s = Store::open(dir.file("w.db"));
   s->write({.ports = {full_port(0xfe80'0000'0000'0002ULL, 2, "leaf002"),
@@ -165,7 +165,7 @@ TEST_CASE("store: ports filter by display name or 0xGUID, ordered by name then p
   CHECK(s->ports("0x").empty());
 }
 
-TEST_CASE("store: timing of 10,000 samples + 2,000 port upserts in one batch", "[store]") {
+TEST_CASE("store: timing of 10000 samples + 2000 port upserts in one batch", "[store]") {
   // Wall time depends on what else the machine runs; the thread's CPU time much less so.
   auto thread_cpu_ms = [] {
     timespec ts{};

@@ -97,7 +97,7 @@ TEST_CASE("store: cursors persist across reopen", "[store]") {
   CHECK(ro->cursor("opensm") == "c");
 }
 
-TEST_CASE("store: schema version is recorded, newer or foreign files are refused", "[store]") {
+TEST_CASE("store: schema version is recorded - newer or foreign files are refused", "[store]") {
   TempDir dir;
   const std::string path = dir.file("w.db");
   {
