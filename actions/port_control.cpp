@@ -1,6 +1,8 @@
 // PortInfo Get/Set over LID-routed SMPs with libibmad; see port_control.h.
 #include "actions/port_control.h"
 
+#include "fabric/model.h"
+
 #include <infiniband/mad.h>
 
 #include <stdexcept>
@@ -30,44 +32,6 @@ ib_portid_t lid_portid(uint16_t lid) {
 }
 
 }  // namespace port_control_detail
-
-std::string_view link_state_name(uint8_t state) {
-  switch (state) {
-    case 0:
-      return "NoChange";
-    case 1:
-      return "Down";
-    case 2:
-      return "Init";
-    case 3:
-      return "Armed";
-    case 4:
-      return "Active";
-  }
-  return "?";
-}
-
-std::string_view phys_state_name(uint8_t state) {
-  switch (state) {
-    case 0:
-      return "NoChange";
-    case 1:
-      return "Sleep";
-    case 2:
-      return "Polling";
-    case 3:
-      return "Disabled";
-    case 4:
-      return "PortConfigurationTraining";
-    case 5:
-      return "LinkUp";
-    case 6:
-      return "LinkErrorRecovery";
-    case 7:
-      return "PhyTest";
-  }
-  return "?";
-}
 
 void PortController::Closer::operator()(ibmad_port* p) const {
   mad_rpc_close_port(p);

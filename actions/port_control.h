@@ -26,8 +26,7 @@ struct PortChange {
   PortReading after;      // a fresh PortInfo Get after the Set
 };
 
-std::string_view link_state_name(uint8_t state);  // "Down", "Init", "Armed", "Active", ...
-std::string_view phys_state_name(uint8_t state);  // "Polling", "Disabled", "LinkUp", ...
+// State names: fabric::port_state_name() and fabric::phys_state_name() (fabric/model.h).
 
 class PortController {
  public:

@@ -210,8 +210,9 @@ int cmd_ports(int argc, char** argv, int first) {
       return 0;
     }
     for (const auto& p : ports) {
-      std::cout << p.node << "/" << p.port << "  " << port_state_name(p.state) << "/"
-                << phys_state_name(p.phys_state);
+      std::cout << p.node << "/" << p.port << "  "
+                << (p.state ? fabric::port_state_name(p.state) : "?") << "/"
+                << (p.phys_state ? fabric::phys_state_name(p.phys_state) : "?");
       if (!p.peer_node.empty()) std::cout << "  -> " << p.peer_node << "/" << p.peer_port;
       if (!p.cable_id.empty()) std::cout << "  [" << p.cable_id << "]";
       if (p.counters.has(ingest::Counter::SymbolErrorCounter))

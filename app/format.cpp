@@ -20,42 +20,6 @@ std::string iso_time(int64_t us) {
   return buf;
 }
 
-std::string port_state_name(int s) {
-  switch (s) {
-    case 1:
-      return "Down";
-    case 2:
-      return "Init";
-    case 3:
-      return "Armed";
-    case 4:
-      return "Active";
-    default:
-      return "?";
-  }
-}
-
-std::string phys_state_name(int s) {
-  switch (s) {
-    case 1:
-      return "Sleep";
-    case 2:
-      return "Polling";
-    case 3:
-      return "Disabled";
-    case 4:
-      return "PortConfigurationTraining";
-    case 5:
-      return "LinkUp";
-    case 6:
-      return "LinkErrorRecovery";
-    case 7:
-      return "PhyTest";
-    default:
-      return "?";
-  }
-}
-
 nlohmann::ordered_json event_json(const store::StoredEvent& se) {
   const ingest::Event& e = se.event;
   nlohmann::ordered_json j;
@@ -83,8 +47,8 @@ nlohmann::ordered_json port_json(const store::PortRecord& p) {
   j["peer_node"] = p.peer_node;
   j["peer_port"] = p.peer_port;
   j["cable_id"] = p.cable_id;
-  j["state"] = port_state_name(p.state);
-  j["phys_state"] = phys_state_name(p.phys_state);
+  j["state"] = p.state ? fabric::port_state_name(p.state) : "?";
+  j["phys_state"] = p.phys_state ? fabric::phys_state_name(p.phys_state) : "?";
   j["width"] = p.width ? fabric::width_name(p.width) : "";
   j["speed"] = p.speed;
   nlohmann::ordered_json counters = nlohmann::ordered_json::object();

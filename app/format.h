@@ -10,9 +10,7 @@
 
 namespace ibw::app {
 
-std::string iso_time(int64_t time_us);   // "2026-11-22T02:12:57.123456Z"; "" for 0
-std::string port_state_name(int state);  // "Down", "Init", "Armed", "Active", "?"
-std::string phys_state_name(int phys);   // "Polling", "Disabled", "LinkUp", ...
+std::string iso_time(int64_t time_us);  // "2026-11-22T02:12:57.123456Z"; "" for 0
 
 // {id, time, source, kind, severity, node, node_guid, port, peer_node, peer_port, cable_id,
 // message}

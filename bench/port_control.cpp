@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actions/port_control.h"
+#include "fabric/model.h"
 
 namespace {
 
@@ -37,8 +38,8 @@ unsigned long number(const std::string& text, const std::string& flag) {
 }
 
 json to_json(const PortReading& r) {
-  return {{"link_state", std::string(ibw::actions::link_state_name(r.link_state))},
-          {"phys_state", std::string(ibw::actions::phys_state_name(r.phys_state))},
+  return {{"link_state", std::string(ibw::fabric::port_state_name(r.link_state))},
+          {"phys_state", std::string(ibw::fabric::phys_state_name(r.phys_state))},
           {"link_state_code", r.link_state},
           {"phys_state_code", r.phys_state}};
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fabric/diagnostics.h"
+#include "fabric/text_util.h"
 
 namespace ibw::config {
 namespace config_detail {
@@ -88,21 +89,6 @@ struct Key {
   std::function<void(const YAML::Node&, const std::string&)> set;
 };
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t prev = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t cur = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] != b[j - 1])});
-      prev = cur;
-    }
-  }
-  return row[b.size()];
-}
-
 void walk(Reader& r, const YAML::Node& map, const std::string& prefix,
           const std::vector<Key>& keys) {
   if (!map.IsMap()) {
@@ -125,7 +111,8 @@ void walk(Reader& r, const YAML::Node& map, const std::string& prefix,
       size_t best = 3;
       for (const auto& k : keys) {
         known += (known.empty() ? "" : ", ") + std::string(k.name);
-        if (size_t d = edit_distance(name, k.name); d < best) best = d, hint = std::string(k.name);
+        if (size_t d = fabric::text::edit_distance(name, k.name); d < best)
+          best = d, hint = std::string(k.name);
       }
       r.sink.add(line, path,
                  "unknown key" + (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") +

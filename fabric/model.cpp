@@ -21,6 +21,18 @@ std::string_view node_type_name(NodeType t) {
   }
 }
 
+std::string_view port_state_name(int s) {
+  static constexpr std::string_view kNames[] = {"NoChange", "Down", "Init", "Armed", "Active"};
+  return s >= 0 && s < 5 ? kNames[s] : "?";
+}
+
+std::string_view phys_state_name(int s) {
+  static constexpr std::string_view kNames[] = {
+      "NoChange",          "Sleep",  "Polling", "Disabled", "PortConfigurationTraining", "LinkUp",
+      "LinkErrorRecovery", "PhyTest"};
+  return s >= 0 && s < 8 ? kNames[s] : "?";
+}
+
 Port* Node::port(int number) {
   if (number < 0 || static_cast<size_t>(number) >= ports.size()) return nullptr;
   return &ports[number];

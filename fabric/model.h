@@ -20,6 +20,10 @@ namespace ibw::fabric {
 
 enum class NodeType : uint8_t { unknown = 0, ca, sw, router };
 std::string_view node_type_name(NodeType t);  // "CA", "Switch", "Router", "?"
+// PortInfo.PortState: "Down", "Init", "Armed", "Active" ("NoChange" for 0 in a Set, "?").
+std::string_view port_state_name(int state);
+// PortInfo.PortPhysicalState: "Sleep", "Polling", "Disabled", "LinkUp", ... ("?").
+std::string_view phys_state_name(int state);
 
 inline constexpr uint32_t kNoNode = UINT32_MAX;
 inline constexpr uint8_t kPhysDisabled = 3;  // PortInfo.PortPhysicalState Disabled

@@ -1,9 +1,11 @@
 // Small string_view helpers shared by the pure parsers (no allocation, no locale).
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace ibw::fabric::text {
 
@@ -40,6 +42,22 @@ std::optional<T> to_int(std::string_view s, int base = 10) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return v;
+}
+
+// Levenshtein distance, for "did you mean" hints on unknown keys and names.
+inline size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] != b[j - 1])});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
 }
 
 inline bool starts_with(std::string_view s, std::string_view prefix) {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "fabric/text_util.h"
 #include "rules/loader_detail.h"
 
 namespace ibw::rules {
@@ -16,21 +17,6 @@ int line_of(const YAML::Node& n) {
   return n.Mark().line + 1;
 }
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t prev = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t cur = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] != b[j - 1])});
-      prev = cur;
-    }
-  }
-  return row[b.size()];
-}
-
 // "unknown type \"x\" (did you mean \"y\"?); known: a, b"
 std::string unknown(std::string_view what, std::string_view got,
                     const std::vector<std::string_view>& known) {
@@ -38,7 +24,7 @@ std::string unknown(std::string_view what, std::string_view got,
   size_t best = 3;
   for (auto k : known) {
     list += (list.empty() ? "" : ", ") + std::string(k);
-    if (size_t d = edit_distance(got, k); d < best) best = d, hint = std::string(k);
+    if (size_t d = fabric::text::edit_distance(got, k); d < best) best = d, hint = std::string(k);
   }
   return "unknown " + std::string(what) + " \"" + std::string(got) + "\"" +
          (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") + "; known: " + list;
