@@ -33,21 +33,8 @@ ib_portid_t lid_portid(uint16_t lid) {
 
 }  // namespace port_control_detail
 
-void PortController::Closer::operator()(ibmad_port* p) const {
-  mad_rpc_close_port(p);
-}
-
 PortController::PortController(const std::string& ca, int ca_port, unsigned timeout_ms)
-    : timeout_ms_(timeout_ms) {
-  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
-  std::string name = ca;
-  port_.reset(mad_rpc_open_port(name.empty() ? nullptr : name.data(), ca_port, classes, 2));
-  if (!port_)
-    throw std::runtime_error("cannot open the local port (CA " +
-                             (ca.empty() ? std::string("(default)") : ca) + " port " +
-                             std::to_string(ca_port) + ") for SMPs: is umad accessible?");
-  if (timeout_ms_ != 0) mad_rpc_set_timeout(port_.get(), static_cast<int>(timeout_ms_));
-}
+    : port_(fabric::open_smp_port(ca, ca_port, timeout_ms)), timeout_ms_(timeout_ms) {}
 
 PortController::~PortController() = default;
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-struct ibmad_port;
+#include "fabric/smp_port.h"
 
 namespace ibw::actions {
 
@@ -45,10 +45,7 @@ class PortController {
  private:
   PortChange set_phys_state(uint16_t lid, int port, uint8_t phys_state, const char* op);
 
-  struct Closer {
-    void operator()(ibmad_port* p) const;
-  };
-  std::unique_ptr<ibmad_port, Closer> port_;
+  fabric::SmpPort port_;
   unsigned timeout_ms_ = 0;
 };
 

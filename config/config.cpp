@@ -125,23 +125,8 @@ void walk(Reader& r, const YAML::Node& map, const std::string& prefix,
 
 }  // namespace config_detail
 
-std::optional<int64_t> parse_duration(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-  if (i == 0 || i == s.size()) return std::nullopt;
-  int64_t n = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + i, n);
-  if (ec != std::errc() || n <= 0) return std::nullopt;
-  std::string_view unit = s.substr(i);
-  int64_t mult = unit == "us"   ? 1
-                 : unit == "ms" ? 1'000
-                 : unit == "s"  ? 1'000'000
-                 : unit == "m"  ? 60'000'000
-                 : unit == "h"  ? 3'600'000'000LL
-                 : unit == "d"  ? 86'400'000'000LL
-                                : 0;
-  if (!mult || n > INT64_MAX / mult) return std::nullopt;
-  return n * mult;
+std::optional<int64_t> parse_duration(std::string_view text) {
+  return fabric::text::parse_duration(text);
 }
 
 std::optional<int> parse_utc_offset(std::string_view s) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fabric/routing.h"
+#include "fabric/smp_port.h"
 
 namespace ibw::fabric {
 namespace routing_detail {
@@ -17,11 +18,6 @@ namespace routing_detail {
 constexpr uint32_t kLftBlockSize = 64;       // LIDs per LinearForwardingTable block
 constexpr uint32_t kMaxUnicastLid = 0xbfff;  // the top of the unicast LID range
 constexpr size_t kMaxListedFailures = 8;
-
-struct MadPortCloser {
-  void operator()(ibmad_port* p) const { mad_rpc_close_port(p); }
-};
-using MadPort = std::unique_ptr<ibmad_port, MadPortCloser>;
 
 ib_portid_t lid_portid(uint16_t lid) {
   ib_portid_t id{};
@@ -67,14 +63,8 @@ std::vector<DirectedRoute> directed_routes(const Fabric& fabric, uint32_t local,
 
 class LftReader {
  public:
-  LftReader(const Fabric& fabric, const std::string& ca, int ca_port) : fabric_(fabric) {
-    int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
-    std::string name = ca;
-    port_.reset(mad_rpc_open_port(name.empty() ? nullptr : name.data(), ca_port, classes, 2));
-    if (!port_)
-      throw std::runtime_error("cannot open the local port (CA " +
-                               (ca.empty() ? std::string("(default)") : ca) + " port " +
-                               std::to_string(ca_port) + ") for SMPs: is umad accessible?");
+  LftReader(const Fabric& fabric, const std::string& ca, int ca_port)
+      : fabric_(fabric), port_(open_smp_port(ca, ca_port)) {
     // The local node (directed route of no hops) anchors the directed routes.
     uint8_t info[IB_SMP_DATA_SIZE] = {};
     ib_portid_t self = dr_portid({});
@@ -165,7 +155,7 @@ class LftReader {
   }
 
   const Fabric& fabric_;
-  MadPort port_;
+  SmpPort port_;
   std::vector<DirectedRoute> routes_;  // per node; empty when the local node is unknown
 };
 

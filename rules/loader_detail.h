@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fabric/diagnostics.h"
+#include "fabric/text_util.h"
 #include "rules/rules.h"
 
 namespace ibw::rules::loader_detail {
@@ -38,8 +39,6 @@ int line_of(const YAML::Node& n);
 // "unknown type \"x\" (did you mean \"y\"?); known: a, b"
 std::string unknown(std::string_view what, std::string_view got,
                     const std::vector<std::string_view>& known);
-// 500ms, 30s, 12m, 1h -> microseconds.
-std::optional<int64_t> parse_duration(std::string_view s);
 // Pass 1: the YAML tree into raw rules; structural problems and repeated keys.
 std::vector<RawRule> read(const YAML::Node& root, DiagnosticSink& sink);
 std::optional<ingest::Severity> parse_severity(std::string_view s);
@@ -88,7 +87,7 @@ struct Fields {
   std::optional<int64_t> duration(const YAML::Node& v, int line, const std::string& key) {
     auto s = scalar(v, line, key);
     if (!s) return std::nullopt;
-    auto d = parse_duration(*s);
+    auto d = fabric::text::parse_duration(*s);
     if (!d) sink.add(line, key, "\"" + *s + "\" is not a duration like 30s, 12m, 1h");
     return d;
   }

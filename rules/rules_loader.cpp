@@ -30,23 +30,6 @@ std::string unknown(std::string_view what, std::string_view got,
          (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") + "; known: " + list;
 }
 
-std::optional<int64_t> parse_duration(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-  if (i == 0 || i == s.size()) return std::nullopt;
-  int64_t n = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + i, n);
-  if (ec != std::errc() || n <= 0) return std::nullopt;
-  std::string_view unit = s.substr(i);
-  int64_t mult = unit == "ms"  ? 1'000
-                 : unit == "s" ? 1'000'000
-                 : unit == "m" ? 60'000'000
-                 : unit == "h" ? 3'600'000'000LL
-                               : 0;
-  if (!mult || n > INT64_MAX / mult) return std::nullopt;
-  return n * mult;
-}
-
 // Pass 1: the YAML tree into raw rules; structural problems and repeated keys.
 std::vector<RawRule> read(const YAML::Node& root, DiagnosticSink& sink) {
   std::vector<RawRule> out;

@@ -1,0 +1,25 @@
+#include "fabric/smp_port.h"
+
+#include <infiniband/mad.h>
+
+#include <stdexcept>
+
+namespace ibw::fabric {
+
+void SmpPortCloser::operator()(ibmad_port* p) const {
+  mad_rpc_close_port(p);
+}
+
+SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms) {
+  int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
+  std::string name = ca;
+  SmpPort port(mad_rpc_open_port(name.empty() ? nullptr : name.data(), ca_port, classes, 2));
+  if (!port)
+    throw std::runtime_error("cannot open the local port (CA " +
+                             (ca.empty() ? std::string("(default)") : ca) + " port " +
+                             std::to_string(ca_port) + ") for SMPs: is umad accessible?");
+  if (timeout_ms != 0) mad_rpc_set_timeout(port.get(), static_cast<int>(timeout_ms));
+  return port;
+}
+
+}  // namespace ibw::fabric

@@ -1,0 +1,22 @@
+// SmpPort: the local umad port opened for subnet-management packets (SMPs, LID-routed and
+// directed-route) through libibmad, closed on destruction. Shared by everything that sends
+// SMPs itself: live LFT reads (fabric/routing_live) and port disable/enable (actions/).
+#pragma once
+
+#include <memory>
+#include <string>
+
+struct ibmad_port;
+
+namespace ibw::fabric {
+
+struct SmpPortCloser {
+  void operator()(ibmad_port* p) const;
+};
+using SmpPort = std::unique_ptr<ibmad_port, SmpPortCloser>;
+
+// Opens CA `ca` (empty = first) port `ca_port` (0 = first active); timeout_ms 0 keeps
+// libibmad's default. Throws std::runtime_error naming the CA and port on failure.
+SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms = 0);
+
+}  // namespace ibw::fabric
