@@ -105,7 +105,82 @@ CREATE TABLE cursors (
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 )sql"},
-    // {2, "...", R"sql(ALTER TABLE ...)sql"},
+    // Remediation (store/remedy.h). Texts are NOT NULL ("" when unknown) except dedup_key.
+    {2, "remediation: decisions, work orders, webhook outbox, disabled ports", R"sql(
+CREATE TABLE decisions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  time_us INTEGER NOT NULL,
+  rule TEXT NOT NULL,                    -- rule name; "manual" for the CLI/API path
+  node_guid INTEGER NOT NULL,
+  node TEXT NOT NULL,
+  port INTEGER NOT NULL,
+  peer_guid INTEGER NOT NULL,
+  peer_node TEXT NOT NULL,
+  peer_port INTEGER NOT NULL,
+  cable_id TEXT NOT NULL,
+  action TEXT NOT NULL,                  -- disable | enable | work_order | none
+  status TEXT NOT NULL,                  -- executed | dry_run | refused | failed
+  reason TEXT NOT NULL,
+  evidence TEXT NOT NULL,                -- JSON object
+  link_key TEXT NOT NULL,                -- "" when not about one link
+  dedup_key TEXT UNIQUE                  -- NULL when the decision has none
+);
+CREATE INDEX decisions_time ON decisions (time_us);
+CREATE INDEX decisions_link ON decisions (link_key);
+
+CREATE TABLE workorders (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: webhook receivers key on it
+  link_key TEXT UNIQUE NOT NULL,         -- one order per link, across its whole life
+  cable_id TEXT NOT NULL,
+  a_guid INTEGER NOT NULL,
+  a_node TEXT NOT NULL,
+  a_port INTEGER NOT NULL,
+  a_location TEXT NOT NULL,
+  b_guid INTEGER NOT NULL,               -- 0 when the peer is unknown
+  b_node TEXT NOT NULL,
+  b_port INTEGER NOT NULL,
+  b_location TEXT NOT NULL,
+  status TEXT NOT NULL,                  -- open | in_progress | resolved | verified | reopened
+  rule TEXT NOT NULL,
+  severity TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  advice TEXT NOT NULL,
+  needs_human INTEGER NOT NULL,          -- 0 or 1
+  port_disabled INTEGER NOT NULL,        -- 0 or 1
+  offences INTEGER NOT NULL,
+  evidence TEXT NOT NULL,                -- JSON object
+  assignee TEXT NOT NULL,
+  note TEXT NOT NULL,
+  opened_us INTEGER NOT NULL,
+  updated_us INTEGER NOT NULL,
+  resolved_us INTEGER NOT NULL,          -- 0 unless resolved or verified
+  version INTEGER NOT NULL               -- 1 on insert, + 1 on every change
+);
+CREATE INDEX workorders_status ON workorders (status);
+
+CREATE TABLE outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workorder_id INTEGER NOT NULL,         -- workorders.id
+  version INTEGER NOT NULL,              -- the order's version this item carries
+  idempotency_key TEXT UNIQUE NOT NULL,  -- "<workorder_id>-v<version>"
+  payload TEXT NOT NULL,                 -- the order's JSON at that version
+  attempts INTEGER NOT NULL,
+  next_attempt_us INTEGER NOT NULL,      -- 0 = at once
+  delivered_us INTEGER NOT NULL,         -- 0 = pending
+  last_error TEXT NOT NULL
+);
+CREATE INDEX outbox_due ON outbox (delivered_us, next_attempt_us);
+
+CREATE TABLE disabled_ports (
+  node_guid INTEGER NOT NULL,
+  port INTEGER NOT NULL,
+  time_us INTEGER NOT NULL,              -- when ibwarden disabled it
+  decision_id INTEGER NOT NULL,          -- decisions.id of the disable
+  link_key TEXT NOT NULL,
+  PRIMARY KEY (node_guid, port)
+) WITHOUT ROWID;
+)sql"},
+    // {3, "...", R"sql(ALTER TABLE ...)sql"},
 };
 
 int32_t application_id(sqlite_detail::Db& db) {

@@ -61,6 +61,10 @@ int SqliteStore::schema_version() {
   return static_cast<int>(db_.scalar_int("PRAGMA user_version"));
 }
 
+void SqliteStore::check_writable() const {
+  if (read_only_) throw StoreError("store " + db_.path() + ": opened read-only, cannot write");
+}
+
 void SqliteStore::row_written() {
   ++rows_written_;
   if (fail_at_row_ != 0 && rows_written_ == fail_at_row_)
@@ -72,9 +76,11 @@ WriteResult SqliteStore::write(const WriteBatch& batch) {
   WriteResult result;
   fail_at_row_ = std::exchange(fail_after_rows_, 0);
   rows_written_ = 0;
-  if (batch.events.empty() && batch.samples.empty() && batch.ports.empty() && batch.cursors.empty())
+  if (batch.events.empty() && batch.samples.empty() && batch.ports.empty() &&
+      batch.cursors.empty() && batch.decisions.empty() && batch.workorders.empty() &&
+      batch.disabled_add.empty() && batch.disabled_remove.empty())
     return result;
-  if (read_only_) throw StoreError("store " + db_.path() + ": opened read-only, cannot write");
+  check_writable();
   try {
     sqlite_detail::Transaction tx(db_);
     write_rows(batch, result);
@@ -139,6 +145,7 @@ void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {
       row_written();
     }
   }
+  write_remedy_rows(batch, result);
 }
 
 std::vector<StoredEvent> SqliteStore::events(const EventQuery& q) {

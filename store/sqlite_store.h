@@ -1,5 +1,6 @@
 // SqliteStore: the Store behind Store::open(). Internal to store/ and its tests; everything
-// else uses the Store interface.
+// else uses the Store interface. Events, samples, ports and cursors are in sqlite_store.cpp,
+// compaction in sqlite_compact.cpp, remediation records in sqlite_remedy.cpp.
 //
 // Connection settings (read-write):
 // - journal_mode=WAL: readers (CLI, web API) never block the writer and never see a partial
@@ -47,13 +48,28 @@ class SqliteStore : public Store {
   int schema_version() override;
   std::vector<SampleAggregate> aggregates(uint64_t node_guid, int port, int64_t since_us) override;
 
-  // Test hook: the next write() throws StoreError right after storing its n-th row (events,
-  // samples, ports and cursors counted in that order, from 1), as a failure midway would.
-  // 0 disables it. One-shot.
+  std::vector<DecisionRecord> decisions(const DecisionQuery& q) override;
+  std::vector<WorkOrder> workorders(const WorkOrderQuery& q) override;
+  std::optional<WorkOrder> workorder(int64_t id) override;
+  std::optional<WorkOrder> workorder_by_link(const std::string& link_key) override;
+  std::vector<DisabledPort> disabled_ports() override;
+  std::vector<int64_t> disable_times(int64_t since_us) override;
+  std::vector<OutboxItem> outbox_due(int64_t now_us, size_t limit) override;
+  void outbox_delivered(int64_t id, int64_t delivered_us) override;
+  void outbox_failed(int64_t id, int64_t next_attempt_us, const std::string& error) override;
+
+  // Test hook: the next write() throws StoreError right after storing its n-th row, as a
+  // failure midway would. Rows are counted from 1 in write order: events, samples, ports,
+  // cursors, decisions, work orders (each batch order counts one row, changed or not, and its
+  // outbox item, when one is added, the next), disabled_add, disabled_remove. Skipped
+  // duplicates count too. 0 disables it. One-shot.
   void fail_write_after_rows_for_testing(size_t n) { fail_after_rows_ = n; }
 
  private:
   void write_rows(const WriteBatch& batch, WriteResult& result);
+  void write_remedy_rows(const WriteBatch& batch, WriteResult& result);  // sqlite_remedy.cpp
+  int64_t upsert_workorder(const WorkOrder& order, bool outbox);
+  void check_writable() const;
   void row_written();
   size_t fold_samples(int64_t cutoff_us);
 

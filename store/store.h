@@ -1,6 +1,7 @@
 // Store: SQLite in WAL mode holding events, counter samples (raw for a window, then hourly
-// aggregates), per-port state and source cursors. One writer (the daemon) and any number
-// of readers (CLI query commands, later the web API) on the same file.
+// aggregates), per-port state, source cursors and the records of remediation (decisions,
+// work orders, the webhook outbox, ports ibwarden disabled; store/remedy.h). One writer (the
+// daemon) and any number of readers (CLI query commands, later the web API) on the same file.
 //
 // Durability contract: a batch written by write() is one transaction; it either lands whole
 // or not at all. Sources advance their cursor in the same transaction as the events it
@@ -22,6 +23,7 @@
 
 #include "ingest/counters.h"
 #include "ingest/event.h"
+#include "store/remedy.h"
 
 namespace ibw::store {
 
@@ -72,11 +74,42 @@ struct WriteBatch {
   std::vector<ingest::CounterSample> samples;
   std::vector<PortRecord> ports;                             // upserted by (node_guid, port)
   std::vector<std::pair<std::string, std::string>> cursors;  // source name -> opaque cursor
+
+  // Remediation (store/remedy.h).
+  // Applied after the rows above, in this order. The ids of decisions and work orders given
+  // here are ignored (the store assigns them).
+  std::vector<DecisionRecord> decisions;  // inserted; a dedup_key already stored is skipped
+  // Upserted by link_key (must not be empty: StoreError). A new link gets a row at version 1.
+  // For a known link, opened_us 0 means "keep the stored one"; then a row whose content
+  // (everything but id, version and updated_us) equals the stored one is left alone, and any
+  // other is replaced whole with version + 1. When `outbox` is set, each insert or change
+  // also adds an outbox item with the order's JSON at its new version (workorder_json(), with
+  // the final id and version), in the same transaction, so a webhook can neither miss a
+  // change nor see one that was rolled back. An insert with opened_us 0 gets updated_us.
+  std::vector<WorkOrder> workorders;
+  bool outbox = false;
+  std::vector<DisabledPort> disabled_add;                 // upserted by (node_guid, port)
+  std::vector<std::pair<uint64_t, int>> disabled_remove;  // (node_guid, port)
 };
 
 struct WriteResult {
-  size_t events_inserted = 0;      // duplicates (same dedup_key) are skipped, not counted
-  std::vector<int64_t> event_ids;  // id per batch event; 0 for a skipped duplicate
+  size_t events_inserted = 0;          // duplicates (same dedup_key) are skipped, not counted
+  std::vector<int64_t> event_ids;      // id per batch event; 0 for a skipped duplicate
+  std::vector<int64_t> decision_ids;   // id per batch decision; 0 for a skipped duplicate
+  std::vector<int64_t> workorder_ids;  // id per batch work order (new, changed or not)
+};
+
+struct DecisionQuery {
+  int64_t since_us = 0;  // decisions with time >= since
+  int64_t after_id = 0;  // paging: ids > after_id
+  std::string link_key;  // only this link ("" = all)
+  size_t limit = 10000;  // 0 = no limit
+};
+
+struct WorkOrderQuery {
+  std::string status;    // "" = any; "active" = open, in_progress or reopened
+  int64_t after_id = 0;  // paging
+  size_t limit = 10000;  // 0 = no limit
 };
 
 struct Retention {
@@ -123,6 +156,25 @@ class Store {
   // Rows removed counts raw samples folded plus aggregates and events dropped.
   virtual size_t compact(int64_t now_us, const Retention& retention) = 0;
   virtual int schema_version() = 0;
+  // Remediation reads (store/remedy.h), all available on read-only opens. Decisions and
+  // orders are ordered by id.
+  virtual std::vector<DecisionRecord> decisions(const DecisionQuery& q) = 0;
+  virtual std::vector<WorkOrder> workorders(const WorkOrderQuery& q) = 0;
+  virtual std::optional<WorkOrder> workorder(int64_t id) = 0;
+  virtual std::optional<WorkOrder> workorder_by_link(const std::string& link_key) = 0;
+  // Ordered by the time they were disabled, then GUID and port.
+  virtual std::vector<DisabledPort> disabled_ports() = 0;
+  // Times of executed disables (decisions action=disable, status=executed) with
+  // time >= since_us, oldest first.
+  virtual std::vector<int64_t> disable_times(int64_t since_us) = 0;
+  // Undelivered outbox items due at now_us (next_attempt_us <= now_us), oldest (lowest id)
+  // first; limit 0 = no limit.
+  virtual std::vector<OutboxItem> outbox_due(int64_t now_us, size_t limit) = 0;
+  // Marks an item delivered (delivered_us > 0) or failed (attempts + 1, next attempt, error).
+  // Each is its own small transaction; an unknown id or a read-only store throws StoreError.
+  virtual void outbox_delivered(int64_t id, int64_t delivered_us) = 0;
+  virtual void outbox_failed(int64_t id, int64_t next_attempt_us, const std::string& error) = 0;
+
   // Hourly aggregates of one port whose hour ends after since_us, oldest first. (Not pure
   // virtual so that test doubles of Store need not implement it.)
   virtual std::vector<SampleAggregate> aggregates(uint64_t /*node_guid*/, int /*port*/,

@@ -1,0 +1,94 @@
+#include "store/remedy_json.h"
+
+#include <cstdio>
+#include <ctime>
+
+#include "fabric/model.h"
+
+namespace ibw::store {
+
+namespace remedy_json_detail {
+
+nlohmann::json evidence_object(const std::string& text) {
+  if (text.empty()) return nlohmann::json::object();
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+std::string guid_or_empty(uint64_t guid) {
+  return guid ? fabric::format_guid(guid) : std::string();
+}
+
+// "NODE/PORT"; the GUID stands in for a missing name; "" for an unknown end.
+std::string end_label(const LinkEnd& e) {
+  std::string name = e.node.empty() ? guid_or_empty(e.guid) : e.node;
+  if (name.empty()) return "";
+  return name + "/" + std::to_string(e.port);
+}
+
+}  // namespace remedy_json_detail
+
+std::string iso_time_utc(int64_t us) {
+  if (us <= 0) return "";
+  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(us % 1'000'000));
+  return buf;
+}
+
+nlohmann::json decision_json(const DecisionRecord& d) {
+  using namespace remedy_json_detail;
+  nlohmann::json j;
+  j["id"] = d.id;
+  j["time"] = iso_time_utc(d.time_us);
+  j["rule"] = d.rule;
+  j["node"] = d.node;
+  j["node_guid"] = guid_or_empty(d.node_guid);
+  j["port"] = d.port;
+  j["peer_node"] = d.peer_node;
+  j["peer_port"] = d.peer_port;
+  j["cable_id"] = d.cable_id;
+  j["action"] = d.action;
+  j["status"] = d.status;
+  j["reason"] = d.reason;
+  j["evidence"] = evidence_object(d.evidence_json);
+  return j;
+}
+
+nlohmann::json workorder_json(const WorkOrder& o) {
+  using namespace remedy_json_detail;
+  nlohmann::json j;
+  j["id"] = o.id;
+  j["cable_id"] = o.cable_id;
+  j["a"] = end_label(o.a);
+  j["b"] = end_label(o.b);
+  nlohmann::json locations = nlohmann::json::array();
+  for (const LinkEnd* e : {&o.a, &o.b})
+    if (!e->location.empty()) locations.push_back(e->location);
+  j["locations"] = std::move(locations);
+  j["status"] = o.status;
+  j["rule"] = o.rule;
+  j["summary"] = o.summary;
+  j["offences"] = o.offences;
+  j["opened"] = iso_time_utc(o.opened_us);
+  j["updated"] = iso_time_utc(o.updated_us);
+  j["severity"] = o.severity;
+  j["advice"] = o.advice;
+  j["needs_human"] = o.needs_human;
+  j["port_disabled"] = o.port_disabled;
+  j["assignee"] = o.assignee;
+  j["note"] = o.note;
+  j["resolved"] = o.resolved_us > 0 ? nlohmann::json(iso_time_utc(o.resolved_us)) : nullptr;
+  j["version"] = o.version;
+  j["link_key"] = o.link_key;
+  j["evidence"] = evidence_object(o.evidence_json);
+  j["a_guid"] = guid_or_empty(o.a.guid);
+  j["b_guid"] = guid_or_empty(o.b.guid);
+  return j;
+}
+
+}  // namespace ibw::store

@@ -1,0 +1,32 @@
+// JSON shapes of the remediation records (store/remedy.h): the contract objects the CLI, the
+// web API and the webhook outbox print. Times are ISO-8601 UTC strings with microseconds
+// ("2026-11-22T02:12:57.123456Z", as the event JSON of `ibwarden events`), GUIDs "0x" and 16
+// hex digits (fabric::format_guid), evidence the stored JSON object ({} when it is empty or
+// not a JSON object).
+//
+// decision_json: {id, time, rule, node, node_guid, port, peer_node, peer_port, cable_id,
+//   action, status, reason, evidence}; node_guid "" when 0.
+// workorder_json: {id, cable_id, a, b, locations, status, rule, summary, offences, opened,
+//   updated} and also {severity, advice, needs_human, port_disabled, assignee, note, resolved,
+//   version, link_key, evidence, a_guid, b_guid}.
+//   a and b are "NODE/PORT" (the 0xGUID when the name is empty; b "" when the peer is
+//   unknown), locations the non-empty end locations (a first), resolved null when 0,
+//   a_guid/b_guid "" when 0. The outbox payload of an order is workorder_json(order).dump().
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "store/remedy.h"
+
+namespace ibw::store {
+
+// "2026-11-22T02:12:57.123456Z"; "" for 0 or before 1970 (same as app::iso_time).
+std::string iso_time_utc(int64_t time_us);
+
+nlohmann::json decision_json(const DecisionRecord& d);
+nlohmann::json workorder_json(const WorkOrder& o);
+
+}  // namespace ibw::store
