@@ -9,6 +9,7 @@ PACKAGES=(
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev catch2 libsqlite3-dev sqlite3
   libibumad-dev libibmad-dev libibnetdisc-dev
+  libcurl4-openssl-dev  # webhook delivery of work orders
   # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
   ibsim-utils opensm infiniband-diags
   # benchmarks

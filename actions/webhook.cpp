@@ -1,0 +1,212 @@
+// Webhook delivery: libcurl poster and the outbox sender; see webhook.h.
+#include "actions/webhook.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace ibw::actions {
+namespace webhook_detail {
+
+constexpr int64_t kSecondUs = int64_t{1000} * 1000;
+constexpr int64_t kMaxBackoffUs = 300 * kSecondUs;
+constexpr size_t kMaxAnswerChars = 200;  // of the receiver's answer, kept for the error
+
+// The URL as it may appear in errors: without "user:password@".
+std::string redact_url(const std::string& url) {
+  size_t scheme = url.find("://");
+  size_t host = scheme == std::string::npos ? 0 : scheme + 3;
+  size_t end = url.find_first_of("/?#", host);
+  size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
+  if (at == std::string::npos || at < host) return url;
+  return url.substr(0, host) + "***@" + url.substr(at + 1);
+}
+
+// Replaces every occurrence of the secret (should a receiver or a library echo it).
+std::string scrub(std::string text, const std::string& secret) {
+  if (secret.empty()) return text;
+  for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3))
+    text.replace(at, secret.size(), "***");
+  return text;
+}
+
+// One line of printable text.
+std::string one_line(const std::string& text) {
+  std::string out = text.substr(0, kMaxAnswerChars);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return out;
+}
+
+size_t keep_answer(char* data, size_t size, size_t count, void* user) {
+  auto* answer = static_cast<std::string*>(user);
+  size_t n = size * count;
+  if (answer->size() < kMaxAnswerChars)
+    answer->append(data, std::min(n, kMaxAnswerChars - answer->size()));
+  return n;
+}
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+      throw std::runtime_error("webhook: curl_global_init failed");
+  });
+}
+
+bool has_line_break(const std::string& s) {
+  return s.find_first_of("\r\n") != std::string::npos;
+}
+
+// Frees the header list however post() returns.
+struct SlistDeleter {
+  curl_slist* list = nullptr;
+  ~SlistDeleter() { curl_slist_free_all(list); }
+};
+
+}  // namespace webhook_detail
+
+bool counts_as_delivered(const PostResult& result) {
+  return result.ok || result.http_status == 409;
+}
+
+CurlPoster::CurlPoster(WebhookConfig config) : config_(std::move(config)) {
+  webhook_detail::global_init();
+  CURL* curl = curl_easy_init();
+  if (!curl) throw std::runtime_error("webhook: curl_easy_init failed");
+  curl_ = curl;
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, config_.timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_PROXY, "");  // "" = no proxy, whatever the environment says
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS, long{CURLPROTO_HTTP | CURLPROTO_HTTPS});
+#endif
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, config_.verify_tls ? 1L : 0L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, config_.verify_tls ? 2L : 0L);
+  if (!config_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, config_.ca_file.c_str());
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, "ibwarden-webhook");
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &webhook_detail::keep_answer);
+}
+
+CurlPoster::~CurlPoster() {
+  curl_easy_cleanup(static_cast<CURL*>(curl_));
+}
+
+PostResult CurlPoster::post(const std::string& url, const std::string& body,
+                            const HttpHeaders& headers) {
+  namespace wd = webhook_detail;
+  CURL* curl = static_cast<CURL*>(curl_);
+  const std::string where = "POST " + wd::redact_url(url);
+  PostResult result;
+
+  wd::SlistDeleter list;
+  for (const auto& [name, value] : headers) {
+    if (wd::has_line_break(name) || wd::has_line_break(value)) {
+      result.error = where + ": header " + wd::one_line(name) + " contains a line break";
+      return result;
+    }
+    std::string line = name + ": " + value;
+    curl_slist* next = curl_slist_append(list.list, line.c_str());
+    if (!next) {
+      result.error = where + ": out of memory";
+      return result;
+    }
+    list.list = next;
+  }
+  // Without "Expect:" curl waits for "100 Continue" before sending a large body.
+  curl_slist* next = curl_slist_append(list.list, "Expect:");
+  if (next) list.list = next;
+
+  std::string answer;
+  char errbuf[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list.list);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+
+  CURLcode code = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  // The handle outlives these locals: drop the pointers to them.
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, nullptr);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, nullptr);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
+
+  if (code == CURLE_OPERATION_TIMEDOUT) {
+    result.error = where + ": timed out after " + std::to_string(config_.timeout_ms) + " ms";
+  } else if (code != CURLE_OK) {
+    result.error = where + ": " + (errbuf[0] ? std::string(errbuf) : curl_easy_strerror(code));
+  } else {
+    result.http_status = status;
+    result.ok = status >= 200 && status <= 299;
+    if (!result.ok) {
+      result.error = where + ": HTTP " + std::to_string(status);
+      if (!answer.empty()) result.error += ": " + wd::one_line(answer);
+    }
+  }
+  result.error = wd::scrub(result.error, config_.secret);
+  return result;
+}
+
+int64_t backoff_us(int attempts) {
+  if (attempts <= 1) return webhook_detail::kSecondUs;
+  if (attempts > 20) return webhook_detail::kMaxBackoffUs;  // 2^19 s is far beyond the cap
+  return std::min(webhook_detail::kSecondUs << (attempts - 1), webhook_detail::kMaxBackoffUs);
+}
+
+OutboxSender::OutboxSender(WebhookConfig config, HttpPoster& poster, OutboxQueue& queue)
+    : config_(std::move(config)), poster_(poster), queue_(queue) {
+  if (config_.url.rfind("http://", 0) != 0 && config_.url.rfind("https://", 0) != 0)
+    throw std::invalid_argument("webhook: url must start with http:// or https://, got '" +
+                                webhook_detail::redact_url(config_.url) + "'");
+}
+
+HttpHeaders OutboxSender::headers_for(const OutboxEntry& entry) const {
+  HttpHeaders h = {{"Content-Type", "application/json"},
+                   {"Idempotency-Key", entry.idempotency_key},
+                   {"X-Ibwarden-Delivery", entry.idempotency_key}};
+  if (!config_.secret.empty()) h.emplace_back("Authorization", "Bearer " + config_.secret);
+  return h;
+}
+
+OutboxSender::Stats OutboxSender::deliver_due(int64_t now_us) {
+  Stats stats;
+  if (now_us < hold_until_us_) return stats;  // the failed entry goes first, at its time
+  std::unordered_set<int64_t> done;  // a queue that hands an entry out twice ends the round
+  for (;;) {
+    std::vector<OutboxEntry> batch = queue_.due(now_us, kBatch);
+    for (const OutboxEntry& entry : batch) {
+      if (!done.insert(entry.id).second) return stats;
+      PostResult result;
+      try {
+        result = poster_.post(config_.url, entry.payload, headers_for(entry));
+      } catch (const std::exception& e) {
+        result = PostResult{false, 0, std::string("POST failed: ") + e.what()};
+      }
+      if (counts_as_delivered(result)) {
+        queue_.delivered(entry.id, now_us);
+        ++stats.delivered;
+        continue;
+      }
+      std::string error =
+          result.error.empty() ? "HTTP " + std::to_string(result.http_status) : result.error;
+      hold_until_us_ = now_us + backoff_us(entry.attempts + 1);
+      queue_.failed(entry.id, hold_until_us_, webhook_detail::scrub(error, config_.secret));
+      ++stats.failed;
+      return stats;  // keep order: nothing after a failed entry goes out this round
+    }
+    if (batch.size() < kBatch) return stats;
+  }
+}
+
+}  // namespace ibw::actions
