@@ -49,6 +49,7 @@ struct Sum {
   double max_rate = 0;
   int samples = 0;
   bool at_least = false;
+  int64_t last_time = 0;  // latest sample with a non-zero delta
 };
 Sum counter_sum(const PortWindow& p, Counter c, int64_t now, int64_t window) {
   Sum sum;
@@ -60,6 +61,7 @@ Sum counter_sum(const PortWindow& p, Counter c, int64_t now, int64_t window) {
     sum.max_delta = std::max(sum.max_delta, d.delta[i]);
     sum.max_rate = std::max(sum.max_rate, d.rate[i]);
     if (d.at_least & bit(c)) sum.at_least = true;
+    if (d.delta[i]) sum.last_time = std::max(sum.last_time, d.sample.time_us);
   }
   return sum;
 }
@@ -69,6 +71,7 @@ Evidence evidence_of(const Sum& sum, Counter c, int64_t window) {
   ev.counter = ingest::counter_name(c);
   ev.total = sum.total, ev.max_delta = sum.max_delta, ev.max_rate = sum.max_rate;
   ev.samples = sum.samples, ev.at_least = sum.at_least;
+  ev.last_time_us = sum.last_time;
   return ev;
 }
 
@@ -100,31 +103,41 @@ std::optional<Signal> symbol_errors(const Rule& r, const PortWindow& p, int64_t 
   return s;
 }
 
-// Flap count as documented in evaluate.h; `times` gets the merged link_down times.
+// Flap count as documented in evaluate.h; `times` gets the link_down times counted.
 int count_flaps(const PortWindow& p, const PortWindow* peer, int64_t now, int64_t window,
-                std::vector<int64_t>* times) {
-  std::vector<int64_t> downs;
-  for (const PortWindow* w : {&p, peer}) {
-    if (!w) continue;
-    for (const auto& e : w->events)
-      if (e.down && in_window(e.time_us, now, window)) downs.push_back(e.time_us);
-  }
-  int from_events = 0;
-  if (!downs.empty()) {
-    std::sort(downs.begin(), downs.end());
-    int64_t last = downs.front();
-    from_events = 1;
-    if (times) times->push_back(last);
-    for (int64_t t : downs)
-      if (t - last >= kFlapMergeUs) {
-        ++from_events, last = t;
-        if (times) times->push_back(t);
-      }
-  }
-  uint64_t from_counters = counter_sum(p, Counter::LinkDownedCounter, now, window).total;
+                std::vector<int64_t>* times, int64_t* last_time = nullptr) {
+  std::vector<int64_t> own, far;
+  for (const auto& e : p.events)
+    if (e.down && in_window(e.time_us, now, window) && (!e.from_peer || !peer))
+      (e.from_peer ? far : own).push_back(e.time_us);
   if (peer)
-    from_counters =
-        std::max(from_counters, counter_sum(*peer, Counter::LinkDownedCounter, now, window).total);
+    for (const auto& e : peer->events)
+      if (e.down && !e.from_peer && in_window(e.time_us, now, window)) far.push_back(e.time_us);
+  std::sort(own.begin(), own.end());
+  std::sort(far.begin(), far.end());
+  // Each far-end down within kFlapMergeUs of a not yet matched own down is the same drop.
+  std::vector<int64_t> downs = own;
+  std::vector<char> used(own.size(), 0);
+  for (int64_t t : far) {
+    bool matched = false;
+    for (size_t i = 0; i < own.size() && !matched; ++i)
+      if (!used[i] && (own[i] > t ? own[i] - t : t - own[i]) < kFlapMergeUs)
+        used[i] = 1, matched = true;
+    if (!matched) downs.push_back(t);
+  }
+  std::sort(downs.begin(), downs.end());
+  int from_events = static_cast<int>(downs.size());
+  if (times) times->insert(times->end(), downs.begin(), downs.end());
+  Sum mine = counter_sum(p, Counter::LinkDownedCounter, now, window);
+  uint64_t from_counters = mine.total;
+  int64_t last = downs.empty() ? 0 : downs.back();
+  last = std::max(last, mine.last_time);
+  if (peer) {
+    Sum theirs = counter_sum(*peer, Counter::LinkDownedCounter, now, window);
+    from_counters = std::max(from_counters, theirs.total);
+    last = std::max(last, theirs.last_time);
+  }
+  if (last_time) *last_time = std::max(*last_time, last);
   return static_cast<int>(std::max<uint64_t>(from_events, from_counters));
 }
 
@@ -136,9 +149,11 @@ std::optional<Signal> link_flap(const Rule& r, const PortWindow& p, const PortWi
     if (!any) return std::nullopt;
   }
   std::vector<int64_t> times;
-  int flaps = count_flaps(p, peer, now, r.window_us, &times);
+  int64_t last = 0;
+  int flaps = count_flaps(p, peer, now, r.window_us, &times, &last);
   if (flaps < r.cycles) return std::nullopt;
   Signal s;
+  s.ev.last_time_us = last;
   s.ev.flaps = flaps;
   s.ev.event_times = std::move(times);
   s.ev.window_us = r.window_us;
@@ -148,7 +163,7 @@ std::optional<Signal> link_flap(const Rule& r, const PortWindow& p, const PortWi
   return s;
 }
 
-std::optional<Signal> link_degraded(const Rule& r, const PortWindow& p) {
+std::optional<Signal> link_degraded(const Rule& r, const PortWindow& p, int64_t now) {
   auto below = [&](int width, fabric::Speed speed) {
     return (width && p.active_width && p.active_width < width) ||
            (speed != fabric::Speed::unknown && p.active_speed != fabric::Speed::unknown &&
@@ -168,6 +183,7 @@ std::optional<Signal> link_degraded(const Rule& r, const PortWindow& p) {
     return std::nullopt;
   }
   s.ev.active_width = p.active_width, s.ev.active_speed = p.active_speed;
+  s.ev.last_time_us = now;  // a standing condition: seen now
   return s;
 }
 
@@ -207,7 +223,7 @@ void fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t no
       s = link_flap(r, p, peer, now);
       break;
     case RuleType::link_degraded:
-      s = link_degraded(r, p);
+      s = link_degraded(r, p, now);
       break;
     case RuleType::error_counters:
       return error_counters(r, p, now, out);
@@ -263,7 +279,8 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
                    port_label(p.peer_guid, p.peer_port) + (v.confirmed ? "" : " is clean");
           }
         } else {  // errors_and_flap
-          int flaps = count_flaps(p, peer, now_us, r.window_us, &s.ev.event_times);
+          int flaps =
+              count_flaps(p, peer, now_us, r.window_us, &s.ev.event_times, &s.ev.last_time_us);
           s.ev.flaps = flaps;
           v.confirmed = flaps > 0;
           note = v.confirmed ? "; confirmed by " + std::to_string(flaps) + " link flap(s)"

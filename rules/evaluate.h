@@ -9,8 +9,10 @@
 //    Fires at BER >= the speed's threshold, or when one sweep's delta >= jump. Saturated
 //    deltas count as their value and are marked at_least.
 //  - link_flap: flaps in the window >= cycles. Flap counting (never double counts one flap):
-//      a) link_down events from both windows (this port's and its peer's), sorted, with downs
-//         less than kFlapMergeUs apart merged into one (each end reports the same drop);
+//      a) link_down events: this port's own downs each count (one end cannot go down twice
+//         without coming up); a far-end down (the peer window's own events, or this window's
+//         from_peer events when no peer window is given) counts only when no own down lies
+//         within kFlapMergeUs of it (each end reports the same drop), matched one to one;
 //      b) LinkDownedCounter deltas summed per end; both ends count the same drop, so the
 //         counter estimate is the larger end's sum, never the total;
 //      flaps = max(a, b): events and counters see the same flaps, so they are not added.
@@ -66,6 +68,10 @@ struct Evidence {
   double ber = 0;          // symbol_errors estimate (0 when speed/width unknown)
   double threshold = 0;    // the limit that was crossed
   int flaps = 0;
+  // Latest time of a sample with a non-zero delta or a link_down that the rule used (now for
+  // link_degraded, a standing condition). Lets a caller tell a verdict about data older than
+  // a repair from a new offence.
+  int64_t last_time_us = 0;
   std::vector<int64_t> event_times;  // link_down times used (merged)
   int active_width = 0, expected_width = 0;
   fabric::Speed active_speed = fabric::Speed::unknown, expected_speed = fabric::Speed::unknown;

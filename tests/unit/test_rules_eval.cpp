@@ -122,6 +122,26 @@ TEST_CASE("rules eval: link flaps are counted once when both ends see them", "[r
   CHECK(only(evaluate(defaults(), {a, b}, kNow), "link_flap").empty());
 }
 
+TEST_CASE("rules eval: quick flaps from one end all count and far-end only downs count",
+          "[rules]") {
+  PortWindow a = port(kA, 1, kB, 7), b = port(kB, 7, kA, 1);
+  for (int i = 0; i < 5; ++i) {  // five drops two seconds apart, seen by a only
+    int64_t t = kNow - 20'000'000 + i * 2'000'000;
+    a.events.push_back({t, true, false});
+    a.events.push_back({t + 1'000'000, false, false});
+  }
+  auto v = only(evaluate(defaults(), {a, b}, kNow), "link_flap");
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].evidence.flaps == 5);
+  CHECK(v[0].evidence.last_time_us == kNow - 20'000'000 + 4 * 2'000'000);
+  // The same history as this window's from_peer events, without the peer's window: 5 too.
+  PortWindow c = port(kB, 7, kA, 1);
+  for (const auto& e : a.events) c.events.push_back({e.time_us, e.down, true});
+  auto w = only(evaluate(defaults(), {c}, kNow), "link_flap");
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].evidence.flaps == 5);
+}
+
 TEST_CASE("rules eval: link_degraded against plan and enabled", "[rules]") {
   PortWindow w = port(kA, 1, 0, 0, Speed::hdr);
   w.active_width = 2;

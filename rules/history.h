@@ -1,0 +1,71 @@
+// History: the recent past of every port that rule windows need, kept between sweeps by the
+// daemon (and by `ibwarden replay`). It holds counter deltas with a non-zero error counter
+// (a clean sweep adds nothing, so a healthy fabric costs no memory) and link down/up events,
+// each for `keep_us` (the longest rule window), and builds rules::PortWindow records for
+// evaluate(): a port's own deltas and events plus its peer's link events (from_peer), since
+// either end may report a flap.
+// Pure bookkeeping: no I/O, no clock (times come from the data and the caller). Not
+// thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "rules/evaluate.h"
+
+namespace ibw::rules {
+
+// What the caller knows of a port's link (from the topology and the plan).
+struct LinkInfo {
+  uint64_t node_guid = 0;
+  int port = 0;
+  uint64_t peer_guid = 0;
+  int peer_port = 0;
+  int active_width = 0;
+  fabric::Speed active_speed = fabric::Speed::unknown;
+  int plan_width = 0;
+  fabric::Speed plan_speed = fabric::Speed::unknown;
+  int enabled_width = 0;
+  fabric::Speed enabled_speed = fabric::Speed::unknown;
+};
+
+// The longest window any enabled rule looks at (at least one minute).
+int64_t longest_window(const RuleSet& rules);
+
+class History {
+ public:
+  explicit History(int64_t keep_us) : keep_us_(keep_us) {}
+  void set_keep(int64_t keep_us) { keep_us_ = keep_us; }
+
+  // Keeps the delta when one of its error counters rose; returns whether it was kept.
+  bool add_delta(const ingest::CounterDelta& d);
+  void add_link_event(uint64_t node_guid, int port, int64_t time_us, bool down);
+  // Forgets what is older than now - keep.
+  void prune(int64_t now_us);
+  // Forgets one port's past (after a repair: old errors must not judge the new cable).
+  void clear_port(uint64_t node_guid, int port);
+
+  // True when the port or its peer has anything in the history.
+  bool has_data(const LinkInfo& link) const;
+  PortWindow window(const LinkInfo& link) const;
+  // Windows for every link with data on either end or running below its plan/enabled rate
+  // (others cannot fire), plus the peers of those links. Input order is kept.
+  std::vector<PortWindow> windows(const std::vector<LinkInfo>& links) const;
+
+  size_t ports() const { return ports_.size(); }
+
+ private:
+  struct Entry {
+    std::deque<ingest::CounterDelta> deltas;  // time-ordered
+    std::deque<LinkEvent> events;             // own events (from_peer false), time-ordered
+  };
+  static uint64_t key(uint64_t guid, int port) { return guid * 257 + static_cast<uint64_t>(port); }
+  const Entry* find(uint64_t guid, int port) const;
+
+  int64_t keep_us_;
+  std::unordered_map<uint64_t, Entry> ports_;
+};
+
+}  // namespace ibw::rules
