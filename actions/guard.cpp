@@ -93,7 +93,12 @@ int disabled_touching(const Fabric& f, const GuardState& s, uint32_t node) {
     uint32_t at = f.find_guid(k.guid);
     if (at == kNoNode) continue;
     const Port* p = f.node(at).port(k.port);
-    if (at == node || (p != nullptr && p->has_peer() && p->peer_node == node)) ++count;
+    uint32_t far = kNoNode;
+    if (auto it = s.peer_of.find(k); it != s.peer_of.end())
+      far = f.find_guid(it->second.guid);
+    else if (p != nullptr && p->has_peer())
+      far = p->peer_node;
+    if (at == node || far == node) ++count;
   }
   return count;
 }
@@ -191,12 +196,15 @@ Decision Guard::decide(const Request& request, const fabric::Fabric& fabric,
   if (node == fabric::kNoNode)
     return gd::refuse("unknown_port",
                       "no node " + fabric::format_guid(request.node_guid) + " in the fabric model");
+  if (state.disabled.count(PortKey{request.node_guid, request.port}))
+    return gd::refuse("already_disabled", target + " is already disabled by the guard");
   const fabric::Port* p = fabric.node(node).port(request.port);
   if (p == nullptr || !p->has_peer())
     return gd::refuse("unknown_port", target + " has no known link");
-  if (state.disabled.count(PortKey{request.node_guid, request.port}))
-    return gd::refuse("already_disabled", target + " is already disabled by the guard");
   const PortKey peer{fabric.node(p->peer_node).guid, p->peer_port};
+  if (state.disabled.count(peer))
+    return gd::refuse("already_disabled",
+                      target + " is already disabled by the guard from its other end");
   if (PortKey{request.node_guid, request.port} == request.sm_port || peer == request.sm_port)
     return gd::refuse("sm_link",
                       target + " is the SM's own link (" +
@@ -255,16 +263,24 @@ Decision Guard::decide(const Request& request, const fabric::Fabric& fabric,
 void record(GuardState& state, const Request& request, const fabric::Fabric& fabric,
             int64_t now_us) {
   const PortKey key{request.node_guid, request.port};
+  uint32_t node = fabric.find_guid(request.node_guid);
+  const fabric::Port* p = node == fabric::kNoNode ? nullptr : fabric.node(node).port(request.port);
   if (request.action == PortAction::disable) {
     state.disabled.insert(key);
+    if (p != nullptr && p->has_peer())
+      state.peer_of[key] = PortKey{fabric.node(p->peer_node).guid, p->peer_port};
     state.disable_times.push_back(now_us);
   } else {
-    state.disabled.erase(key);
-    uint32_t node = fabric.find_guid(request.node_guid);
-    const fabric::Port* p =
-        node == fabric::kNoNode ? nullptr : fabric.node(node).port(request.port);
+    std::vector<PortKey> gone{key};
+    if (auto it = state.peer_of.find(key); it != state.peer_of.end()) gone.push_back(it->second);
     if (p != nullptr && p->has_peer())
-      state.disabled.erase(PortKey{fabric.node(p->peer_node).guid, p->peer_port});
+      gone.push_back(PortKey{fabric.node(p->peer_node).guid, p->peer_port});
+    for (auto it = state.peer_of.begin(); it != state.peer_of.end(); ++it)
+      if (it->second == key) gone.push_back(it->first);  // disabled from the other end
+    for (const PortKey& k : gone) {
+      state.disabled.erase(k);
+      state.peer_of.erase(k);
+    }
   }
   std::erase_if(state.disable_times,
                 [&](int64_t t) { return t <= now_us - guard_detail::kHourUs; });

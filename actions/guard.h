@@ -28,6 +28,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -55,6 +56,8 @@ struct PortKey {
 
 struct GuardState {
   std::set<PortKey> disabled;          // ports the guard has disabled (the requested end)
+  std::map<PortKey, PortKey> peer_of;  // far end of a disabled port, as it was when disabled
+                                       // (a re-discovery no longer sees the link)
   std::vector<int64_t> disable_times;  // microseconds, one per executed disable
 };
 

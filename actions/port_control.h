@@ -1,7 +1,9 @@
 // Port control over SMPs, as `ibportstate <lid> <port> disable|enable|query` does it:
 // PortInfo Get, then PortInfo Set of the same record with PortPhysicalState 3 (Disabled) to
 // disable or 2 (Polling) to enable and PortState 0 (NOP), then a PortInfo Get to read back.
-// Ports are addressed by the LID of their node (a switch's port-0 LID) and the port number.
+// A port is addressed by its node (PortAddress: the node's LID, a switch's port-0 LID, or a
+// directed-route path) and the port number. Directed routes do not depend on the SM's
+// routing tables, which may still lead through the very link that was just disabled.
 // Needs a local umad port (on ibsim: run under umad2sim). Never consults the guard
 // (actions/guard.h): callers decide first. Not thread-safe: one controller per thread.
 #pragma once
@@ -14,6 +16,12 @@
 #include "fabric/smp_port.h"
 
 namespace ibw::actions {
+
+struct PortAddress {
+  uint16_t lid = 0;
+  std::string dr_path;       // "0,1,3": out of local port 1, then out of port 3; used when set
+  std::string text() const;  // "LID 3" or "DR path 0,1,3"
+};
 
 struct PortReading {
   uint8_t link_state = 0;  // PortInfo.PortState: 1 Down, 2 Init, 3 Armed, 4 Active
@@ -37,13 +45,13 @@ class PortController {
   PortController(const PortController&) = delete;
   PortController& operator=(const PortController&) = delete;
 
-  // Each throws std::runtime_error naming the LID, port and operation on failure.
-  PortReading query(uint16_t lid, int port);
-  PortChange disable(uint16_t lid, int port);
-  PortChange enable(uint16_t lid, int port);
+  // Each throws std::runtime_error naming the address, port and operation on failure.
+  PortReading query(const PortAddress& node, int port);
+  PortChange disable(const PortAddress& node, int port);
+  PortChange enable(const PortAddress& node, int port);
 
  private:
-  PortChange set_phys_state(uint16_t lid, int port, uint8_t phys_state, const char* op);
+  PortChange set_phys_state(const PortAddress& node, int port, uint8_t phys_state, const char* op);
 
   fabric::SmpPort port_;
   unsigned timeout_ms_ = 0;

@@ -85,9 +85,10 @@ int main(int argc, char** argv) {
     auto l = static_cast<uint16_t>(lid);
     int p = static_cast<int>(port);
     if (op == "query") {
-      out["after"] = to_json(control.query(l, p));
+      out["after"] = to_json(control.query(ibw::actions::PortAddress{l, ""}, p));
     } else {
-      auto change = op == "disable" ? control.disable(l, p) : control.enable(l, p);
+      auto change = op == "disable" ? control.disable(ibw::actions::PortAddress{l, ""}, p)
+                                    : control.enable(ibw::actions::PortAddress{l, ""}, p);
       out["before"] = to_json(change.before);
       out["set_reply"] = to_json(change.set_reply);
       out["after"] = to_json(change.after);

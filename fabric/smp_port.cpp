@@ -1,6 +1,8 @@
 #include "fabric/smp_port.h"
 
+#include <endian.h>
 #include <infiniband/mad.h>
+#include <infiniband/umad.h>
 
 #include <stdexcept>
 
@@ -20,6 +22,22 @@ SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms) {
                              std::to_string(ca_port) + ") for SMPs: is umad accessible?");
   if (timeout_ms != 0) mad_rpc_set_timeout(port.get(), static_cast<int>(timeout_ms));
   return port;
+}
+
+LocalPort local_port(const std::string& ca, int ca_port) {
+  umad_port_t p{};
+  std::string name = ca;
+  if (umad_get_port(name.empty() ? nullptr : name.c_str(), ca_port, &p) < 0)
+    throw std::runtime_error("cannot read the local port (CA " +
+                             (ca.empty() ? std::string("(default)") : ca) + " port " +
+                             std::to_string(ca_port) + ")");
+  LocalPort out;
+  out.port_guid = be64toh(p.port_guid);
+  out.lid = static_cast<uint16_t>(p.base_lid);
+  out.sm_lid = static_cast<uint16_t>(p.sm_lid);
+  out.port = p.portnum;
+  umad_release_port(&p);
+  return out;
 }
 
 }  // namespace ibw::fabric

@@ -3,6 +3,7 @@
 // SMPs itself: live LFT reads (fabric/routing_live) and port disable/enable (actions/).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -18,5 +19,15 @@ using SmpPort = std::unique_ptr<ibmad_port, SmpPortCloser>;
 // Opens CA `ca` (empty = first) port `ca_port` (0 = first active); timeout_ms 0 keeps
 // libibmad's default. Throws std::runtime_error naming the CA and port on failure.
 SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms = 0);
+
+// The local port as umad reports it: its GUID and LID, and the LID of the subnet manager it
+// knows. Throws std::runtime_error when the port cannot be read.
+struct LocalPort {
+  uint64_t port_guid = 0;  // host order
+  uint16_t lid = 0;
+  uint16_t sm_lid = 0;
+  int port = 0;
+};
+LocalPort local_port(const std::string& ca, int ca_port);
 
 }  // namespace ibw::fabric

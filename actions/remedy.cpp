@@ -1,0 +1,202 @@
+// Remediation flow; see remedy.h for the policy.
+#include "actions/remedy.h"
+
+#include "actions/remedy_text.h"
+#include "store/remedy_json.h"
+
+namespace ibw::actions {
+namespace remedy_detail {
+
+using remedy_text::LinkView;
+constexpr int64_t kHourUs = int64_t{3600} * 1000 * 1000;
+
+bool active(const std::string& status) {
+  return status == "open" || status == "in_progress" || status == "reopened";
+}
+
+store::DecisionRecord base_decision(const LinkView& l, const std::string& rule, int64_t now) {
+  store::DecisionRecord d;
+  d.time_us = now;
+  d.rule = rule;
+  d.node_guid = l.a.guid, d.node = l.a.node, d.port = l.a.port;
+  d.peer_guid = l.b.guid, d.peer_node = l.b.node, d.peer_port = l.b.port;
+  d.cable_id = l.cable_id;
+  d.link_key = l.link_key;
+  return d;
+}
+
+// The link's order, opened or reopened for a new offence (or the existing one kept).
+store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& l,
+                            int64_t now) {
+  store::WorkOrder o;
+  if (old) {
+    o = *old;
+    if (!active(o.status)) {
+      o.status = "reopened";
+      o.offences += 1;
+      o.resolved_us = 0;
+      o.needs_human = false;
+      o.assignee.clear();
+    }
+  } else {
+    o.link_key = l.link_key;
+    o.a = l.a, o.b = l.b;
+    o.status = "open";
+    o.offences = 1;
+    o.opened_us = now;
+  }
+  if (o.cable_id.empty()) o.cable_id = l.cable_id;
+  o.updated_us = now;
+  return o;
+}
+
+std::string severity_for(const store::WorkOrder& o, ingest::Severity s) {
+  if (o.needs_human || o.offences >= 3) return "critical";
+  return std::string(ingest::severity_name(s));
+}
+
+}  // namespace remedy_detail
+
+PlanIndex::PlanIndex(const fabric::Plan* plan) {
+  if (!plan) return;
+  by_cable_.reserve(plan->links.size());
+  for (const auto& l : plan->links) by_cable_.emplace(l.cable_id, &l);
+}
+
+const fabric::PlannedLink* PlanIndex::find(const std::string& cable_id) const {
+  if (cable_id.empty()) return nullptr;
+  auto it = by_cable_.find(cable_id);
+  return it == by_cable_.end() ? nullptr : it->second;
+}
+
+Remediator::Remediator(RemedyConfig config, store::Store& store, PortExecutor* executor)
+    : config_(config), guard_(config.guard), store_(store), executor_(executor) {}
+
+GuardState Remediator::load_guard_state(store::Store& store, int64_t now_us) {
+  GuardState s;
+  for (const auto& d : store.disabled_ports()) {
+    PortKey k{d.node_guid, d.port};
+    s.disabled.insert(k);
+    if (auto ends = remedy_text::parse_link_key(d.link_key); ends && ends->second.guid)
+      s.peer_of[k] = ends->first == k ? ends->second : ends->first;
+  }
+  s.disable_times = store.disable_times(now_us - remedy_detail::kHourUs);
+  return s;
+}
+
+std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
+                                                            const RemedyContext& ctx, int64_t now) {
+  namespace rd = remedy_detail;
+  const rules::Verdict& v = f.verdict;
+  if (!v.confirmed || v.action == rules::Action::none) return std::nullopt;
+  remedy_text::LinkView link = remedy_text::link_view(ctx, v.node_guid, v.port);
+  auto old = store_.workorder_by_link(link.link_key);
+  if (old && rd::active(old->status)) return std::nullopt;  // already being handled
+  if (old && v.evidence.last_time_us && v.evidence.last_time_us <= old->resolved_us)
+    return std::nullopt;  // evidence from before the repair
+
+  store::WriteBatch batch;
+  batch.outbox = config_.outbox;
+  store::WorkOrder order = rd::next_order(old, link, now);
+  order.rule = v.rule;
+  order.evidence_json = remedy_text::evidence_json(f).dump();
+  order.advice = remedy_text::advice(v.type, order.offences, link);
+  store::DecisionRecord d = rd::base_decision(link, v.rule, now);
+  nlohmann::json evidence = remedy_text::evidence_json(f);
+  std::string what = v.explanation;
+  bool wants_disable = v.action == rules::Action::disable || v.action == rules::Action::isolate;
+
+  if (!wants_disable) {
+    d.action = "work_order", d.status = "executed";
+    d.reason = what + "; work order for " + remedy_text::end_text(link.a);
+    order.summary = v.rule + ": " + what;
+  } else if (order.offences > config_.max_auto_offences) {
+    d.action = "disable", d.status = "refused";
+    d.reason = what + "; escalated: offence " + std::to_string(order.offences) +
+               " after repair, more than max_auto_offences (" +
+               std::to_string(config_.max_auto_offences) + "); needs a human";
+    order.needs_human = true;
+    order.summary = "needs a human: repeat offender, " + v.rule + ": " + what;
+  } else {
+    Request req;
+    req.node_guid = link.target.guid, req.port = link.target.port;
+    req.action = PortAction::disable;
+    req.sm_port = ctx.sm_port;
+    GuardState state = load_guard_state(store_, now);
+    Decision g = guard_.decide(req, *ctx.fabric, state, now);
+    evidence["guard"] = {
+        {"verdict", std::string(verdict_name(g.verdict))}, {"rule", g.rule}, {"reason", g.reason}};
+    d.action = "disable";
+    if (req.node_guid != link.a.guid || req.port != link.a.port) {  // name the acted-on end
+      d.node_guid = link.b.guid, d.node = link.b.node, d.port = link.b.port;
+      d.peer_guid = link.a.guid, d.peer_node = link.a.node, d.peer_port = link.a.port;
+    }
+    if (g.verdict == Verdict::refused) {
+      d.status = "refused";
+      d.reason = what + "; guard refused: " + g.reason;
+      order.needs_human = true;
+      order.summary =
+          "needs a human: " + v.rule + ": " + what + "; not disabled (" + g.reason + ")";
+    } else if (g.verdict == Verdict::dry_run) {
+      d.status = "dry_run";
+      d.reason = what + "; " + g.reason;
+      order.summary = v.rule + ": " + what + "; dry-run, link left up";
+    } else {
+      try {
+        if (!executor_) throw std::runtime_error("no port executor (cannot send SMPs)");
+        std::set<PortKey> avoid = state.disabled;
+        for (const auto& [port_key, far] : state.peer_of) avoid.insert(far);
+        PortAddress where = remedy_text::node_address(ctx, req.node_guid, req.port, avoid);
+        if (!where.lid && where.dr_path.empty())
+          throw std::runtime_error("no LID or route known for the target port");
+        PortChange c = executor_->disable(where, req.port);
+        evidence["address"] = where.text();
+        evidence["readback"] = {{"before", remedy_text::reading_json(c.before)},
+                                {"after", remedy_text::reading_json(c.after)}};
+        if (c.after.phys_state != fabric::kPhysDisabled)
+          throw std::runtime_error("read back PhysState " +
+                                   std::string(fabric::phys_state_name(c.after.phys_state)) +
+                                   ", not Disabled");
+        d.status = "executed";
+        d.reason = what + "; " + g.reason;
+        order.port_disabled = true;
+        order.summary = v.rule + ": " + what + "; link disabled at " +
+                        remedy_text::end_text(store::LinkEnd{req.node_guid, d.node, req.port, ""});
+        store::DisabledPort dp{req.node_guid, req.port, now, 0, link.link_key};
+        batch.disabled_add.push_back(dp);
+      } catch (const std::exception& e) {
+        d.status = "failed";
+        d.reason = what + "; disable failed: " + e.what();
+        order.needs_human = true;
+        order.summary =
+            "needs a human: " + v.rule + ": " + what + "; disable failed (" + e.what() + ")";
+      }
+    }
+  }
+  order.severity = rd::severity_for(order, v.severity);
+  d.evidence_json = evidence.dump();
+  batch.decisions.push_back(d);
+  batch.workorders.push_back(order);
+  store::WriteResult res = store_.write(batch);
+  d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
+  return d;
+}
+
+int Remediator::verify_due(int64_t now) {
+  store::WorkOrderQuery q;
+  q.status = "resolved";
+  q.limit = 0;
+  store::WriteBatch batch;
+  batch.outbox = config_.outbox;
+  for (auto o : store_.workorders(q)) {
+    if (!o.resolved_us || o.resolved_us + config_.verify_after_us > now) continue;
+    o.status = "verified";
+    o.updated_us = now;
+    o.summary = "verified: clean since the repair at " + store::iso_time_utc(o.resolved_us);
+    batch.workorders.push_back(std::move(o));
+  }
+  if (!batch.workorders.empty()) store_.write(batch);
+  return static_cast<int>(batch.workorders.size());
+}
+
+}  // namespace ibw::actions

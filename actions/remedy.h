@@ -1,0 +1,106 @@
+// Remediation: turns confirmed rule verdicts and operator requests into guarded port actions,
+// recorded decisions and repair work orders (store/remedy.h). The daemon's action worker and
+// the manual `ibwarden disable|enable` commands both go through it, so the guard, the records
+// and the order lifecycle are the same on every path.
+//
+// For a confirmed verdict on a link (the store is read first, so this holds across restarts
+// and across processes):
+//  - an active order (open, in_progress, reopened) for the link: nothing new (one open order
+//    per cable, and no decision per sweep);
+//  - a resolved/verified order and evidence no newer than the repair: stale, nothing;
+//  - otherwise a new offence: the order is opened (or reopened, offences + 1) and, for rules
+//    whose action is disable/isolate, the guard decides on the switch end of the link:
+//    dry_run is recorded as such, refused makes the order "needs a human", allowed runs the
+//    disable through the PortExecutor and reads the state back (Disabled = executed).
+//    A link past max_auto_offences is escalated instead: no more automatic disables, the
+//    order is critical and needs a human (it came back bad after repeated repairs).
+// Manual enable re-enables the end ibwarden disabled and marks the link's order resolved;
+// verify_due() turns resolved orders that stayed clean for verify_after into verified.
+// Not thread-safe: one Remediator per thread (it uses the caller's Store connection).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "actions/guard.h"
+#include "actions/port_control.h"
+#include "fabric/model.h"
+#include "fabric/plan.h"
+#include "ingest/correlator.h"
+#include "rules/evaluate.h"
+#include "store/store.h"
+
+namespace ibw::actions {
+
+// Runs port actions on the fabric (PortController in the daemon, a fake in tests). Throws
+// std::runtime_error on failure.
+class PortExecutor {
+ public:
+  virtual ~PortExecutor() = default;
+  virtual PortChange disable(const PortAddress& node, int port) = 0;
+  virtual PortChange enable(const PortAddress& node, int port) = 0;
+};
+
+// Cable ID -> planned link, for locations on work orders.
+class PlanIndex {
+ public:
+  explicit PlanIndex(const fabric::Plan* plan);
+  const fabric::PlannedLink* find(const std::string& cable_id) const;
+
+ private:
+  std::unordered_map<std::string, const fabric::PlannedLink*> by_cable_;
+};
+
+struct RemedyConfig {
+  GuardConfig guard;
+  int64_t verify_after_us = 24LL * 3600 * 1'000'000;
+  int max_auto_offences = 2;  // offences after which automation stops disabling the link
+  bool outbox = false;        // queue webhook deliveries for order changes
+};
+
+// The fabric as the caller sees it now.
+struct RemedyContext {
+  const fabric::Fabric* fabric = nullptr;
+  const ingest::Correlator* correlator = nullptr;  // may be null (no names/cables)
+  const PlanIndex* plan = nullptr;                 // may be null
+  PortKey sm_port;                                 // never disabled (guard)
+  // The local CA port SMPs leave from: port actions use a directed route from it over the
+  // model's active links (the SM's routes may lead through a just-disabled link). Unset:
+  // LID routing.
+  PortKey local_port;
+};
+
+// A verdict and the port's last counter reading (evidence).
+struct Finding {
+  rules::Verdict verdict;
+  ingest::CounterSample counters;
+};
+
+class Remediator {
+ public:
+  Remediator(RemedyConfig config, store::Store& store, PortExecutor* executor);
+
+  // Handles one verdict (unconfirmed ones and action none are ignored). Returns the stored
+  // decision, or nullopt when nothing new was decided.
+  std::optional<store::DecisionRecord> on_finding(const Finding& finding, const RemedyContext& ctx,
+                                                  int64_t now_us);
+  // Operator path: rule "manual", the operator's reason, force for the guard's soft rules.
+  store::DecisionRecord manual(PortAction action, uint64_t guid, int port,
+                               const std::string& reason, bool force, const RemedyContext& ctx,
+                               int64_t now_us);
+  // Resolved orders clean since resolved_us + verify_after become verified. Returns how many.
+  int verify_due(int64_t now_us);
+
+  // The guard's state as stored (disabled ports, executed disables in the last hour).
+  static GuardState load_guard_state(store::Store& store, int64_t now_us);
+
+ private:
+  RemedyConfig config_;
+  Guard guard_;
+  store::Store& store_;
+  PortExecutor* executor_;
+};
+
+}  // namespace ibw::actions

@@ -1,0 +1,132 @@
+// The operator path of remediation (`ibwarden disable|enable`, later the web API); see
+// remedy.h.
+#include "actions/remedy.h"
+#include "actions/remedy_text.h"
+
+namespace ibw::actions {
+namespace remedy_manual_detail {
+
+using remedy_text::LinkView;
+
+// The port ibwarden disabled for this link, if any: the port itself or the stored entry whose
+// link includes it.
+std::optional<store::DisabledPort> disabled_entry(store::Store& store, uint64_t guid, int port) {
+  for (const auto& d : store.disabled_ports()) {
+    if (d.node_guid == guid && d.port == port) return d;
+    if (auto ends = remedy_text::parse_link_key(d.link_key))
+      if ((ends->first == PortKey{guid, port}) || (ends->second == PortKey{guid, port})) return d;
+  }
+  return std::nullopt;
+}
+
+}  // namespace remedy_manual_detail
+
+store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int port,
+                                         const std::string& reason, bool force,
+                                         const RemedyContext& ctx, int64_t now) {
+  namespace md = remedy_manual_detail;
+  store::WriteBatch batch;
+  batch.outbox = config_.outbox;
+  auto entry = action == PortAction::enable ? md::disabled_entry(store_, guid, port) : std::nullopt;
+  PortKey target = entry ? PortKey{entry->node_guid, entry->port} : PortKey{guid, port};
+  remedy_text::LinkView link = remedy_text::link_view(ctx, target.guid, target.port);
+  if (entry && !entry->link_key.empty()) link.link_key = entry->link_key;
+
+  store::DecisionRecord d;
+  d.time_us = now;
+  d.rule = "manual";
+  d.node_guid = link.a.guid, d.node = link.a.node, d.port = link.a.port;
+  d.peer_guid = link.b.guid, d.peer_node = link.b.node, d.peer_port = link.b.port;
+  d.cable_id = link.cable_id;
+  d.link_key = link.link_key;
+  d.action = std::string(action_name(action));
+
+  Request req;
+  req.node_guid = target.guid, req.port = target.port;
+  req.action = action;
+  req.force = force;
+  req.sm_port = ctx.sm_port;
+  GuardState state = load_guard_state(store_, now);
+  Decision g = guard_.decide(req, *ctx.fabric, state, now);
+  nlohmann::json evidence = {{"operator_reason", reason},
+                             {"force", force},
+                             {"guard",
+                              {{"verdict", std::string(verdict_name(g.verdict))},
+                               {"rule", g.rule},
+                               {"reason", g.reason},
+                               {"overridden", g.overridden}}}};
+  const std::string who = "operator: " + reason;
+  auto order = store_.workorder_by_link(link.link_key);
+  if (g.verdict == Verdict::refused) {
+    d.status = "refused";
+    d.reason = who + "; guard refused: " + g.reason;
+  } else if (g.verdict == Verdict::dry_run) {
+    d.status = "dry_run";
+    d.reason = who + "; " + g.reason + " (actions.mode is dry-run)";
+  } else {
+    try {
+      if (!executor_) throw std::runtime_error("no port executor (cannot send SMPs)");
+      // Never route through a disabled link, this one included.
+      std::set<PortKey> avoid = state.disabled;
+      for (const auto& [port_key, far] : state.peer_of) avoid.insert(far);
+      PortAddress where = remedy_text::node_address(ctx, target.guid, target.port, avoid);
+      if (!where.lid && where.dr_path.empty())
+        throw std::runtime_error("no LID or route known for the port");
+      evidence["address"] = where.text();
+      PortChange c = action == PortAction::disable ? executor_->disable(where, target.port)
+                                                   : executor_->enable(where, target.port);
+      evidence["readback"] = {{"before", remedy_text::reading_json(c.before)},
+                              {"after", remedy_text::reading_json(c.after)}};
+      bool disabled = c.after.phys_state == fabric::kPhysDisabled;
+      if (disabled != (action == PortAction::disable))
+        throw std::runtime_error("read back PhysState " +
+                                 std::string(fabric::phys_state_name(c.after.phys_state)));
+      d.status = "executed";
+      d.reason = who + "; " + g.reason;
+      if (action == PortAction::disable) {
+        batch.disabled_add.push_back({target.guid, target.port, now, 0, link.link_key});
+        store::WorkOrder o;
+        if (order && (order->status == "open" || order->status == "in_progress" ||
+                      order->status == "reopened")) {
+          o = *order;
+        } else if (order) {
+          o = *order;
+          o.status = "reopened";
+          o.offences += 1;
+          o.resolved_us = 0;
+        } else {
+          o.link_key = link.link_key, o.a = link.a, o.b = link.b, o.cable_id = link.cable_id;
+          o.status = "open", o.opened_us = now, o.offences = 1;
+        }
+        o.rule = o.rule.empty() ? "manual" : o.rule;
+        o.port_disabled = true;
+        o.updated_us = now;
+        o.summary = "disabled by operator: " + reason;
+        o.advice = remedy_text::advice(rules::RuleType::symbol_errors, o.offences, link);
+        if (o.evidence_json.empty()) o.evidence_json = evidence.dump();
+        batch.workorders.push_back(std::move(o));
+      } else {
+        batch.disabled_remove.emplace_back(target.guid, target.port);
+        if (order && order->status != "resolved" && order->status != "verified") {
+          store::WorkOrder o = *order;
+          o.status = "resolved";
+          o.resolved_us = now;
+          o.updated_us = now;
+          o.port_disabled = false;
+          o.summary = "re-enabled by operator: " + reason;
+          batch.workorders.push_back(std::move(o));
+        }
+      }
+    } catch (const std::exception& e) {
+      d.status = "failed";
+      d.reason = who + "; " + d.action + " failed: " + e.what();
+    }
+  }
+  d.evidence_json = evidence.dump();
+  batch.decisions.push_back(d);
+  store::WriteResult res = store_.write(batch);
+  d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
+  return d;
+}
+
+}  // namespace ibw::actions

@@ -1,0 +1,41 @@
+// Text and JSON pieces of remediation records (internal to actions/): the link a verdict or
+// request is about, as a technician and the store need it, and the evidence and advice that
+// go on decisions and work orders.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "actions/remedy.h"
+
+namespace ibw::actions::remedy_text {
+
+// One link as remediation sees it: ends with names and plan locations, cable, link key and
+// the end to act on (the switch side).
+struct LinkView {
+  store::LinkEnd a, b;  // a: the port asked about; b.guid 0 when the peer is unknown
+  std::string cable_id;
+  std::string link_key;
+  PortKey target;       // the end to disable (switch side when there is one)
+  PortAddress address;  // of the target's node
+};
+
+LinkView link_view(const RemedyContext& ctx, uint64_t guid, int port);
+// How SMPs reach a node: its LID (a switch's port-0 LID) and, when ctx.local_port is known
+// and a path exists, the shortest directed route from it over active links that avoids
+// the ports in `avoid` (ports ibwarden disabled) and the link of `port` itself. lid 0 /
+// empty path when unknown.
+PortAddress node_address(const RemedyContext& ctx, uint64_t guid, int port,
+                         const std::set<PortKey>& avoid = {});
+// The two ends written in a link key; nullopt when it is not one.
+std::optional<std::pair<PortKey, PortKey>> parse_link_key(const std::string& key);
+
+nlohmann::json evidence_json(const Finding& f);
+nlohmann::json reading_json(const PortReading& r);
+// What the technician should do for this rule type after `offences` offences.
+std::string advice(rules::RuleType type, int offences, const LinkView& link);
+std::string end_text(const store::LinkEnd& e);  // "leaf001/3" or "0x.../3"
+
+}  // namespace ibw::actions::remedy_text

@@ -1,0 +1,30 @@
+// SmpExecutor: the PortExecutor (actions/remedy.h) that acts over SMPs through a
+// PortController, opened on first use and reopened after a failure (a umad port that went
+// away must not poison later actions). Each MAD is bounded by timeout_ms; one action sends
+// three (Get, Set, Get), so the action as a whole is bounded by a few times that.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "actions/remedy.h"
+
+namespace ibw::actions {
+
+class SmpExecutor : public PortExecutor {
+ public:
+  SmpExecutor(std::string ca, int ca_port, unsigned timeout_ms)
+      : ca_(std::move(ca)), ca_port_(ca_port), timeout_ms_(timeout_ms) {}
+  PortChange disable(const PortAddress& node, int port) override;
+  PortChange enable(const PortAddress& node, int port) override;
+
+ private:
+  template <typename Fn>
+  PortChange run(Fn fn);
+  std::string ca_;
+  int ca_port_;
+  unsigned timeout_ms_;
+  std::unique_ptr<PortController> controller_;
+};
+
+}  // namespace ibw::actions
