@@ -1,6 +1,11 @@
 #include "app/args.h"
 
 #include <charconv>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+
+#include "config/config.h"
 
 namespace ibw::app {
 
@@ -54,6 +59,39 @@ std::optional<int> Args::get_int(const std::string& name, int lo, int hi) const 
     throw UsageError("--" + name + " must be a number " + std::to_string(lo) + "-" +
                      std::to_string(hi) + ", got \"" + *v + "\"");
   return out;
+}
+
+int usage_error(const char* cmd, const std::string& msg, const char* help) {
+  std::cerr << "ibwarden " << cmd << ": " << msg << "\n\n" << help;
+  return 2;
+}
+
+std::string format_arg(const Args& args) {
+  std::string f = args.get("format").value_or("text");
+  if (f != "text" && f != "json")
+    throw UsageError("--format must be text or json, got \"" + f + "\"");
+  return f;
+}
+
+int64_t parse_since_arg(const std::string& text) {
+  int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  if (auto d = config::parse_duration(text)) return now - *d;
+  std::tm tm{};
+  int frac = 0;
+  char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) end = strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  if (!end) throw UsageError("--since must be a duration (10m) or a time (2026-11-22T01:00:00Z)");
+  if (*end == '.') {
+    std::string digits;
+    for (++end; *end >= '0' && *end <= '9'; ++end) digits += *end;
+    digits = (digits + "000000").substr(0, 6);
+    frac = std::stoi(digits);
+  }
+  if (*end == 'Z') ++end;
+  if (*end) throw UsageError("--since: unexpected \"" + std::string(end) + "\" (times are UTC)");
+  return static_cast<int64_t>(timegm(&tm)) * 1'000'000 + frac;
 }
 
 }  // namespace ibw::app

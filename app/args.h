@@ -2,6 +2,7 @@
 // repeatable options. Unknown options and missing values are usage errors (exit 2).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -35,5 +36,14 @@ class Args {
  private:
   std::map<std::string, std::vector<std::string>> values_;
 };
+
+// Prints "ibwarden CMD: MSG" and the command's help on stderr; returns exit code 2.
+int usage_error(const char* cmd, const std::string& msg, const char* help);
+// --format: text (default) or json. Throws UsageError.
+std::string format_arg(const Args& args);
+
+// --since: a duration back from now ("10m") or an ISO-8601 UTC time
+// ("2026-11-22T01:00:00Z", fraction optional). Throws UsageError.
+int64_t parse_since_arg(const std::string& text);
 
 }  // namespace ibw::app

@@ -19,6 +19,11 @@ Commands:
   ports         print the last known state and counters of every port
   route         trace a static route, or list the LID pairs whose route crosses a port
   rules         validate a rules file (ibwarden rules validate FILE)
+  decisions     print what the automation and operators decided, and why
+  workorders    print repair work orders (or update one: --update ID)
+  disable       disable a port through the guard (--port NODE/PORT --reason TEXT)
+  enable        re-enable a port and resolve its work order
+  replay        evaluate the rules over recorded history, dry-run, and print the decisions
 
 Run `ibwarden COMMAND --help` for the options of a command.
 )";
@@ -46,6 +51,11 @@ int run_cli(int argc, char** argv) {
   if (cmd == "ports") return cmd_ports(argc, argv, 2);
   if (cmd == "route") return cmd_route(argc, argv, 2);
   if (cmd == "rules") return cmd_rules(argc, argv, 2);
+  if (cmd == "decisions") return cmd_decisions(argc, argv, 2);
+  if (cmd == "workorders") return cmd_workorders(argc, argv, 2);
+  if (cmd == "disable") return cmd_disable(argc, argv, 2);
+  if (cmd == "enable") return cmd_enable(argc, argv, 2);
+  if (cmd == "replay") return cmd_replay(argc, argv, 2);
   std::cerr << "ibwarden: unknown command \"" << cmd << "\"\n\n" << kUsage;
   return 2;
 }

@@ -48,43 +48,6 @@ array of {node, node_guid, port, lid, peer_node, peer_port, cable_id, state, phy
 width, speed, counters: {...}, rates: {...}, last_change}.
 )";
 
-int usage(const char* cmd, const std::string& msg, const char* help) {
-  std::cerr << "ibwarden " << cmd << ": " << msg << "\n\n" << help;
-  return 2;
-}
-
-std::string format_of(const Args& args) {
-  std::string f = args.get("format").value_or("text");
-  if (f != "text" && f != "json")
-    throw UsageError("--format must be text or json, got \"" + f + "\"");
-  return f;
-}
-
-int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// "10m" back from now, or an ISO-8601 UTC time.
-int64_t parse_since(const std::string& text) {
-  if (auto d = config::parse_duration(text)) return now_us() - *d;
-  std::tm tm{};
-  int frac = 0;
-  char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!end) end = strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm);
-  if (!end) throw UsageError("--since must be a duration (10m) or a time (2026-11-22T01:00:00Z)");
-  if (*end == '.') {
-    std::string digits;
-    for (++end; *end >= '0' && *end <= '9'; ++end) digits += *end;
-    digits = (digits + "000000").substr(0, 6);
-    frac = std::stoi(digits);
-  }
-  if (*end == 'Z') ++end;
-  if (*end) throw UsageError("--since: unexpected \"" + std::string(end) + "\" (times are UTC)");
-  return static_cast<int64_t>(timegm(&tm)) * 1'000'000 + frac;
-}
-
 std::unique_ptr<store::Store> open_store(const config::Config& cfg) {
   return store::Store::open(cfg.store.path, /*read_only=*/true);
 }
@@ -97,10 +60,10 @@ int cmd_run(int argc, char** argv, int first) {
   try {
     Args args({{"config"}, {"help", false}}, argc, argv, first);
     if (args.has("help")) return std::cout << kRunHelp, 0;
-    if (!args.has("config")) return usage("run", "--config is required", kRunHelp);
+    if (!args.has("config")) return usage_error("run", "--config is required", kRunHelp);
     return run_daemon(*args.get("config"));
   } catch (const UsageError& e) {
-    return usage("run", e.what(), kRunHelp);
+    return usage_error("run", e.what(), kRunHelp);
   }
 }
 
@@ -108,7 +71,7 @@ int cmd_check_config(int argc, char** argv, int first) {
   try {
     Args args({{"config"}, {"help", false}}, argc, argv, first);
     if (args.has("help")) return std::cout << kCheckHelp, 0;
-    if (!args.has("config")) return usage("check-config", "--config is required", kCheckHelp);
+    if (!args.has("config")) return usage_error("check-config", "--config is required", kCheckHelp);
     config::Config cfg = config::load_config(*args.get("config"));
     std::vector<fabric::Diagnostic> problems;
     auto check = [&](auto&& fn) {
@@ -125,7 +88,7 @@ int cmd_check_config(int argc, char** argv, int first) {
     std::cout << cfg.file << ": ok\n";
     return 0;
   } catch (const UsageError& e) {
-    return usage("check-config", e.what(), kCheckHelp);
+    return usage_error("check-config", e.what(), kCheckHelp);
   } catch (const fabric::InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;
@@ -137,10 +100,10 @@ int cmd_events(int argc, char** argv, int first) {
     Args args({{"config"}, {"since"}, {"port"}, {"limit"}, {"format"}, {"help", false}}, argc, argv,
               first);
     if (args.has("help")) return std::cout << kEventsHelp, 0;
-    if (!args.has("config")) return usage("events", "--config is required", kEventsHelp);
-    std::string format = format_of(args);
+    if (!args.has("config")) return usage_error("events", "--config is required", kEventsHelp);
+    std::string format = format_arg(args);
     store::EventQuery q;
-    if (auto s = args.get("since")) q.since_us = parse_since(*s);
+    if (auto s = args.get("since")) q.since_us = parse_since_arg(*s);
     q.limit = static_cast<size_t>(args.get_int("limit", 1, 10'000'000).value_or(100'000));
     std::optional<fabric::PortSpec> spec;
     if (auto p = args.get("port")) {
@@ -187,7 +150,7 @@ int cmd_events(int argc, char** argv, int first) {
       std::cerr << "ibwarden events: stopped at --limit " << limit << "; use --since to page\n";
     return 0;
   } catch (const UsageError& e) {
-    return usage("events", e.what(), kEventsHelp);
+    return usage_error("events", e.what(), kEventsHelp);
   } catch (const std::exception& e) {
     std::cerr << "ibwarden events: " << e.what() << "\n";
     return 2;
@@ -198,8 +161,8 @@ int cmd_ports(int argc, char** argv, int first) {
   try {
     Args args({{"config"}, {"node"}, {"format"}, {"help", false}}, argc, argv, first);
     if (args.has("help")) return std::cout << kPortsHelp, 0;
-    if (!args.has("config")) return usage("ports", "--config is required", kPortsHelp);
-    std::string format = format_of(args);
+    if (!args.has("config")) return usage_error("ports", "--config is required", kPortsHelp);
+    std::string format = format_arg(args);
     config::Config cfg = config::load_config(*args.get("config"));
     auto db = open_store(cfg);
     auto ports = db->ports(args.get("node").value_or(""));
@@ -221,7 +184,7 @@ int cmd_ports(int argc, char** argv, int first) {
     }
     return 0;
   } catch (const UsageError& e) {
-    return usage("ports", e.what(), kPortsHelp);
+    return usage_error("ports", e.what(), kPortsHelp);
   } catch (const std::exception& e) {
     std::cerr << "ibwarden ports: " << e.what() << "\n";
     return 2;

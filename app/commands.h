@@ -12,5 +12,10 @@ int cmd_events(int argc, char** argv, int first);
 int cmd_ports(int argc, char** argv, int first);
 int cmd_route(int argc, char** argv, int first);
 int cmd_rules(int argc, char** argv, int first);
+int cmd_decisions(int argc, char** argv, int first);
+int cmd_workorders(int argc, char** argv, int first);
+int cmd_disable(int argc, char** argv, int first);
+int cmd_enable(int argc, char** argv, int first);
+int cmd_replay(int argc, char** argv, int first);
 
 }  // namespace ibw::app

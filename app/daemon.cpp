@@ -6,9 +6,13 @@
 #include <filesystem>
 #include <thread>
 
+#include "app/action_worker.h"
 #include "app/batch_queue.h"
 #include "app/logger.h"
+#include "app/outbox_worker.h"
 #include "app/port_table.h"
+#include "app/remedy_setup.h"
+#include "app/rule_runner.h"
 #include "app/topology.h"
 #include "config/config.h"
 #include "fabric/diagnostics.h"
@@ -57,6 +61,9 @@ struct Runtime {
   // the store in the order they were made (the writer never takes it: no deadlock).
   std::mutex publish_mutex;
   bool store_failed = false;  // a batch could not be stored at shutdown; later ones are dropped
+  std::unique_ptr<RuleRunner> rules;     // null without rules.file
+  std::unique_ptr<ActionWorker> worker;  // with rules
+  std::string webhook_secret;            // never logged
 
   std::shared_ptr<const Topology> topology() {
     std::lock_guard<std::mutex> lock(topo_mutex);
@@ -75,6 +82,24 @@ struct Runtime {
 void enrich_all(const Topology* topo, std::vector<ingest::Event>& events) {
   if (!topo) return;
   for (auto& e : events) topo->correlator->enrich(e);
+}
+
+// Evaluates the rules after new data and hands acting verdicts to the action worker.
+void evaluate_rules(Runtime& rt, const std::shared_ptr<const Topology>& topo) {
+  if (!rt.rules || !topo) return;
+  ActionJob job;
+  job.topo = topo;
+  for (auto& v : rt.rules->evaluate(*topo, rt.clock.now_us())) {
+    actions::Finding f;
+    if (auto rec = rt.ports.get(v.node_guid, v.port)) f.counters = rec->counters;
+    f.verdict = std::move(v);
+    job.findings.push_back(std::move(f));
+  }
+  if (job.findings.empty()) return;
+  size_t n = job.findings.size();
+  if (!rt.worker->submit(std::move(job)))
+    log(LogLevel::warning, "action queue full; verdicts deferred to the next evaluation",
+        {{"verdicts", n}});
 }
 
 // Returns false when discovery failed (the caller retries).
@@ -100,7 +125,9 @@ bool discover(Runtime& rt) {
        {"links", topo->fabric.link_count()},
        {"ports_polled", topo->targets.size()},
        {"link_changes", batch.events.size()}});
+  if (rt.rules) rt.rules->add_events(batch.events);
   if (!batch.events.empty() || !batch.ports.empty()) rt.queue.push(std::move(batch));
+  evaluate_rules(rt, topo);
   return true;
 }
 
@@ -221,7 +248,7 @@ void counter_loop(Runtime& rt) {
         poller = ingest::CounterPoller::open(po, rt.clock);
       }
       ingest::SweepResult res = poller->sweep(topo->targets);
-      std::lock_guard<std::mutex> publish(rt.publish_mutex);
+      std::unique_lock<std::mutex> publish(rt.publish_mutex);
       store::WriteBatch batch;
       std::vector<ingest::CounterDelta> deltas;
       deltas.reserve(res.samples.size());
@@ -243,6 +270,7 @@ void counter_loop(Runtime& rt) {
       }
       enrich_all(topo.get(), batch.events);
       batch.ports = rt.ports.apply_counters(deltas);
+      if (rt.rules) rt.rules->add_deltas(deltas);
       batch.samples = std::move(res.samples);
       log(LogLevel::debug, "counter sweep",
           {{"ports", topo->targets.size()},
@@ -250,6 +278,8 @@ void counter_loop(Runtime& rt) {
            {"unresponsive", res.unresponsive.size()},
            {"duration_ms", res.duration_us / 1000.0}});
       if (!rt.queue.push(std::move(batch))) return;
+      publish.unlock();
+      evaluate_rules(rt, topo);
     } catch (const std::exception& e) {
       log(LogLevel::error, "counter sweep failed", {{"error", e.what()}});
       poller.reset();
@@ -296,6 +326,11 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
   auto parent = std::filesystem::path(cfg.store.path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   rt->db = store::Store::open(cfg.store.path);
+  if (cfg.rules.file) {
+    rt->rules = std::make_unique<RuleRunner>(rules::load_rules(*cfg.rules.file));
+    rt->worker = std::make_unique<ActionWorker>(cfg, rt->plan.get());
+  }
+  if (cfg.workorders.webhook) rt->webhook_secret = webhook_secret(cfg);
   return rt;
 }
 
@@ -339,13 +374,17 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   };
   auto stop_workers = [&] {
     rt.running = false;  // drain what the workers still produce, then join them
+    if (rt.worker) rt.worker->stop();
     while (rt.live_threads > 0 || rt.queue.size() > 0)
       if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(50))) write_batch(*batch, rt);
     rt.queue.close();
     for (auto& t : threads) t.join();
   };
+  if (rt.worker) rt.worker->start();
   spawn(watcher_loop);
   if (rt.cfg.counters.enabled) spawn(counter_loop);
+  if (rt.cfg.workorders.webhook)
+    spawn([](Runtime& r) { run_outbox(r.cfg, r.webhook_secret, r.running); });
   std::unique_ptr<Runtime> next;
   try {
     while (!g_stop) {
@@ -406,7 +445,10 @@ int run_daemon(const std::string& config_path) {
          {"fabric", c.fabric.name},
          {"store", c.store.path},
          {"discovery", c.fabric.discovery},
-         {"opensm_log", c.opensm.log}});
+         {"opensm_log", c.opensm.log},
+         {"rules", c.rules.file.value_or("")},
+         {"actions_mode", c.actions.mode},
+         {"webhook", c.workorders.webhook.has_value()}});
     auto next = run_generation(*rt, config_path);
     store_failed = rt->store_failed;
     rt = std::move(next);

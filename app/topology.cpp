@@ -3,6 +3,9 @@
 #include "fabric/ibnd_loader.h"
 #include "fabric/topology.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace ibw::app {
 
 std::shared_ptr<const Topology> make_topology(fabric::Fabric fab, const fabric::Plan* plan,
@@ -11,6 +14,9 @@ std::shared_ptr<const Topology> make_topology(fabric::Fabric fab, const fabric::
   topo->fabric = std::move(fab);
   topo->correlator = std::make_unique<ingest::Correlator>(topo->fabric, plan);
   topo->discovered_us = now_us;
+  std::unordered_map<std::string, const fabric::PlannedLink*> planned;
+  if (plan)
+    for (const auto& l : plan->links) planned.emplace(l.cable_id, &l);
   for (uint32_t i = 0; i < topo->fabric.size(); ++i) {
     const fabric::Node& n = topo->fabric.node(i);
     const fabric::Port* p0 = n.port(0);
@@ -19,6 +25,19 @@ std::shared_ptr<const Topology> make_topology(fabric::Fabric fab, const fabric::
       if (p.number == 0 || !p.has_peer()) continue;
       uint16_t lid = n.type == fabric::NodeType::sw ? sw_lid : p.lid;
       if (lid) topo->targets.push_back({n.guid, lid, p.number});
+      const fabric::Node& peer = topo->fabric.node(p.peer_node);
+      const fabric::Port* far = peer.port(p.peer_port);
+      rules::LinkInfo l;
+      l.node_guid = n.guid, l.port = p.number;
+      l.peer_guid = peer.guid, l.peer_port = p.peer_port;
+      l.active_width = p.width_active, l.active_speed = p.speed_active;
+      if (far) {  // the best both ends have enabled
+        l.enabled_width = std::min(p.width_enabled, far->width_enabled);
+        l.enabled_speed = std::min(p.speed_enabled, far->speed_enabled);
+      }
+      if (auto it = planned.find(topo->correlator->cable_at(n.guid, p.number)); it != planned.end())
+        l.plan_width = it->second->width, l.plan_speed = it->second->speed;
+      topo->links.push_back(l);
     }
   }
   return topo;

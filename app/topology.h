@@ -13,6 +13,7 @@
 #include "fabric/plan.h"
 #include "ingest/correlator.h"
 #include "ingest/counter_poller.h"
+#include "rules/history.h"
 
 namespace ibw::app {
 
@@ -20,6 +21,7 @@ struct Topology {
   fabric::Fabric fabric;
   std::unique_ptr<ingest::Correlator> correlator;
   std::vector<ingest::PollTarget> targets;  // every port with a peer
+  std::vector<rules::LinkInfo> links;       // the same ports, as rule windows need them
   int64_t discovered_us = 0;
 };
 

@@ -74,6 +74,16 @@ struct Reader {
     else
       sink.add(line(v), key, "\"" + s + "\" is not true or false");
   }
+  void choice(const YAML::Node& v, const std::string& key, std::string* out,
+              std::initializer_list<std::string_view> allowed) {
+    std::string s, list;
+    if (!scalar(v, key, &s)) return;
+    for (auto a : allowed) {
+      if (s == a) return void(*out = s);
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    sink.add(line(v), key, "\"" + s + "\" is not one of " + list);
+  }
   void duration(const YAML::Node& v, const std::string& key, int64_t* out) {
     std::string s;
     if (!scalar(v, key, &s)) return;
@@ -166,6 +176,7 @@ Config parse_config(std::string_view text, const std::string& file) {
   auto section = [&](std::vector<Key> keys) {
     return [&r, keys = std::move(keys)](N v, S path) { config_detail::walk(r, v, path, keys); };
   };
+  int secret_file_line = 0;
   std::vector<Key> top = {
       {"fabric", section({
                      {"name", [&](N v, S k) { r.string(v, k, &c.fabric.name, false); }},
@@ -225,6 +236,53 @@ Config parse_config(std::string_view text, const std::string& file) {
                      [&](N v, S k) { r.duration(v, k, &c.store.aggregate_window_us); }},
                     {"event_window", [&](N v, S k) { r.duration(v, k, &c.store.event_window_us); }},
                 })},
+      {"rules", section({
+                    {"file", [&](N v, S k) { r.optional_path(v, k, &c.rules.file); }},
+                })},
+      {"actions",
+       section({
+           {"mode",
+            [&](N v, S k) { r.choice(v, k, &c.actions.mode, {"dry-run", "enforce"}); }},
+           {"via",
+            [&](N v, S k) {
+              r.choice(v, k, &c.actions.via, {"smp", "ufm"});
+              if (c.actions.via == "ufm")
+                sink.add(Reader::line(v), k,
+                         "\"ufm\" needs the UFM integration, which this build does not have "
+                         "yet; use smp");
+            }},
+           {"max_disabled_total",
+            [&](N v, S k) { r.integer(v, k, &c.actions.max_disabled_total, 0, 100000); }},
+           {"max_disabled_per_switch",
+            [&](N v, S k) { r.integer(v, k, &c.actions.max_disabled_per_switch, 0, 255); }},
+           {"max_actions_per_hour",
+            [&](N v, S k) { r.integer(v, k, &c.actions.max_actions_per_hour, 0, 100000); }},
+           {"min_up_links", [&](N v, S k) { r.integer(v, k, &c.actions.min_up_links, 1, 255); }},
+           {"timeout", [&](N v, S k) { r.duration(v, k, &c.actions.timeout_us); }},
+       })},
+      {"workorders",
+       section({
+           {"webhook",
+            [&](N v, S k) {
+              if (v.IsNull()) return c.workorders.webhook.reset();
+              std::string s;
+              r.string(v, k, &s, false);
+              if (s.empty()) return;
+              if (s.rfind("http://", 0) != 0 && s.rfind("https://", 0) != 0)
+                return sink.add(Reader::line(v), k, "\"" + s + "\" is not an http:// or https:// URL");
+              c.workorders.webhook = s;
+            }},
+           {"webhook_secret_env",
+            [&](N v, S k) { r.string(v, k, &c.workorders.webhook_secret_env, true); }},
+           {"webhook_secret_file",
+            [&](N v, S k) {
+              r.optional_path(v, k, &c.workorders.webhook_secret_file);
+              secret_file_line = Reader::line(v);
+            }},
+           {"webhook_timeout",
+            [&](N v, S k) { r.duration(v, k, &c.workorders.webhook_timeout_us); }},
+           {"verify_after", [&](N v, S k) { r.duration(v, k, &c.workorders.verify_after_us); }},
+       })},
       {"log", section({
                   {"level",
                    [&](N v, S k) {
@@ -241,6 +299,9 @@ Config parse_config(std::string_view text, const std::string& file) {
     sink.add(root ? Reader::line(root) : 0, "", "expected a map of sections");
   else
     config_detail::walk(r, root, "", top);
+  if (c.workorders.webhook_secret_file && !c.workorders.webhook_secret_env.empty())
+    sink.add(secret_file_line, "workorders.webhook_secret_file",
+             "give webhook_secret_env or webhook_secret_file, not both");
   sink.throw_if_any();
   return c;
 }

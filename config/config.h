@@ -46,6 +46,29 @@ struct StoreSection {
   int64_t event_window_us = 90LL * 24 * 3600 * 1'000'000;
 };
 
+struct RulesSection {
+  std::optional<std::string> file;  // rule file (config/rules.yaml); none = no rules evaluated
+};
+
+// Remediation: what the guard allows (actions/guard.h).
+struct ActionsSection {
+  std::string mode = "dry-run";  // dry-run | enforce
+  std::string via = "smp";       // smp | ufm
+  int max_disabled_total = 16;
+  int max_disabled_per_switch = 2;
+  int max_actions_per_hour = 8;
+  int min_up_links = 2;
+  int64_t timeout_us = 10'000'000;  // one port action (SMP set + read-back)
+};
+
+struct WorkordersSection {
+  std::optional<std::string> webhook;              // URL (http:// or https://); none = no delivery
+  std::string webhook_secret_env;                  // env variable holding the bearer secret
+  std::optional<std::string> webhook_secret_file;  // or a file holding it
+  int64_t webhook_timeout_us = 5'000'000;
+  int64_t verify_after_us = 24LL * 3600 * 1'000'000;  // clean this long after repair: verified
+};
+
 struct LogSection {
   std::string level = "info";  // debug | info | warning | error
 };
@@ -56,6 +79,9 @@ struct Config {
   OpensmSection opensm;
   CountersSection counters;
   StoreSection store;
+  RulesSection rules;
+  ActionsSection actions;
+  WorkordersSection workorders;
   LogSection log;
 };
 

@@ -29,6 +29,61 @@ TEST_CASE("config: the shipped example validates and matches the defaults", "[co
   CHECK(c.store.path == d.store.path);
   CHECK(c.store.raw_window_us == d.store.raw_window_us);
   CHECK(c.log.level == "info");
+  REQUIRE(c.rules.file);
+  CHECK(*c.rules.file == std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
+  CHECK(c.actions.mode == "dry-run");
+  CHECK(c.actions.via == "smp");
+  CHECK(c.actions.max_disabled_total == d.actions.max_disabled_total);
+  CHECK(c.actions.max_disabled_per_switch == 2);
+  CHECK(c.actions.max_actions_per_hour == 8);
+  CHECK(c.actions.min_up_links == 2);
+  CHECK_FALSE(c.workorders.webhook);
+  CHECK(c.workorders.verify_after_us == 24LL * 3600 * 1'000'000);
+}
+
+TEST_CASE("config: actions and workorders sections", "[config]") {
+  Config c = parse_config(ibw::test::join_lines({
+                              "rules:",
+                              "  file: rules/site.yaml",
+                              "actions:",
+                              "  mode: enforce",
+                              "  max_disabled_total: 4",
+                              "  max_disabled_per_switch: 1",
+                              "  max_actions_per_hour: 3",
+                              "  min_up_links: 3",
+                              "workorders:",
+                              "  webhook: https://tickets.example.com/hook",
+                              "  webhook_secret_env: IBW_HOOK_SECRET",
+                              "  verify_after: 2h",
+                          }),
+                          "/etc/ibwarden/ibwarden.yaml");
+  CHECK(c.rules.file == "/etc/ibwarden/rules/site.yaml");
+  CHECK(c.actions.mode == "enforce");
+  CHECK(c.actions.max_disabled_total == 4);
+  CHECK(c.actions.max_disabled_per_switch == 1);
+  CHECK(c.actions.max_actions_per_hour == 3);
+  CHECK(c.actions.min_up_links == 3);
+  CHECK(c.workorders.webhook == "https://tickets.example.com/hook");
+  CHECK(c.workorders.webhook_secret_env == "IBW_HOOK_SECRET");
+  CHECK(c.workorders.verify_after_us == 2LL * 3600 * 1'000'000);
+
+  auto d = config_errors(ibw::test::join_lines({
+      "actions:",                    // 1
+      "  mode: enforcing",           // 2
+      "  via: ufm",                  // 3
+      "  min_up_links: 0",           // 4
+      "  max_disable_total: 3",      // 5 typo
+      "workorders:",                 // 6
+      "  webhook: tickets.example",  // 7
+      "  verify_after: soon",        // 8
+  }));
+  CHECK(ibw::test::keys(d) ==
+        std::vector<std::string>{"2:actions.mode", "3:actions.via", "4:actions.min_up_links",
+                                 "5:actions.max_disable_total", "7:workorders.webhook",
+                                 "8:workorders.verify_after"});
+  auto typo = ibw::test::find_diag(d, 5, "actions.max_disable_total");
+  REQUIRE(typo);
+  CHECK(typo->message.find("did you mean \"max_disabled_total\"") != std::string::npos);
 }
 
 TEST_CASE("config: values - durations and relative paths", "[config]") {

@@ -1,0 +1,74 @@
+#include "app/remedy_setup.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "fabric/diagnostics.h"
+#include "fabric/smp_port.h"
+
+namespace ibw::app {
+
+actions::RemedyConfig remedy_config(const config::Config& cfg) {
+  actions::RemedyConfig rc;
+  rc.guard.mode =
+      cfg.actions.mode == "enforce" ? actions::GuardMode::enforce : actions::GuardMode::dry_run;
+  rc.guard.max_disabled_total = cfg.actions.max_disabled_total;
+  rc.guard.max_disabled_per_switch = cfg.actions.max_disabled_per_switch;
+  rc.guard.max_actions_per_hour = cfg.actions.max_actions_per_hour;
+  rc.guard.min_up_links = cfg.actions.min_up_links;
+  rc.verify_after_us = cfg.workorders.verify_after_us;
+  rc.outbox = cfg.workorders.webhook.has_value();
+  return rc;
+}
+
+LocalLids local_lids(const config::Config& cfg) {
+  try {
+    auto p = fabric::local_port(cfg.fabric.ca, cfg.fabric.ca_port);
+    return {p.lid, p.sm_lid};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+void set_local_ports(actions::RemedyContext& ctx, const LocalLids& lids) {
+  if (!ctx.fabric) return;
+  ctx.sm_port = find_lid_port(*ctx.fabric, lids.sm_lid);
+  ctx.local_port = find_lid_port(*ctx.fabric, lids.lid);
+}
+
+actions::PortKey find_lid_port(const fabric::Fabric& f, uint16_t sm_lid) {
+  if (!sm_lid) return {};
+  for (uint32_t i = 0; i < f.size(); ++i) {
+    const fabric::Node& n = f.node(i);
+    if (n.type == fabric::NodeType::sw) {
+      const fabric::Port* p0 = n.port(0);
+      if (p0 && p0->lid == sm_lid) return {n.guid, 0};  // an SM on a switch: its port 0
+      continue;
+    }
+    for (const auto& p : n.ports)
+      if (p.number > 0 && p.lid == sm_lid) return {n.guid, p.number};
+  }
+  return {};
+}
+
+std::string webhook_secret(const config::Config& cfg) {
+  const auto& w = cfg.workorders;
+  if (!w.webhook_secret_env.empty()) {
+    const char* v = std::getenv(w.webhook_secret_env.c_str());
+    if (!v || !*v)
+      throw std::runtime_error("workorders.webhook_secret_env: environment variable " +
+                               w.webhook_secret_env + " is not set");
+    return v;
+  }
+  if (w.webhook_secret_file) {
+    std::string s = fabric::read_file(*w.webhook_secret_file);
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+    if (s.empty())
+      throw std::runtime_error("workorders.webhook_secret_file: " + *w.webhook_secret_file +
+                               " is empty");
+    return s;
+  }
+  return "";
+}
+
+}  // namespace ibw::app

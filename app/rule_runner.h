@@ -1,0 +1,33 @@
+// RuleRunner: the daemon's rule evaluation. Counter deltas (from each sweep) and link events
+// (from re-discovery) go into a rules::History; after each, the rule set is evaluated over the
+// links of the current topology that have something in their window. Only confirmed verdicts
+// whose rule acts (action != none) are returned: those go to the action worker, which
+// de-duplicates them against the store (one open order per link).
+// Thread-safe (one mutex): the counter thread and the watcher thread both feed it.
+#pragma once
+
+#include <mutex>
+#include <vector>
+
+#include "app/topology.h"
+#include "rules/history.h"
+#include "rules/rules.h"
+
+namespace ibw::app {
+
+class RuleRunner {
+ public:
+  explicit RuleRunner(rules::RuleSet rules);
+  void add_deltas(const std::vector<ingest::CounterDelta>& deltas);
+  // Keeps link_down / link_up events of ports; others are ignored.
+  void add_events(const std::vector<ingest::Event>& events);
+  std::vector<rules::Verdict> evaluate(const Topology& topo, int64_t now_us);
+  const rules::RuleSet& rules() const { return rules_; }
+
+ private:
+  rules::RuleSet rules_;
+  std::mutex mutex_;
+  rules::History history_;
+};
+
+}  // namespace ibw::app
