@@ -6,11 +6,13 @@
 #include "app/commands.h"
 #include "app/daemon.h"
 #include "app/format.h"
+#include "app/remedy_setup.h"
 #include "config/config.h"
 #include "fabric/diagnostics.h"
 #include "fabric/model.h"
 #include "fabric/node_name_map.h"
 #include "fabric/plan.h"
+#include "rules/rules.h"
 #include "store/store.h"
 
 namespace ibw::app {
@@ -26,8 +28,8 @@ validate is rejected and the running one kept). Logs are JSON lines on stderr.
 
 constexpr const char* kCheckHelp = R"(usage: ibwarden check-config --config FILE
 
-Validates the configuration (unknown keys included) and the plan and node-name-map it
-names. Prints every problem as file:line: key: message. Exit 0 valid, 2 invalid.
+Validates the configuration (unknown keys included) and the plan, node-name-map and rules
+file it names, and that the webhook secret is readable when one is configured. Prints every problem as file:line: key: message. Exit 0 valid, 2 invalid.
 )";
 
 constexpr const char* kEventsHelp =
@@ -84,12 +86,14 @@ int cmd_check_config(int argc, char** argv, int first) {
     if (cfg.fabric.plan) check([&] { fabric::load_plan(*cfg.fabric.plan); });
     if (cfg.fabric.node_name_map)
       check([&] { fabric::load_node_name_map(*cfg.fabric.node_name_map); });
+    if (cfg.rules.file) check([&] { rules::load_rules(*cfg.rules.file); });
     if (!problems.empty()) throw fabric::InputError(std::move(problems));
+    if (cfg.workorders.webhook) webhook_secret(cfg);  // throws when set but unusable
     std::cout << cfg.file << ": ok\n";
     return 0;
   } catch (const UsageError& e) {
     return usage_error("check-config", e.what(), kCheckHelp);
-  } catch (const fabric::InputError& e) {
+  } catch (const std::exception& e) {  // InputError lists every problem as file:line: key
     std::cerr << e.what() << "\n";
     return 2;
   }

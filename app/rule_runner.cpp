@@ -22,12 +22,9 @@ void RuleRunner::add_events(const std::vector<ingest::Event>& events) {
 }
 
 std::vector<rules::Verdict> RuleRunner::evaluate(const Topology& topo, int64_t now_us) {
-  std::vector<rules::PortWindow> windows;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    history_.prune(now_us);
-    windows = history_.windows(topo.links);
-  }
+  std::lock_guard<std::mutex> lock(mutex_);  // windows borrow the history's deltas
+  history_.prune(now_us);
+  std::vector<rules::PortWindow> windows = history_.windows(topo.links);
   std::vector<rules::Verdict> out;
   for (auto& v : rules::evaluate(rules_, windows, now_us))
     if (v.confirmed && v.action != rules::Action::none) out.push_back(std::move(v));

@@ -54,7 +54,7 @@ struct Sum {
 Sum counter_sum(const PortWindow& p, Counter c, int64_t now, int64_t window) {
   Sum sum;
   size_t i = static_cast<size_t>(c);
-  for (const auto& d : p.deltas) {
+  for (const auto& d : p.all_deltas()) {
     if (!(d.valid & bit(c)) || !in_window(d.sample.time_us, now, window)) continue;
     ++sum.samples;
     sum.total += d.delta[i];
@@ -145,7 +145,8 @@ std::optional<Signal> link_flap(const Rule& r, const PortWindow& p, const PortWi
                                 int64_t now) {
   if (p.events.empty() && !peer) {
     bool any = false;
-    for (const auto& d : p.deltas) any |= d.delta[static_cast<size_t>(Counter::LinkDownedCounter)];
+    for (const auto& d : p.all_deltas())
+      any |= d.delta[static_cast<size_t>(Counter::LinkDownedCounter)];
     if (!any) return std::nullopt;
   }
   std::vector<int64_t> times;

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,14 @@ struct PortWindow {
   int enabled_width = 0;  // best both ends have enabled
   fabric::Speed enabled_speed = fabric::Speed::unknown;
   std::vector<ingest::CounterDelta> deltas;  // time-ordered by sample.time_us
-  std::vector<LinkEvent> events;             // time-ordered
+  // When not empty, used instead of `deltas`: a view of deltas kept elsewhere (rules::History
+  // lends its own, so a sweep over 100k ports copies none). Must outlive evaluate().
+  std::span<const ingest::CounterDelta> delta_view;
+  std::vector<LinkEvent> events;  // time-ordered
+
+  std::span<const ingest::CounterDelta> all_deltas() const {
+    return delta_view.empty() ? std::span<const ingest::CounterDelta>(deltas) : delta_view;
+  }
 };
 
 struct Evidence {

@@ -37,7 +37,10 @@ void History::prune(int64_t now_us) {
   int64_t cutoff = now_us - keep_us_;
   for (auto it = ports_.begin(); it != ports_.end();) {
     auto& e = it->second;
-    while (!e.deltas.empty() && e.deltas.front().sample.time_us <= cutoff) e.deltas.pop_front();
+    auto keep = std::find_if(e.deltas.begin(), e.deltas.end(), [&](const ingest::CounterDelta& d) {
+      return d.sample.time_us > cutoff;
+    });
+    e.deltas.erase(e.deltas.begin(), keep);
     while (!e.events.empty() && e.events.front().time_us <= cutoff) e.events.pop_front();
     it = e.deltas.empty() && e.events.empty() ? ports_.erase(it) : std::next(it);
   }
@@ -65,7 +68,7 @@ PortWindow History::window(const LinkInfo& link) const {
   w.plan_width = link.plan_width, w.plan_speed = link.plan_speed;
   w.enabled_width = link.enabled_width, w.enabled_speed = link.enabled_speed;
   if (const Entry* own = find(link.node_guid, link.port)) {
-    w.deltas.assign(own->deltas.begin(), own->deltas.end());
+    w.delta_view = own->deltas;
     w.events.assign(own->events.begin(), own->events.end());
   }
   if (const Entry* peer = link.peer_guid ? find(link.peer_guid, link.peer_port) : nullptr) {

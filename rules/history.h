@@ -49,6 +49,8 @@ class History {
 
   // True when the port or its peer has anything in the history.
   bool has_data(const LinkInfo& link) const;
+  // The window borrows this history's deltas (PortWindow::delta_view): use it before the
+  // next add/prune/clear.
   PortWindow window(const LinkInfo& link) const;
   // Windows for every link with data on either end or running below its plan/enabled rate
   // (others cannot fire), plus the peers of those links. Input order is kept.
@@ -58,8 +60,8 @@ class History {
 
  private:
   struct Entry {
-    std::deque<ingest::CounterDelta> deltas;  // time-ordered
-    std::deque<LinkEvent> events;             // own events (from_peer false), time-ordered
+    std::vector<ingest::CounterDelta> deltas;  // time-ordered (a few per port: vector is fine)
+    std::deque<LinkEvent> events;              // own events (from_peer false), time-ordered
   };
   static uint64_t key(uint64_t guid, int port) { return guid * 257 + static_cast<uint64_t>(port); }
   const Entry* find(uint64_t guid, int port) const;
