@@ -4,13 +4,9 @@ namespace ibw::actions {
 
 template <typename Fn>
 PortChange SmpExecutor::run(Fn fn) {
-  try {
-    if (!controller_) controller_ = std::make_unique<PortController>(ca_, ca_port_, timeout_ms_);
-    return fn(*controller_);
-  } catch (...) {
-    controller_.reset();
-    throw;
-  }
+  std::lock_guard<std::mutex> smp(fabric::smp_mutex());
+  PortController controller(ca_, ca_port_, timeout_ms_);
+  return fn(controller);
 }
 
 PortChange SmpExecutor::disable(const PortAddress& node, int port) {

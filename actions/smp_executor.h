@@ -1,7 +1,9 @@
 // SmpExecutor: the PortExecutor (actions/remedy.h) that acts over SMPs through a
-// PortController, opened on first use and reopened after a failure (a umad port that went
-// away must not poison later actions). Each MAD is bounded by timeout_ms; one action sends
-// three (Get, Set, Get), so the action as a whole is bounded by a few times that.
+// PortController opened for each action under fabric::smp_mutex() and closed right after:
+// holding SMP agents open would make the daemon's next live discovery fail to register its
+// own, and a umad port that went away cannot poison later actions. Each MAD is bounded by
+// timeout_ms; one action sends three (Get, Set, Get), so the action as a whole is bounded by a few
+// times that.
 #pragma once
 
 #include <memory>
@@ -24,7 +26,6 @@ class SmpExecutor : public PortExecutor {
   std::string ca_;
   int ca_port_;
   unsigned timeout_ms_;
-  std::unique_ptr<PortController> controller_;
 };
 
 }  // namespace ibw::actions

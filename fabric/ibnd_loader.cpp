@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "fabric/diagnostics.h"
+#include "fabric/smp_port.h"
 
 namespace ibw::fabric {
 namespace {
@@ -107,6 +108,7 @@ Fabric discover_live(const LiveDiscoveryOptions& options) {
   config.timeout_ms = options.timeout_ms;
   config.retries = options.retries;
   std::string ca = options.ca;
+  std::lock_guard<std::mutex> smp(smp_mutex());
   IbndFabric f(
       ibnd_discover_fabric(ca.empty() ? nullptr : ca.data(), options.ca_port, nullptr, &config));
   if (!f) {

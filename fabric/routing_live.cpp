@@ -64,7 +64,7 @@ std::vector<DirectedRoute> directed_routes(const Fabric& fabric, uint32_t local,
 class LftReader {
  public:
   LftReader(const Fabric& fabric, const std::string& ca, int ca_port)
-      : fabric_(fabric), port_(open_smp_port(ca, ca_port)) {
+      : fabric_(fabric), smp_lock_(smp_mutex()), port_(open_smp_port(ca, ca_port)) {
     // The local node (directed route of no hops) anchors the directed routes.
     uint8_t info[IB_SMP_DATA_SIZE] = {};
     ib_portid_t self = dr_portid({});
@@ -155,6 +155,7 @@ class LftReader {
   }
 
   const Fabric& fabric_;
+  std::unique_lock<std::mutex> smp_lock_;  // before port_: held while the port is open
   SmpPort port_;
   std::vector<DirectedRoute> routes_;  // per node; empty when the local node is unknown
 };

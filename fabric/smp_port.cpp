@@ -12,6 +12,11 @@ void SmpPortCloser::operator()(ibmad_port* p) const {
   mad_rpc_close_port(p);
 }
 
+std::mutex& smp_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms) {
   int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
   std::string name = ca;

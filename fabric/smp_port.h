@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 struct ibmad_port;
@@ -15,6 +16,11 @@ struct SmpPortCloser {
   void operator()(ibmad_port* p) const;
 };
 using SmpPort = std::unique_ptr<ibmad_port, SmpPortCloser>;
+
+// Held by everything in this process that registers SMP agents on the local port while it
+// does so (live discovery, live LFT reads, port control): umad (and umad2sim) accept one
+// registration per management class and port, so a second one fails until the first closes.
+std::mutex& smp_mutex();
 
 // Opens CA `ca` (empty = first) port `ca_port` (0 = first active); timeout_ms 0 keeps
 // libibmad's default. Throws std::runtime_error naming the CA and port on failure.

@@ -221,6 +221,8 @@ TEST_CASE("remedy lab: a symbol-error jump is disabled within two sweeps - a str
   CHECK(w.phys_state(kLeaf001, 3) != "Disabled");
   orders = query_json("workorders", w.config);
   CHECK(orders[0]["status"] == "resolved");
+  // Port actions must not keep SMP agents registered: re-discovery goes on working.
+  CHECK(d.log().find("discovery failed") == std::string::npos);
   CHECK(d.stop() == 0);
 }
 
@@ -259,6 +261,8 @@ TEST_CASE("remedy lab: a link flapped 5 times in a minute is disabled", "[integr
   int port = flaps[0]["port"];
   CHECK(((node == "leaf002" && port == 3) || (node == "spine001" && port == 2)));
   CHECK(w.phys_state(node == "leaf002" ? kLeaf002 : "0,1,3", port) == "Disabled");
+  REQUIRE(d.wait_log("\"fabric discovered\"", 12, 10s));  // the disable's trap: re-discovered
+  CHECK(d.log().find("discovery failed") == std::string::npos);
   CHECK(d.stop() == 0);
 }
 
