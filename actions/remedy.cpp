@@ -192,7 +192,7 @@ int Remediator::verify_due(int64_t now) {
     if (!o.resolved_us || o.resolved_us + config_.verify_after_us > now) continue;
     o.status = "verified";
     o.updated_us = now;
-    o.summary = "verified: clean since the repair at " + store::iso_time_utc(o.resolved_us);
+    o.summary = "verified: clean since the repair at " + store::iso_time(o.resolved_us);
     batch.workorders.push_back(std::move(o));
   }
   if (!batch.workorders.empty()) store_.write(batch);

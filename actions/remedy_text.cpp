@@ -154,15 +154,15 @@ nlohmann::json evidence_json(const Finding& f) {
   if (e.flaps > 0 || v.type == rules::RuleType::link_flap) j["flaps"] = e.flaps;
   if (!e.event_times.empty()) {
     auto& times = j["link_down_times"] = nlohmann::json::array();
-    for (int64_t t : e.event_times) times.push_back(store::iso_time_utc(t));
+    for (int64_t t : e.event_times) times.push_back(store::iso_time(t));
   }
-  if (e.last_time_us) j["last_seen"] = store::iso_time_utc(e.last_time_us);
+  if (e.last_time_us) j["last_seen"] = store::iso_time(e.last_time_us);
   if (e.active_width || e.active_speed != fabric::Speed::unknown)
     j["active_rate"] = fabric::rate_name(e.active_width, e.active_speed);
   if (e.expected_width || e.expected_speed != fabric::Speed::unknown)
     j["expected_rate"] = fabric::rate_name(e.expected_width, e.expected_speed);
   if (f.counters.valid) {
-    nlohmann::json c = {{"time", store::iso_time_utc(f.counters.time_us)}};
+    nlohmann::json c = {{"time", store::iso_time(f.counters.time_us)}};
     for (size_t i = 0; i < ingest::kCounterCount; ++i) {
       auto counter = static_cast<ingest::Counter>(i);
       if (f.counters.has(counter) && ingest::is_error_counter(counter) && f.counters.value[i])

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "app/commands.h"
+#include "app/topology.h"
 
 namespace ibw::app {
 namespace {
@@ -56,6 +57,7 @@ int run_cli(int argc, char** argv) {
   if (cmd == "disable") return cmd_disable(argc, argv, 2);
   if (cmd == "enable") return cmd_enable(argc, argv, 2);
   if (cmd == "replay") return cmd_replay(argc, argv, 2);
+  if (cmd == "discover-cache") return cmd_discover_cache(argc, argv, 2);  // the daemon's child
   std::cerr << "ibwarden: unknown command \"" << cmd << "\"\n\n" << kUsage;
   return 2;
 }

@@ -5,15 +5,20 @@
 #include "actions/smp_executor.h"
 #include "app/args.h"
 #include "app/commands.h"
-#include "app/format.h"
 #include "app/remedy_setup.h"
 #include "app/topology.h"
 #include "config/config.h"
 #include "fabric/diagnostics.h"
 #include "fabric/node_name_map.h"
+#include "store/record_json.h"
 #include "store/remedy_json.h"
 
 namespace ibw::app {
+
+using store::event_json;
+using store::iso_time;
+using store::port_json;
+
 namespace cmd_remedy_detail {
 
 constexpr const char* kDecisionsHelp =

@@ -16,15 +16,20 @@
 #include "actions/remedy.h"
 #include "app/args.h"
 #include "app/commands.h"
-#include "app/format.h"
 #include "app/remedy_setup.h"
 #include "app/topology.h"
 #include "config/config.h"
 #include "ingest/counter_tracker.h"
 #include "rules/history.h"
+#include "store/record_json.h"
 #include "store/remedy_json.h"
 
 namespace ibw::app {
+
+using store::event_json;
+using store::iso_time;
+using store::port_json;
+
 namespace cmd_replay_detail {
 
 constexpr const char* kReplayHelp =

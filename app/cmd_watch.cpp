@@ -5,7 +5,6 @@
 #include "app/args.h"
 #include "app/commands.h"
 #include "app/daemon.h"
-#include "app/format.h"
 #include "app/remedy_setup.h"
 #include "config/config.h"
 #include "fabric/diagnostics.h"
@@ -13,9 +12,15 @@
 #include "fabric/node_name_map.h"
 #include "fabric/plan.h"
 #include "rules/rules.h"
+#include "store/record_json.h"
 #include "store/store.h"
 
 namespace ibw::app {
+
+using store::event_json;
+using store::iso_time;
+using store::port_json;
+
 namespace cmd_watch_detail {
 
 constexpr const char* kRunHelp = R"(usage: ibwarden run --config FILE

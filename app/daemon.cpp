@@ -107,7 +107,7 @@ bool discover(Runtime& rt) {
   int64_t now = rt.clock.now_us();
   std::shared_ptr<const Topology> topo;
   try {
-    topo = discover_topology(rt.cfg, rt.plan.get(), &rt.names, now);
+    topo = discover_topology(rt.cfg, rt.plan.get(), &rt.names, now, /*isolated=*/true);
   } catch (const std::exception& e) {
     log(LogLevel::error, "discovery failed", {{"error", e.what()}});
     return false;

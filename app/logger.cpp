@@ -1,6 +1,6 @@
 #include "app/logger.h"
 
-#include "app/format.h"
+#include "store/record_json.h"
 
 #include <atomic>
 #include <chrono>
@@ -8,6 +8,11 @@
 #include <mutex>
 
 namespace ibw::app {
+
+using store::event_json;
+using store::iso_time;
+using store::port_json;
+
 namespace logger_detail {
 
 std::atomic<int> g_level{static_cast<int>(LogLevel::info)};

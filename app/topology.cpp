@@ -1,5 +1,16 @@
 #include "app/topology.h"
 
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
 #include "fabric/ibnd_loader.h"
 #include "fabric/topology.h"
 
@@ -43,12 +54,84 @@ std::shared_ptr<const Topology> make_topology(fabric::Fabric fab, const fabric::
   return topo;
 }
 
+namespace topology_detail {
+
+// Runs `ibwarden discover-cache` (this very binary) and loads the cache it writes.
+fabric::Fabric discover_in_child(const config::Config& cfg, std::chrono::milliseconds timeout) {
+  char tmpl[] = "/tmp/ibwarden-discovery.XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a directory for the discovery cache");
+  std::string dir = tmpl, cache = dir + "/fabric.cache";
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { std::filesystem::remove_all(dir); }
+  } cleanup{dir};
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::vector<std::string> args = {self,  "discover-cache", "--output",
+                                   cache, "--ca-port",      std::to_string(cfg.fabric.ca_port)};
+  if (!cfg.fabric.ca.empty()) args.insert(args.end(), {"--ca", cfg.fabric.ca});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("cannot start the discovery process " + self);
+  auto until = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      throw std::runtime_error("live discovery did not finish within " +
+                               std::to_string(timeout.count()) + " ms; killed");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(
+        "live discovery failed (discovery process exit status " +
+        std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
+        "): is the port up and umad accessible?");
+  return fabric::load_topology_file(cache);
+}
+
+}  // namespace topology_detail
+
+int cmd_discover_cache(int argc, char** argv, int first) {
+  std::string out, ca;
+  int ca_port = 0;
+  for (int i = first; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--output")
+      out = argv[i + 1];
+    else if (flag == "--ca")
+      ca = argv[i + 1];
+    else if (flag == "--ca-port")
+      ca_port = std::atoi(argv[i + 1]);
+  }
+  if (out.empty()) {
+    std::fprintf(stderr, "usage: ibwarden discover-cache --output FILE [--ca CA] [--ca-port N]\n");
+    return 2;
+  }
+  try {
+    fabric::LiveDiscoveryOptions opts;
+    opts.ca = ca;
+    opts.ca_port = ca_port;
+    fabric::discover_live_to_cache(opts, out);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ibwarden discover-cache: %s\n", e.what());
+    return 1;
+  }
+}
+
 std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
                                                   const fabric::Plan* plan,
-                                                  const fabric::NodeNameMap* names,
-                                                  int64_t now_us) {
+                                                  const fabric::NodeNameMap* names, int64_t now_us,
+                                                  bool isolated) {
   fabric::Fabric fab;
-  if (cfg.fabric.discovery == "live") {
+  if (cfg.fabric.discovery == "live" && isolated) {
+    fab = topology_detail::discover_in_child(cfg, std::chrono::seconds(120));
+  } else if (cfg.fabric.discovery == "live") {
     fabric::LiveDiscoveryOptions opts;
     opts.ca = cfg.fabric.ca;
     opts.ca_port = cfg.fabric.ca_port;

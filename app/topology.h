@@ -26,9 +26,16 @@ struct Topology {
 };
 
 // Discovers live (SMPs) or loads the configured ibnetdiscover file. Throws on failure.
+// `isolated` runs a live discovery in a child process (`ibwarden discover-cache`, killed
+// after `timeout`) and loads the cache it writes: a long-running process must not keep what
+// libibnetdisc leaves behind in it (under umad2sim every discovery leaks a MAD agent slot
+// until none is left), and a hung discovery cannot hang the daemon.
 std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
                                                   const fabric::Plan* plan,
-                                                  const fabric::NodeNameMap* names, int64_t now_us);
+                                                  const fabric::NodeNameMap* names, int64_t now_us,
+                                                  bool isolated = false);
+// `ibwarden discover-cache --output FILE [--ca CA] [--ca-port N]`: the child's side.
+int cmd_discover_cache(int argc, char** argv, int first);
 // Builds the derived parts (correlator, targets) for an already loaded fabric.
 std::shared_ptr<const Topology> make_topology(fabric::Fabric fabric, const fabric::Plan* plan,
                                               int64_t now_us);

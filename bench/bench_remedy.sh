@@ -7,7 +7,7 @@
 #  - symbol-error jump -> executed disable: PerformanceSet SymbolErrorCounter on another
 #    uplink to the decision (bounded by the counter interval: a sweep must see it);
 #  - rule evaluation for 100k ports (ibw-bench-rules_eval), target <= 50 ms per sweep.
-# Medians of 3. Usage: bench/bench_remedy.sh [--quick]   (--quick: 8 leaves x 8 hosts, 8 spines)
+# Medians of 3 runs, each on a fresh simulator and daemon. Usage: bench/bench_remedy.sh [--quick]   (--quick: 8 leaves x 8 hosts, 8 spines)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -19,18 +19,45 @@ bin=$build/app/ibwarden
 work=$(mktemp -d /tmp/ibwarden-bench-remedy.XXXXXX)
 source scripts/lib/simlab.sh
 daemon_pid=
+keep_work=0
 cleanup() {
   [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
-  sim_stop
-  rm -rf "$work"
+  sim_stop || true
+  ((keep_work)) || rm -rf "$work"
 }
 trap cleanup EXIT
 
 leaves=32 spines=16 hosts=32
 ((quick)) && leaves=8 spines=8 hosts=8
 "$build/tests/lab/ibw-labgen" --out "$work" --leaves $leaves --spines $spines --hosts-per-leaf $hosts
-sim_start "$work/net" "$work/sim" 300
-cat >"$work/ibwarden.yaml" <<YAML
+
+count() {  # count PATTERN COMMAND-ARGS... : lines of the JSON output matching PATTERN
+  local pattern=$1
+  shift
+  "$bin" "$@" --config "$work/ibwarden.yaml" --format json 2>/dev/null | grep -c "$pattern" || true
+}
+wait_more() {  # wait_more BEFORE PATTERN ARGS... (gives up after 60 s, saying so)
+  local before=$1 t0=$SECONDS
+  shift
+  while (($(count "$@") <= before)); do
+    if ((SECONDS - t0 > 60)); then
+      echo "timed out waiting for more \"$1\" in \`ibwarden ${*:2}\`; daemon log: $work/daemon.log" >&2
+      keep_work=1
+      return 1
+    fi
+    sleep 0.02
+  done
+}
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }'; }
+
+# Each run gets a fresh simulator and daemon: ibsim keeps a disabled port's LinkState Active,
+# so OpenSM never routes around it, and LID-routed counter queries through it are lost.
+flaps=() jumps=()
+first_up=$((hosts + 1))
+for run in 1 2 3; do
+  rm -rf "$work/sim" "$work"/ibwarden.db*
+  sim_start "$work/net" "$work/sim" 300
+  cat >"$work/ibwarden.yaml" <<YAML
 fabric:
   plan: $work/plan.csv
 opensm:
@@ -46,29 +73,12 @@ rules:
 actions:
   mode: enforce
 YAML
-(cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run --config "$work/ibwarden.yaml" 2>"$work/daemon.log") &
-daemon_pid=$!
-until grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null; do sleep 0.1; done
-sleep 5  # a few counter sweeps
-
-count() {  # count PATTERN COMMAND-ARGS... : lines of the JSON output matching PATTERN
-  local pattern=$1
-  shift
-  "$bin" "$@" --config "$work/ibwarden.yaml" --format json 2>/dev/null | grep -c "$pattern" || true
-}
-wait_more() {  # wait_more BEFORE PATTERN ARGS...
-  local before=$1
-  shift
-  while (($(count "$@") <= before)); do sleep 0.02; done
-}
-since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }'; }
-
-flaps=() jumps=()
-first_up=$((hosts + 1))
-for run in 1 2 3; do
-  # Flap leaf00<run>'s first uplink five times.
-  leaf=$(printf 'leaf%03d' "$run")
-  port=$((first_up + 2 * (run - 1)))  # a different spine each time: per-switch budget
+  (cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run --config "$work/ibwarden.yaml" 2>"$work/daemon.log") &
+  daemon_pid=$!
+  until grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null; do sleep 0.1; done
+  sleep 5  # a few counter sweeps
+  # Flap leaf002's run-th uplink five times (not leaf001: the SM host hangs off it).
+  leaf=leaf002 port=$((first_up + run - 1))
   for cycle in 1 2 3 4 5; do
     before=$(count '"kind": "link_down"' events --port "$leaf/$port")
     sim_console "Unlink \"$leaf\"[$port]"
@@ -81,12 +91,16 @@ for run in 1 2 3; do
   done
   wait_more "$before_decisions" '"status": "executed"' decisions
   flaps+=("$(since "$t0")")
-  # A symbol-error jump on the next uplink of the same leaf.
+  # A symbol-error jump on an uplink of another leaf.
   before_decisions=$(count '"status": "executed"' decisions)
   t0=$EPOCHREALTIME
-  sim_console "PerformanceSet \"$leaf\"[$((port + 1))] PortCounters.SymbolErrorCounter=5000"
+  sim_console "PerformanceSet \"leaf003\"[$port] PortCounters.SymbolErrorCounter=5000"
   wait_more "$before_decisions" '"status": "executed"' decisions
   jumps+=("$(since "$t0")")
+  kill "$daemon_pid"
+  wait "$daemon_pid" 2>/dev/null || true
+  daemon_pid=
+  sim_stop || true
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 ports=$(grep -o '"ports_polled":[0-9]*' "$work/daemon.log" | tail -1 | cut -d: -f2)

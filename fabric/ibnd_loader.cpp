@@ -103,7 +103,9 @@ Fabric convert(ibnd_fabric_t* in) {
 
 }  // namespace
 
-Fabric discover_live(const LiveDiscoveryOptions& options) {
+namespace ibnd_loader_detail {
+
+IbndFabric discover(const LiveDiscoveryOptions& options) {
   ibnd_config_t config{};
   config.timeout_ms = options.timeout_ms;
   config.retries = options.retries;
@@ -116,7 +118,19 @@ Fabric discover_live(const LiveDiscoveryOptions& options) {
                              " port " + std::to_string(options.ca_port) +
                              ": is the port up and umad accessible?");
   }
-  return convert(f.get());
+  return f;
+}
+
+}  // namespace ibnd_loader_detail
+
+Fabric discover_live(const LiveDiscoveryOptions& options) {
+  return convert(ibnd_loader_detail::discover(options).get());
+}
+
+void discover_live_to_cache(const LiveDiscoveryOptions& options, const std::string& cache_path) {
+  IbndFabric f = ibnd_loader_detail::discover(options);
+  if (ibnd_cache_fabric(f.get(), cache_path.c_str(), 0) != 0)
+    throw std::runtime_error("cannot write the discovery cache " + cache_path);
 }
 
 Fabric load_ibnd_cache(const std::string& path) {

@@ -20,6 +20,9 @@ struct LiveDiscoveryOptions {
 // Discovers the subnet reachable from the local port. Throws std::runtime_error when the
 // local port cannot be opened or discovery fails.
 Fabric discover_live(const LiveDiscoveryOptions& options);
+// The same discovery, written as an ibnetdiscover cache file (ibnd_cache_fabric; the file
+// must not exist yet), for a discovery run in a child process (app/topology.h).
+void discover_live_to_cache(const LiveDiscoveryOptions& options, const std::string& cache_path);
 
 // Loads an ibnetdiscover cache file; throws InputError naming the file on failure.
 Fabric load_ibnd_cache(const std::string& path);

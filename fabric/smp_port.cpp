@@ -9,6 +9,11 @@
 namespace ibw::fabric {
 
 void SmpPortCloser::operator()(ibmad_port* p) const {
+  // Unregister the agents first: the kernel would on close, but umad2sim frees only one
+  // agent per closed descriptor, and its 32 slots run out in a long-running process.
+  for (int mgmt : {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS})
+    if (int agent = mad_rpc_class_agent(p, mgmt); agent >= 0)
+      umad_unregister(mad_rpc_portid(p), agent);
   mad_rpc_close_port(p);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ibwarden demo: builds everything, generates a miswired fat-tree fabric, runs it on a
 # real IB control plane (ibsim + OpenSM), discovers it live and prints the cabling audit;
-# then runs the event watcher, injects a link failure and symbol errors, and queries both.
+# then runs the event watcher, injects a link failure and symbol errors, and queries both;
+# then turns on the rules in enforce mode and shows a bad uplink disabled with its work order.
 # Usage: scripts/demo.sh [--keep]   (--keep leaves the lab directory for inspection)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +74,36 @@ echo "   \$ ibwarden ports --config ibwarden.yaml --node leaf004 --format json  
 "$bin" ports --config "$lab/ibwarden.yaml" --node leaf004 --format json |
   python3 -c 'import json,sys; p=[x for x in json.load(sys.stdin) if x["port"]==2][0]; print(json.dumps({k:p[k] for k in ("node","port","peer_node","cable_id","state")} | {"SymbolErrorCounter": p["counters"]["SymbolErrorCounter"], "delta": p["deltas"].get("SymbolErrorCounter"), "rate_per_s": p["rates"].get("SymbolErrorCounter")}, indent=1))' |
   sed 's/^/   /'
+
+echo
+echo "== 5. Auto-disable: rules and the guard in enforce mode (config reloaded with SIGHUP)"
+cat >>"$lab/ibwarden.yaml" <<YAML
+rules:
+  file: $root/config/rules.yaml
+actions:
+  mode: enforce
+YAML
+kill -HUP "$daemon"
+until grep -q '"configuration reloaded"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
+sleep 2
+echo '   fault injected: PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000  (an uplink)'
+sim_console 'PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000'
+until "$bin" decisions --config "$lab/ibwarden.yaml" | grep -q leaf005; do sleep 0.2; done
+echo
+echo "   \$ ibwarden decisions --config ibwarden.yaml"
+"$bin" decisions --config "$lab/ibwarden.yaml" | sed 's/^/   /'
+echo "   \$ ibwarden workorders --config ibwarden.yaml"
+"$bin" workorders --config "$lab/ibwarden.yaml" | sed 's/^/   /'
+echo "   read back with the stock tool, over the directed route ibwarden used:"
+dr=$("$bin" decisions --config "$lab/ibwarden.yaml" --format json |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["evidence"].get("address","").removeprefix("DR path "))')
+echo "   \$ smpquery -D portinfo $dr 10"
+sim_run smpquery -D portinfo "$dr" 10 2>/dev/null | grep -E "^(LinkState|PhysLinkState)" | sed 's/^/     /' || true
+echo "   a technician reseats the cable and brings the link back:"
+echo "   \$ ibwarden enable --config ibwarden.yaml --port leaf005/10 --reason \"reseated\""
+sim_run "$bin" enable --config "$lab/ibwarden.yaml" --port leaf005/10 --reason "reseated" 2>/dev/null |
+  sed 's/^/   /' || true
+"$bin" workorders --config "$lab/ibwarden.yaml" | head -1 | sed 's/^/   /'
 kill "$daemon"; wait "$daemon" 2>/dev/null || true
 ((keep)) && echo "   lab kept in $lab"
 exit 0

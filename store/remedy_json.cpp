@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "fabric/model.h"
+#include "store/record_json.h"
 
 namespace ibw::store {
 
@@ -28,23 +29,11 @@ std::string end_label(const LinkEnd& e) {
 
 }  // namespace remedy_json_detail
 
-std::string iso_time_utc(int64_t us) {
-  if (us <= 0) return "";
-  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<long long>(us % 1'000'000));
-  return buf;
-}
-
 nlohmann::json decision_json(const DecisionRecord& d) {
   using namespace remedy_json_detail;
   nlohmann::json j;
   j["id"] = d.id;
-  j["time"] = iso_time_utc(d.time_us);
+  j["time"] = iso_time(d.time_us);
   j["rule"] = d.rule;
   j["node"] = d.node;
   j["node_guid"] = guid_or_empty(d.node_guid);
@@ -74,15 +63,15 @@ nlohmann::json workorder_json(const WorkOrder& o) {
   j["rule"] = o.rule;
   j["summary"] = o.summary;
   j["offences"] = o.offences;
-  j["opened"] = iso_time_utc(o.opened_us);
-  j["updated"] = iso_time_utc(o.updated_us);
+  j["opened"] = iso_time(o.opened_us);
+  j["updated"] = iso_time(o.updated_us);
   j["severity"] = o.severity;
   j["advice"] = o.advice;
   j["needs_human"] = o.needs_human;
   j["port_disabled"] = o.port_disabled;
   j["assignee"] = o.assignee;
   j["note"] = o.note;
-  j["resolved"] = o.resolved_us > 0 ? nlohmann::json(iso_time_utc(o.resolved_us)) : nullptr;
+  j["resolved"] = o.resolved_us > 0 ? nlohmann::json(iso_time(o.resolved_us)) : nullptr;
   j["version"] = o.version;
   j["link_key"] = o.link_key;
   j["evidence"] = evidence_object(o.evidence_json);

@@ -19,12 +19,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/record_json.h"  // iso_time
 #include "store/remedy.h"
 
 namespace ibw::store {
-
-// "2026-11-22T02:12:57.123456Z"; "" for 0 or before 1970 (same as app::iso_time).
-std::string iso_time_utc(int64_t time_us);
 
 nlohmann::json decision_json(const DecisionRecord& d);
 nlohmann::json workorder_json(const WorkOrder& o);

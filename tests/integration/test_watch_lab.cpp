@@ -7,8 +7,8 @@
 #include <fstream>
 #include <set>
 
-#include "app/format.h"
 #include "ingest/opensm_log.h"
+#include "store/record_json.h"
 #include "tests/integration/daemon_fixture.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
@@ -200,7 +200,7 @@ TEST_CASE("watch: a restart mid-stream neither repeats nor loses events", "[inte
     auto rec = ibw::ingest::parse_opensm_line(line, ctx);
     if (!rec) continue;
     auto ev = ibw::ingest::to_event(*rec);
-    std::string t = ev ? ibw::app::iso_time(ev->time_us) : "";
+    std::string t = ev ? ibw::store::iso_time(ev->time_us) : "";
     if (ev && t >= first && t <= last) expected.insert(ev->kind + "@" + t);
   }
   CHECK(stored == expected);

@@ -1,4 +1,4 @@
-#include "app/format.h"
+#include "store/record_json.h"
 
 #include <cstdio>
 #include <ctime>
@@ -6,7 +6,7 @@
 #include "fabric/model.h"
 #include "fabric/speed.h"
 
-namespace ibw::app {
+namespace ibw::store {
 
 std::string iso_time(int64_t us) {
   if (us <= 0) return "";
@@ -20,7 +20,7 @@ std::string iso_time(int64_t us) {
   return buf;
 }
 
-nlohmann::ordered_json event_json(const store::StoredEvent& se) {
+nlohmann::ordered_json event_json(const StoredEvent& se) {
   const ingest::Event& e = se.event;
   nlohmann::ordered_json j;
   j["id"] = se.id;
@@ -38,7 +38,7 @@ nlohmann::ordered_json event_json(const store::StoredEvent& se) {
   return j;
 }
 
-nlohmann::ordered_json port_json(const store::PortRecord& p) {
+nlohmann::ordered_json port_json(const PortRecord& p) {
   nlohmann::ordered_json j;
   j["node"] = p.node;
   j["node_guid"] = fabric::format_guid(p.node_guid);
@@ -72,4 +72,4 @@ nlohmann::ordered_json port_json(const store::PortRecord& p) {
   return j;
 }
 
-}  // namespace ibw::app
+}  // namespace ibw::store
