@@ -84,7 +84,7 @@ struct DisabledPort {
   uint64_t node_guid = 0;
   int port = 0;
   int64_t time_us = 0;
-  int64_t decision_id = 0;
+  int64_t decision_id = 0;  // 0 on write: the last decision of the same batch
   std::string link_key;
 };
 

@@ -202,8 +202,12 @@ size_t SqliteStore::compact(int64_t now_us, const Retention& retention) {
       s->run();
       removed += static_cast<size_t>(db_.changes());
     }
-    {
-      auto s = db_.query("DELETE FROM events WHERE time_us < ?1");
+    // Events, decisions and delivered webhook items share the event window (work orders stay:
+    // one per link, they carry its repeat-offender count).
+    for (const char* sql : {"DELETE FROM events WHERE time_us < ?1",
+                            "DELETE FROM decisions WHERE time_us < ?1",
+                            "DELETE FROM outbox WHERE delivered_us > 0 AND delivered_us < ?1"}) {
+      auto s = db_.query(sql);
       s->bind(1, now_us - retention.event_window_us);
       s->run();
       removed += static_cast<size_t>(db_.changes());

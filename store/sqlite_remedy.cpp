@@ -296,7 +296,10 @@ void SqliteStore::write_remedy_rows(const WriteBatch& batch, WriteResult& result
       s->bind_u64(1, d.node_guid);
       s->bind(2, int64_t{d.port});
       s->bind(3, d.time_us);
-      s->bind(4, d.decision_id);
+      // 0: the decision of this batch that caused it (its id is only known now).
+      int64_t decision = d.decision_id;
+      if (!decision && !result.decision_ids.empty()) decision = result.decision_ids.back();
+      s->bind(4, decision);
       s->bind(5, d.link_key);
       s->run();
       s->reset();

@@ -152,7 +152,8 @@ class Store {
   virtual std::vector<ingest::CounterSample> samples(uint64_t node_guid, int port,
                                                      int64_t since_us) = 0;
   // Folds raw samples older than the raw window into hourly aggregates (last value and max
-  // delta per counter), drops what is past retention. Returns rows removed.
+  // delta per counter), drops what is past retention (events, decisions and delivered outbox
+  // items after the event window; work orders are kept). Returns rows removed.
   // Rows removed counts raw samples folded plus aggregates and events dropped.
   virtual size_t compact(int64_t now_us, const Retention& retention) = 0;
   virtual int schema_version() = 0;

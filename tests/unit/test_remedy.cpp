@@ -14,7 +14,7 @@ using namespace ibw;
 using namespace ibw::actions;
 using namespace ibw::test_fabric;
 
-namespace remedy_test {
+namespace remedy_flow_test {
 
 constexpr int64_t kSecond = 1'000'000;
 constexpr int64_t kNow = int64_t{1'800'000'000} * kSecond;
@@ -78,9 +78,9 @@ Finding symbol_errors(uint64_t guid, int port, int64_t last_time) {
   return f;
 }
 
-}  // namespace remedy_test
+}  // namespace remedy_flow_test
 
-using namespace remedy_test;
+using namespace remedy_flow_test;
 
 TEST_CASE("remedy: a bad uplink is disabled once with its order and evidence", "[remedy]") {
   Bench b;
@@ -106,6 +106,7 @@ TEST_CASE("remedy: a bad uplink is disabled once with its order and evidence", "
   CHECK(orders[0].offences == 1);
   CHECK(orders[0].advice.find("clean") != std::string::npos);
   REQUIRE(b.db->disabled_ports().size() == 1);
+  CHECK(b.db->disabled_ports()[0].decision_id == d->id);
   CHECK(b.db->outbox_due(kNow, 10).size() == 1);
 
   // The same verdict again, from either end: nothing new.

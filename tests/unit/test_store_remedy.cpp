@@ -427,6 +427,43 @@ TEST_CASE("store remedy: disabled ports are upserted by port and removed", "[sto
   CHECK(got[0].link_key == "L1b");
 }
 
+TEST_CASE("store remedy: compaction drops old decisions and delivered outbox items only",
+          "[store][remedy]") {
+  TempDir dir;
+  auto s = Store::open(dir.file("c.db"));
+  store::WriteBatch b;
+  b.decisions = {full_decision(0), full_decision(1)};
+  b.decisions[1].time_us = kT0 + 10 * 86'400'000'000LL;  // ten days later
+  b.workorders = {full_order("L1"), full_order("L2")};
+  b.outbox = true;
+  s->write(b);
+  auto due = s->outbox_due(INT64_MAX, 10);
+  REQUIRE(due.size() == 2);
+  s->outbox_delivered(due[0].id, kT0 + 1);  // old delivery; due[1] stays pending
+  store::Retention r;
+  r.event_window_us = 5 * 86'400'000'000LL;
+  s->compact(kT0 + 10 * 86'400'000'000LL, r);
+  auto left = s->decisions({});
+  REQUIRE(left.size() == 1);
+  CHECK(left[0].time_us == kT0 + 10 * 86'400'000'000LL);
+  CHECK(s->workorders({}).size() == 2);  // orders are never dropped
+  auto pending = s->outbox_due(INT64_MAX, 10);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].id == due[1].id);
+}
+
+TEST_CASE("store remedy: disabled ports take the batch's decision id when given none",
+          "[store][remedy]") {
+  TempDir dir;
+  auto s = Store::open(dir.file("d.db"));
+  store::WriteBatch b;
+  b.decisions = {full_decision(0)};
+  b.disabled_add = {{kLeaf, 36, kT0, 0, "L1"}};
+  auto res = s->write(b);
+  REQUIRE(res.decision_ids.size() == 1);
+  CHECK(s->disabled_ports()[0].decision_id == res.decision_ids[0]);
+}
+
 TEST_CASE("store remedy: disable_times lists only executed disables since a time",
           "[store][remedy]") {
   TempDir dir;
