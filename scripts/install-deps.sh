@@ -12,6 +12,7 @@ PACKAGES=(
   libcurl4-openssl-dev  # webhook delivery of work orders
   # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
   ibsim-utils opensm infiniband-diags
+  python3  # the webhook receiver and the UFM emulator used by tests
   # benchmarks
   time
 )

@@ -204,9 +204,9 @@ size_t SqliteStore::compact(int64_t now_us, const Retention& retention) {
     }
     // Events, decisions and delivered webhook items share the event window (work orders stay:
     // one per link, they carry its repeat-offender count).
-    for (const char* sql : {"DELETE FROM events WHERE time_us < ?1",
-                            "DELETE FROM decisions WHERE time_us < ?1",
-                            "DELETE FROM outbox WHERE delivered_us > 0 AND delivered_us < ?1"}) {
+    for (const char* sql :
+         {"DELETE FROM events WHERE time_us < ?1", "DELETE FROM decisions WHERE time_us < ?1",
+          "DELETE FROM outbox WHERE delivered_us > 0 AND delivered_us < ?1"}) {
       auto s = db_.query(sql);
       s->bind(1, now_us - retention.event_window_us);
       s->run();
