@@ -103,16 +103,19 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   order.advice = remedy_text::advice(v.type, order.offences, link);
   store::DecisionRecord d = rd::base_decision(link, v.rule, now);
   nlohmann::json evidence = remedy_text::evidence_json(f);
+  // The verdict's explanation without its "0xGUID/PORT: rule: " prefix (records name the port).
   std::string what = v.explanation;
+  if (auto at = what.find(": " + v.rule + ": "); at != std::string::npos)
+    what = what.substr(at + v.rule.size() + 4);
   bool wants_disable = v.action == rules::Action::disable || v.action == rules::Action::isolate;
 
   if (!wants_disable) {
     d.action = "work_order", d.status = "executed";
-    d.reason = what + "; work order for " + remedy_text::end_text(link.a);
+    d.reason = v.rule + ": " + what + "; work order for " + remedy_text::end_text(link.a);
     order.summary = v.rule + ": " + what;
   } else if (order.offences > config_.max_auto_offences) {
     d.action = "disable", d.status = "refused";
-    d.reason = what + "; escalated: offence " + std::to_string(order.offences) +
+    d.reason = v.rule + ": " + what + "; escalated: offence " + std::to_string(order.offences) +
                " after repair, more than max_auto_offences (" +
                std::to_string(config_.max_auto_offences) + "); needs a human";
     order.needs_human = true;
@@ -133,13 +136,13 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
     }
     if (g.verdict == Verdict::refused) {
       d.status = "refused";
-      d.reason = what + "; guard refused: " + g.reason;
+      d.reason = v.rule + ": " + what + "; guard refused: " + g.reason;
       order.needs_human = true;
       order.summary =
           "needs a human: " + v.rule + ": " + what + "; not disabled (" + g.reason + ")";
     } else if (g.verdict == Verdict::dry_run) {
       d.status = "dry_run";
-      d.reason = what + "; " + g.reason;
+      d.reason = v.rule + ": " + what + "; " + g.reason;
       order.summary = v.rule + ": " + what + "; dry-run, link left up";
     } else {
       try {
@@ -147,26 +150,31 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
         std::set<PortKey> avoid = state.disabled;
         for (const auto& [port_key, far] : state.peer_of) avoid.insert(far);
         PortAddress where = remedy_text::node_address(ctx, req.node_guid, req.port, avoid);
-        if (!where.lid && where.dr_path.empty())
+        if (executor_->needs_address() && !where.lid && where.dr_path.empty())
           throw std::runtime_error("no LID or route known for the target port");
+        executor_->set_context(
+            {req.node_guid, req.port, d.node, v.rule, what, v.action == rules::Action::isolate});
         PortChange c = executor_->disable(where, req.port);
         evidence["address"] = where.text();
         evidence["readback"] = {{"before", remedy_text::reading_json(c.before)},
                                 {"after", remedy_text::reading_json(c.after)}};
-        if (c.after.phys_state != fabric::kPhysDisabled)
+        if (!c.via.empty()) evidence["via"] = c.via;
+        if (c.isolated) evidence["isolated"] = true;  // routed around, PHY up (UFM)
+        if (c.after.phys_state != fabric::kPhysDisabled && !c.isolated)
           throw std::runtime_error("read back PhysState " +
                                    std::string(fabric::phys_state_name(c.after.phys_state)) +
                                    ", not Disabled");
         d.status = "executed";
-        d.reason = what + "; " + g.reason;
+        d.reason = v.rule + ": " + what + "; " + g.reason;
         order.port_disabled = true;
-        order.summary = v.rule + ": " + what + "; link disabled at " +
+        order.summary = v.rule + ": " + what +
+                        (c.isolated ? "; link isolated at " : "; link disabled at ") +
                         remedy_text::end_text(store::LinkEnd{req.node_guid, d.node, req.port, ""});
         store::DisabledPort dp{req.node_guid, req.port, now, 0, link.link_key};
         batch.disabled_add.push_back(dp);
       } catch (const std::exception& e) {
         d.status = "failed";
-        d.reason = what + "; disable failed: " + e.what();
+        d.reason = v.rule + ": " + what + "; disable failed: " + e.what();
         order.needs_human = true;
         order.summary =
             "needs a human: " + v.rule + ": " + what + "; disable failed (" + e.what() + ")";

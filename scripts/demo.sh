@@ -103,7 +103,7 @@ echo "   a technician reseats the cable and brings the link back:"
 echo "   \$ ibwarden enable --config ibwarden.yaml --port leaf005/10 --reason \"reseated\""
 sim_run "$bin" enable --config "$lab/ibwarden.yaml" --port leaf005/10 --reason "reseated" 2>/dev/null |
   sed 's/^/   /' || true
-"$bin" workorders --config "$lab/ibwarden.yaml" | head -1 | sed 's/^/   /'
+"$bin" workorders --config "$lab/ibwarden.yaml" | grep -A1 "C-leaf005-10" | sed 's/^/   /'
 kill "$daemon"; wait "$daemon" 2>/dev/null || true
 ((keep)) && echo "   lab kept in $lab"
 exit 0
