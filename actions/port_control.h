@@ -32,6 +32,10 @@ struct PortChange {
   PortReading before;
   PortReading set_reply;  // as the Set's GetResp reported it
   PortReading after;      // a fresh PortInfo Get after the Set
+  // The port was isolated (routed around by the SM, PHY left up) rather than disabled, and
+  // read back as isolated: only executors that can isolate set it (UfmExecutor).
+  bool isolated = false;
+  std::string via;  // how it was done, for the evidence ("UFM job 7"); empty for SMP
 };
 
 // State names: fabric::port_state_name() and fabric::phys_state_name() (fabric/model.h).

@@ -34,13 +34,29 @@
 
 namespace ibw::actions {
 
-// Runs port actions on the fabric (PortController in the daemon, a fake in tests). Throws
-// std::runtime_error on failure.
+// What the next port action is for. The Remediator sets it right before each disable/enable;
+// executors that act through a manager (UfmExecutor: port name, audit event with the reason)
+// need it, SMP ignores it.
+struct ActionContext {
+  uint64_t node_guid = 0;  // the port acted on
+  int port = 0;
+  std::string node;      // display name
+  std::string rule;      // "manual" for the operator path
+  std::string reason;    // why, as recorded on the decision
+  bool isolate = false;  // the rule asked for isolation (action: isolate) rather than disable
+};
+
+// Runs port actions on the fabric (SmpExecutor or UfmExecutor in the daemon, a fake in
+// tests). Throws std::runtime_error on failure.
 class PortExecutor {
  public:
   virtual ~PortExecutor() = default;
   virtual PortChange disable(const PortAddress& node, int port) = 0;
   virtual PortChange enable(const PortAddress& node, int port) = 0;
+  virtual void set_context(const ActionContext& /*context*/) {}
+  // False when the executor finds the port by its GUID (ActionContext) and needs no LID or
+  // directed route.
+  virtual bool needs_address() const { return true; }
 };
 
 // Cable ID -> planned link, for locations on work orders.

@@ -70,13 +70,15 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
       std::set<PortKey> avoid = state.disabled;
       for (const auto& [port_key, far] : state.peer_of) avoid.insert(far);
       PortAddress where = remedy_text::node_address(ctx, target.guid, target.port, avoid);
-      if (!where.lid && where.dr_path.empty())
+      if (executor_->needs_address() && !where.lid && where.dr_path.empty())
         throw std::runtime_error("no LID or route known for the port");
       evidence["address"] = where.text();
+      executor_->set_context({target.guid, target.port, link.a.node, "manual", who, false});
       PortChange c = action == PortAction::disable ? executor_->disable(where, target.port)
                                                    : executor_->enable(where, target.port);
       evidence["readback"] = {{"before", remedy_text::reading_json(c.before)},
                               {"after", remedy_text::reading_json(c.after)}};
+      if (!c.via.empty()) evidence["via"] = c.via;
       bool disabled = c.after.phys_state == fabric::kPhysDisabled;
       if (disabled != (action == PortAction::disable))
         throw std::runtime_error("read back PhysState " +

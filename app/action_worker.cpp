@@ -2,15 +2,17 @@
 
 #include <chrono>
 
-#include "actions/smp_executor.h"
 #include "app/logger.h"
 #include "app/remedy_setup.h"
+#include "app/ufm_setup.h"
 #include "ingest/clock.h"
 
 namespace ibw::app {
 
 ActionWorker::ActionWorker(const config::Config& cfg, const fabric::Plan* plan)
-    : cfg_(cfg), plan_(plan) {}
+    : cfg_(cfg), plan_(plan) {
+  if (cfg_.actions.via == "ufm" && cfg_.ufm) ufm_credentials(*cfg_.ufm);  // fail at startup
+}
 
 ActionWorker::~ActionWorker() {
   stop();
@@ -69,12 +71,10 @@ void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
 
 void ActionWorker::loop() {
   std::unique_ptr<store::Store> db;
-  std::unique_ptr<actions::SmpExecutor> exec;
+  std::unique_ptr<actions::PortExecutor> exec;
   std::unique_ptr<actions::Remediator> remedy;
   ingest::SystemClock clock;
   auto last_verify = std::chrono::steady_clock::time_point{};
-  unsigned mad_timeout_ms =
-      static_cast<unsigned>(std::max<int64_t>(50, cfg_.actions.timeout_us / 1000 / 4));
   while (true) {
     std::optional<ActionJob> job;
     {
@@ -89,8 +89,7 @@ void ActionWorker::loop() {
     try {
       if (!remedy) {
         db = store::Store::open(cfg_.store.path);
-        exec = std::make_unique<actions::SmpExecutor>(cfg_.fabric.ca, cfg_.fabric.ca_port,
-                                                      mad_timeout_ms);
+        exec = port_executor(cfg_);
         remedy = std::make_unique<actions::Remediator>(remedy_config(cfg_), *db, exec.get());
       }
       if (job) run_job(*job, *remedy);

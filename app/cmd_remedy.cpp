@@ -2,7 +2,6 @@
 #include <chrono>
 #include <iostream>
 
-#include "actions/smp_executor.h"
 #include "app/args.h"
 #include "app/commands.h"
 #include "app/remedy_setup.h"
@@ -47,7 +46,8 @@ constexpr const char* kPortHelp =
     R"(usage: ibwarden disable|enable --config FILE --port NODE/PORT --reason TEXT [--force]
                                [--format text|json]
 
-Disables or re-enables a port over SMPs, through the same guard as the automation (with
+Disables or re-enables a port over SMPs (or through UFM with actions.via: ufm, which also
+posts the reason to UFM's event log), through the same guard as the automation (with
 actions.mode dry-run nothing changes). --force overrides the guard's budgets and
 min_up_links, never the hard rules (a host's last link, the SM's link, a leaf's last uplink);
 the override is recorded. enable re-enables the end ibwarden disabled and resolves the link's
@@ -216,10 +216,8 @@ int cmd_port_action(int argc, char** argv, int first, actions::PortAction action
     ctx.correlator = topo->correlator.get();
     ctx.plan = &index;
     set_local_ports(ctx, local_lids(cfg));
-    actions::SmpExecutor exec(
-        cfg.fabric.ca, cfg.fabric.ca_port,
-        static_cast<unsigned>(std::max<int64_t>(50, cfg.actions.timeout_us / 4000)));
-    actions::Remediator remedy(remedy_config(cfg), *db, &exec);
+    auto exec = port_executor(cfg);  // actions.via: SMPs or UFM
+    actions::Remediator remedy(remedy_config(cfg), *db, exec.get());
     auto d = remedy.manual(action, guid, spec->port, reason, args.has("force"), ctx, now_us());
     if (format == "json")
       std::cout << store::decision_json(d).dump(2) << "\n";

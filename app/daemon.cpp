@@ -14,6 +14,7 @@
 #include "app/remedy_setup.h"
 #include "app/rule_runner.h"
 #include "app/topology.h"
+#include "app/ufm_source.h"
 #include "config/config.h"
 #include "fabric/diagnostics.h"
 #include "fabric/routing.h"
@@ -64,6 +65,8 @@ struct Runtime {
   std::unique_ptr<RuleRunner> rules;     // null without rules.file
   std::unique_ptr<ActionWorker> worker;  // with rules
   std::string webhook_secret;            // never logged
+  SourceHealthBoard health;              // remote sources' health (UFM), for logs and /health
+  std::unique_ptr<UfmSource> ufm;        // with a ufm: section
 
   std::shared_ptr<const Topology> topology() {
     std::lock_guard<std::mutex> lock(topo_mutex);
@@ -291,6 +294,20 @@ void counter_loop(Runtime& rt) {
   }
 }
 
+// The UFM source's view of this runtime (app/ufm_source.h).
+UfmSourceHooks ufm_hooks(Runtime& rt) {
+  UfmSourceHooks h;
+  h.topology = [&rt] { return rt.topology(); };
+  h.push = [&rt](store::WriteBatch b) { return rt.queue.push(std::move(b)); };
+  h.evaluate = [&rt](const std::shared_ptr<const Topology>& t) { evaluate_rules(rt, t); };
+  h.publish_mutex = &rt.publish_mutex;
+  h.ports = &rt.ports;
+  h.rules = rt.rules.get();
+  h.health = &rt.health;
+  h.running = &rt.running;
+  return h;
+}
+
 // Writes one batch, retrying while the store fails. When shutting down it gives up after a
 // few attempts; every later batch is then dropped too (rt.store_failed), so no cursor can
 // move past events that were not stored: the sources re-read them after a restart.
@@ -331,6 +348,7 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
     rt->worker = std::make_unique<ActionWorker>(cfg, rt->plan.get());
   }
   if (cfg.workorders.webhook) rt->webhook_secret = webhook_secret(cfg);
+  if (cfg.ufm) rt->ufm = std::make_unique<UfmSource>(cfg);  // reads its credentials now
   return rt;
 }
 
@@ -382,7 +400,12 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   };
   if (rt.worker) rt.worker->start();
   spawn(watcher_loop);
-  if (rt.cfg.counters.enabled) spawn(counter_loop);
+  if (rt.ufm) {  // UFM Telemetry, when configured, replaces the MAD sweep
+    rt.ufm->resume(rt.db->cursor("ufm"));
+    spawn([](Runtime& r) { r.ufm->run_events(ufm_hooks(r)); });
+    if (rt.ufm->has_telemetry()) spawn([](Runtime& r) { r.ufm->run_telemetry(ufm_hooks(r)); });
+  }
+  if (rt.cfg.counters.enabled && !(rt.ufm && rt.ufm->has_telemetry())) spawn(counter_loop);
   if (rt.cfg.workorders.webhook)
     spawn([](Runtime& r) { run_outbox(r.cfg, r.webhook_secret, r.running); });
   std::unique_ptr<Runtime> next;

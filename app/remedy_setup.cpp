@@ -1,8 +1,12 @@
 #include "app/remedy_setup.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
+#include "actions/smp_executor.h"
+#include "actions/ufm_executor.h"
+#include "app/ufm_setup.h"
 #include "fabric/diagnostics.h"
 #include "fabric/smp_port.h"
 
@@ -49,6 +53,21 @@ actions::PortKey find_lid_port(const fabric::Fabric& f, uint16_t sm_lid) {
       if (p.number > 0 && p.lid == sm_lid) return {n.guid, p.number};
   }
   return {};
+}
+
+std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg) {
+  if (cfg.actions.via == "ufm" && cfg.ufm) {
+    actions::UfmExecutorOptions o;
+    o.client = ufm_client_options(*cfg.ufm, ufm_credentials(*cfg.ufm));
+    o.client.timeout_ms =
+        static_cast<long>(std::clamp<int64_t>(cfg.actions.timeout_us / 2000, 1000, 30'000));
+    o.job.timeout_us = cfg.actions.timeout_us;
+    o.job.poll_interval_us = std::clamp<int64_t>(cfg.actions.timeout_us / 20, 100'000, 1'000'000);
+    return std::make_unique<actions::UfmExecutor>(std::move(o));
+  }
+  return std::make_unique<actions::SmpExecutor>(
+      cfg.fabric.ca, cfg.fabric.ca_port,
+      static_cast<unsigned>(std::max<int64_t>(50, cfg.actions.timeout_us / 4000)));
 }
 
 std::string webhook_secret(const config::Config& cfg) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "actions/remedy.h"
@@ -23,6 +24,10 @@ LocalLids local_lids(const config::Config& cfg);
 actions::PortKey find_lid_port(const fabric::Fabric& fabric, uint16_t lid);
 // ctx.sm_port and ctx.local_port for a fabric.
 void set_local_ports(actions::RemedyContext& ctx, const LocalLids& lids);
+// The PortExecutor for actions.via: smp -> SmpExecutor (PortInfo Set over the local umad
+// port; each MAD bounded by actions.timeout / 4), ufm -> UfmExecutor (UFM jobs bounded by
+// actions.timeout; credentials read now: throws naming the variable or file when missing).
+std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg);
 // The webhook's bearer secret from workorders.webhook_secret_env or _file ("" when neither is
 // set). Throws std::runtime_error naming the variable or file when it is set but unusable.
 std::string webhook_secret(const config::Config& cfg);

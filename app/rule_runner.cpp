@@ -10,14 +10,27 @@ void RuleRunner::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
   for (const auto& d : deltas) history_.add_delta(d);
 }
 
+bool RuleRunner::seen_from_other_source(const ingest::Event& e, bool down) {
+  auto& seen = recent_links_[e.node_guid * 256 + static_cast<uint64_t>(e.port & 0xff)];
+  std::erase_if(seen, [&](const SeenLink& s) {  // keep the last minute or so
+    return s.time_us < e.time_us - 12 * kLinkDedupUs;
+  });
+  for (const auto& s : seen)
+    if (s.down == down && s.source != e.source && s.time_us > e.time_us - kLinkDedupUs &&
+        s.time_us < e.time_us + kLinkDedupUs)
+      return true;
+  seen.push_back({e.time_us, e.source, down});
+  return false;
+}
+
 void RuleRunner::add_events(const std::vector<ingest::Event>& events) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& e : events) {
     if (!e.node_guid || !e.port) continue;
-    if (e.kind == ingest::kind::link_down)
-      history_.add_link_event(e.node_guid, e.port, e.time_us, true);
-    else if (e.kind == ingest::kind::link_up)
-      history_.add_link_event(e.node_guid, e.port, e.time_us, false);
+    bool down = e.kind == ingest::kind::link_down;
+    if (!down && e.kind != ingest::kind::link_up) continue;
+    if (seen_from_other_source(e, down)) continue;
+    history_.add_link_event(e.node_guid, e.port, e.time_us, down);
   }
 }
 

@@ -84,6 +84,25 @@ struct Reader {
     }
     sink.add(line(v), key, "\"" + s + "\" is not one of " + list);
   }
+  // An http:// or https:// URL with a host and without user:password@ (secrets come from
+  // env or files); null clears *out when allow_null.
+  void url(const YAML::Node& v, const std::string& key, std::optional<std::string>* out,
+           bool allow_null) {
+    if (v.IsNull() && allow_null) return out->reset();
+    std::string s;
+    if (!scalar(v, key, &s)) return;
+    size_t scheme = s.rfind("https://", 0) == 0 ? 8 : s.rfind("http://", 0) == 0 ? 7 : 0;
+    size_t host_end = scheme ? s.find_first_of("/?#", scheme) : std::string::npos;
+    std::string host = scheme ? s.substr(scheme, host_end - scheme) : "";
+    if (!scheme || host.empty() || host.front() == ':' ||
+        s.find_first_of(" \t") != std::string::npos)
+      return sink.add(line(v), key, "\"" + s + "\" is not an http:// or https:// URL");
+    if (host.find('@') != std::string::npos)
+      return sink.add(line(v), key,
+                      "credentials do not belong in the URL; use user_env/password_env or "
+                      "token_file");
+    *out = s;
+  }
   void duration(const YAML::Node& v, const std::string& key, int64_t* out) {
     std::string s;
     if (!scalar(v, key, &s)) return;
@@ -176,7 +195,46 @@ Config parse_config(std::string_view text, const std::string& file) {
   auto section = [&](std::vector<Key> keys) {
     return [&r, keys = std::move(keys)](N v, S path) { config_detail::walk(r, v, path, keys); };
   };
-  int secret_file_line = 0;
+  int secret_file_line = 0, via_line = 0, ufm_line = 0, token_line = 0;
+  bool ufm_map = false, url_given = false;
+  auto ufm_url = [&](std::optional<std::string>* out, bool allow_null) {
+    return [&r, out, allow_null](N v, S k) { r.url(v, k, out, allow_null); };
+  };
+  std::optional<std::string> url_value, primary, secondary;
+  std::vector<Key> ufm_keys = {
+      {"url",
+       [&](N v, S k) {
+         url_given = true;
+         r.url(v, k, &url_value, false);
+       }},
+      {"api",
+       [&](N v, S k) {
+         r.choice(v, k, &c.ufm->api, {"v1", "v2", "v3"});
+       }},
+      {"user_env", [&](N v, S k) { r.string(v, k, &c.ufm->user_env, false); }},
+      {"password_env", [&](N v, S k) { r.string(v, k, &c.ufm->password_env, false); }},
+      {"token_file",
+       [&](N v, S k) {
+         r.optional_path(v, k, &c.ufm->token_file);
+         token_line = Reader::line(v);
+       }},
+      {"ca_file", [&](N v, S k) { r.optional_path(v, k, &c.ufm->ca_file); }},
+      {"verify_tls", [&](N v, S k) { r.boolean(v, k, &c.ufm->verify_tls); }},
+      {"poll_interval", [&](N v, S k) { r.duration(v, k, &c.ufm->poll_interval_us); }},
+      {"timezone",
+       [&](N v, S k) {
+         std::string s;
+         if (!r.scalar(v, k, &s)) return;
+         auto off = parse_utc_offset(s);
+         if (!off)
+           return sink.add(Reader::line(v), k, "\"" + s + "\" is not UTC or an offset like +02:00");
+         c.ufm->utc_offset_s = *off;
+       }},
+      {"telemetry", [&](N v, S k) {
+         config_detail::walk(
+             r, v, k,
+             {{"primary", ufm_url(&primary, true)}, {"secondary", ufm_url(&secondary, true)}});
+       }}};
   std::vector<Key> top = {
       {"fabric", section({
                      {"name", [&](N v, S k) { r.string(v, k, &c.fabric.name, false); }},
@@ -246,10 +304,7 @@ Config parse_config(std::string_view text, const std::string& file) {
            {"via",
             [&](N v, S k) {
               r.choice(v, k, &c.actions.via, {"smp", "ufm"});
-              if (c.actions.via == "ufm")
-                sink.add(Reader::line(v), k,
-                         "\"ufm\" needs the UFM integration, which this build does not have "
-                         "yet; use smp");
+              via_line = Reader::line(v);
             }},
            {"max_disabled_total",
             [&](N v, S k) { r.integer(v, k, &c.actions.max_disabled_total, 0, 100000); }},
@@ -283,6 +338,14 @@ Config parse_config(std::string_view text, const std::string& file) {
             [&](N v, S k) { r.duration(v, k, &c.workorders.webhook_timeout_us); }},
            {"verify_after", [&](N v, S k) { r.duration(v, k, &c.workorders.verify_after_us); }},
        })},
+      {"ufm",
+       [&](N v, S k) {
+         if (v.IsNull()) return c.ufm.reset();
+         ufm_line = Reader::line(v);
+         ufm_map = v.IsMap();
+         c.ufm.emplace();
+         config_detail::walk(r, v, k, ufm_keys);
+       }},
       {"log", section({
                   {"level",
                    [&](N v, S k) {
@@ -299,6 +362,29 @@ Config parse_config(std::string_view text, const std::string& file) {
     sink.add(root ? Reader::line(root) : 0, "", "expected a map of sections");
   else
     config_detail::walk(r, root, "", top);
+  if (c.ufm && !ufm_map) c.ufm.reset();  // already reported: not a map
+  if (c.ufm) {
+    UfmSection& u = *c.ufm;
+    if (url_value)
+      u.url = *url_value;
+    else if (!url_given)
+      sink.add(ufm_line, "ufm.url", "required: the UFM server, e.g. https://ufm.example.com");
+    u.telemetry.primary = primary;
+    u.telemetry.secondary = secondary;
+    if (secondary && !primary)
+      sink.add(ufm_line, "ufm.telemetry.secondary", "a secondary needs a primary");
+    if (u.api == "v3" && !u.token_file)
+      sink.add(token_line ? token_line : ufm_line, "ufm.token_file",
+               "api v3 authenticates with an access token: give token_file (or use api v1/v2 "
+               "with user_env and password_env)");
+    if (u.api != "v3" && u.token_file)
+      sink.add(token_line, "ufm.token_file",
+               "only api v3 uses a token; v1 and v2 use user_env and password_env");
+  }
+  if (c.actions.via == "ufm" && !c.ufm)
+    sink.add(via_line, "actions.via",
+             "\"ufm\" acts through UFM and needs a ufm: section naming the server; use smp "
+             "without one");
   if (c.workorders.webhook_secret_file && !c.workorders.webhook_secret_env.empty())
     sink.add(secret_file_line, "workorders.webhook_secret_file",
              "give webhook_secret_env or webhook_secret_file, not both");

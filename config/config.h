@@ -53,7 +53,7 @@ struct RulesSection {
 // Remediation: what the guard allows (actions/guard.h).
 struct ActionsSection {
   std::string mode = "dry-run";  // dry-run | enforce
-  std::string via = "smp";       // smp | ufm
+  std::string via = "smp";       // smp | ufm (needs a ufm section)
   int max_disabled_total = 16;
   int max_disabled_per_switch = 2;
   int max_actions_per_hour = 8;
@@ -69,6 +69,27 @@ struct WorkordersSection {
   int64_t verify_after_us = 24LL * 3600 * 1'000'000;  // clean this long after repair: verified
 };
 
+// UFM integration (ingest/ufm_*.h, app/ufm_source.h). The whole section is optional: absent
+// or null means no UFM. Credentials are not here: only the names of the variables or files
+// holding them, read when the daemon starts (app/ufm_setup.h).
+struct UfmTelemetrySection {
+  std::optional<std::string> primary;    // UFM Telemetry URL (CSV or Prometheus); none = off
+  std::optional<std::string> secondary;  // fetched when the primary fails
+};
+
+struct UfmSection {
+  std::string url;                            // http(s)://host[:port][/path]
+  std::string api = "v3";                     // v1 (/ufmRest basic) | v2 (session) | v3 (token)
+  std::string user_env = "UFM_USER";          // v1, v2: variable holding the user name
+  std::string password_env = "UFM_PASSWORD";  // v1, v2: variable holding the password
+  std::optional<std::string> token_file;      // v3: file holding the access token
+  std::optional<std::string> ca_file;         // PEM bundle; none = the system's
+  bool verify_tls = true;
+  int64_t poll_interval_us = 10'000'000;  // GET /app/events period
+  int utc_offset_s = 0;                   // zone of UFM's timestamps (they carry none)
+  UfmTelemetrySection telemetry;
+};
+
 struct LogSection {
   std::string level = "info";  // debug | info | warning | error
 };
@@ -82,6 +103,7 @@ struct Config {
   RulesSection rules;
   ActionsSection actions;
   WorkordersSection workorders;
+  std::optional<UfmSection> ufm;  // none = no UFM
   LogSection log;
 };
 

@@ -47,6 +47,7 @@ void Daemon::start() {
     dup2(nul, 0);
     dup2(fd, 1);
     dup2(fd, 2);
+    for (const auto& [name, value] : options_.env) setenv(name.c_str(), value.c_str(), 1);
     if (!options_.sim_socket.empty()) {
       setenv("IBSIM_SOCKNAME", options_.sim_socket.c_str(), 1);
       setenv("LD_PRELOAD", ibw::lab::umad2sim_library().c_str(), 1);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@ struct DaemonOptions {
   std::string workdir;     // cwd (umad2sim creates ./sys-<pid> there)
   std::string sim_socket;  // IBSIM_SOCKNAME; empty = not attached to a simulator
   std::string log_path;    // daemon stderr
+  std::vector<std::pair<std::string, std::string>> env;  // set in the daemon's environment
 };
 
 class Daemon {

@@ -2,6 +2,8 @@
 // file:line: key.path, all at once.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "config/config.h"
 #include "fabric/diagnostics.h"
 #include "tests/unit/test_helpers.h"
@@ -39,6 +41,7 @@ TEST_CASE("config: the shipped example validates and matches the defaults", "[co
   CHECK(c.actions.min_up_links == 2);
   CHECK_FALSE(c.workorders.webhook);
   CHECK(c.workorders.verify_after_us == 24LL * 3600 * 1'000'000);
+  CHECK_FALSE(c.ufm);
 }
 
 TEST_CASE("config: actions and workorders sections", "[config]") {
@@ -136,6 +139,130 @@ TEST_CASE("config: unknown keys and bad values are all reported with line and ke
   CHECK(typo->file == "/etc/ibwarden/ibwarden.yaml");
   CHECK(ibw::test::find_diag(d, 7, "stroe")->message.find("did you mean \"store\"") !=
         std::string::npos);
+}
+
+// The example's commented ufm block, uncommented (every documented key with its default).
+std::string example_ufm_block() {
+  std::ifstream in(std::string(IBW_SOURCE_DIR) + "/config/ibwarden.example.yaml");
+  std::string out, line;
+  bool in_block = false;
+  while (std::getline(in, line)) {
+    if (line == "ufm: null") {
+      in_block = true;
+      out += "ufm:\n";
+    } else if (in_block && line.rfind("#  ", 0) == 0) {
+      out += line.substr(1) + "\n";
+    } else if (in_block) {
+      break;
+    }
+  }
+  return out;
+}
+
+TEST_CASE("config: the ufm section - documented defaults and a full section", "[config][ufm]") {
+  std::string block = example_ufm_block();
+  REQUIRE(block.find("poll_interval") != std::string::npos);
+  // As documented, api v3 needs its token file: the one error of the defaults.
+  CHECK(ibw::test::keys(config_errors(block)) == std::vector<std::string>{"6:ufm.token_file"});
+  std::string with_token = block;
+  with_token.replace(with_token.find("token_file: null"), 16, "token_file: ufm.token");
+  Config c = parse_config(with_token, "/etc/ibwarden/ibwarden.yaml");
+  REQUIRE(c.ufm);
+  UfmSection d;
+  CHECK(c.ufm->url == "https://ufm.example.com");
+  CHECK(c.ufm->api == "v3");
+  CHECK(c.ufm->user_env == d.user_env);
+  CHECK(c.ufm->password_env == d.password_env);
+  CHECK(c.ufm->token_file == "/etc/ibwarden/ufm.token");
+  CHECK_FALSE(c.ufm->ca_file);
+  CHECK(c.ufm->verify_tls);
+  CHECK(c.ufm->poll_interval_us == 10'000'000);
+  CHECK(c.ufm->utc_offset_s == 0);
+  CHECK(c.ufm->telemetry.primary == "http://ufm:9001/csv/metrics");
+  CHECK_FALSE(c.ufm->telemetry.secondary);
+
+  c = parse_config(ibw::test::join_lines({
+                       "ufm:",
+                       "  url: http://10.0.0.5:8080/",
+                       "  api: v1",
+                       "  user_env: SITE_UFM_USER",
+                       "  password_env: SITE_UFM_PASS",
+                       "  ca_file: certs/ufm.pem",
+                       "  verify_tls: false",
+                       "  poll_interval: 500ms",
+                       "  timezone: -07:00",
+                       "  telemetry:",
+                       "    primary: http://ufm:9001/metrics",
+                       "    secondary: http://ufm:9002/csv/xcset/low_freq_debug",
+                       "actions:",
+                       "  via: ufm",
+                   }),
+                   "/etc/ibwarden/ibwarden.yaml");
+  REQUIRE(c.ufm);
+  CHECK(c.ufm->url == "http://10.0.0.5:8080/");
+  CHECK(c.ufm->api == "v1");
+  CHECK(c.ufm->user_env == "SITE_UFM_USER");
+  CHECK(c.ufm->password_env == "SITE_UFM_PASS");
+  CHECK(c.ufm->ca_file == "/etc/ibwarden/certs/ufm.pem");
+  CHECK_FALSE(c.ufm->verify_tls);
+  CHECK(c.ufm->poll_interval_us == 500'000);
+  CHECK(c.ufm->utc_offset_s == -7 * 3600);
+  CHECK(c.ufm->telemetry.primary == "http://ufm:9001/metrics");
+  CHECK(c.ufm->telemetry.secondary == "http://ufm:9002/csv/xcset/low_freq_debug");
+  CHECK(c.actions.via == "ufm");
+
+  // Absent or null: no UFM; telemetry null: no telemetry.
+  CHECK_FALSE(parse_config("ufm: null\n", "x.yaml").ufm);
+  c = parse_config("ufm:\n  url: https://u\n  api: v2\n  telemetry: null\n", "x.yaml");
+  REQUIRE(c.ufm);
+  CHECK_FALSE(c.ufm->telemetry.primary);
+}
+
+TEST_CASE("config: the ufm section - every problem with its line and key", "[config][ufm]") {
+  auto d = config_errors(ibw::test::join_lines({
+      "ufm:",                            // 1
+      "  url: ufm.example.com",          // 2 no scheme
+      "  api: v4",                       // 3
+      "  pol_interval: 10s",             // 4 typo
+      "  timezone: PST",                 // 5
+      "  verify_tls: maybe",             // 6
+      "  telemetry:",                    // 7
+      "    primery: http://ufm:9001/x",  // 8 typo
+      "    secondary: ftp://ufm/x",      // 9
+      "  poll_interval: 0s",             // 10
+  }));
+  CHECK(ibw::test::keys(d) ==
+        std::vector<std::string>{"10:ufm.poll_interval", "2:ufm.token_file", "2:ufm.url",
+                                 "3:ufm.api", "4:ufm.pol_interval", "5:ufm.timezone",
+                                 "6:ufm.verify_tls", "8:ufm.telemetry.primery",
+                                 "9:ufm.telemetry.secondary"});
+  auto typo = ibw::test::find_diag(d, 4, "ufm.pol_interval");
+  REQUIRE(typo);
+  CHECK(typo->message.find("did you mean \"poll_interval\"") != std::string::npos);
+  CHECK(ibw::test::find_diag(d, 8, "ufm.telemetry.primery")->message.find("\"primary\"") !=
+        std::string::npos);
+
+  d = config_errors(ibw::test::join_lines({
+      "ufm:",                                        // 1 (no url: said on the first line inside)
+      "  api: v1",                                   // 2
+      "  token_file: t",                             // 3 v1 takes no token
+      "  user_env: \"\"",                            // 4
+      "  telemetry:",                                // 5
+      "    secondary: http://ufm:9002/csv/metrics",  // 6 without a primary
+  }));
+  CHECK(ibw::test::keys(d) == std::vector<std::string>{"2:ufm.telemetry.secondary", "2:ufm.url",
+                                                       "3:ufm.token_file", "4:ufm.user_env"});
+  // Credentials in the URL are refused (they would end up in logs).
+  d = config_errors("ufm:\n  url: https://admin:pw@ufm\n  token_file: t\n");
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].field == "ufm.url");
+  CHECK(d[0].message.find("pw") == std::string::npos);
+  // actions.via ufm without a ufm section names actions.via.
+  d = config_errors("actions:\n  via: ufm\n");
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].field == "actions.via");
+  CHECK(d[0].line == 2);
+  CHECK(d[0].message.find("ufm:") != std::string::npos);
 }
 
 TEST_CASE("config: syntax errors and duplicate keys", "[config]") {

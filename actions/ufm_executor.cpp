@@ -1,0 +1,168 @@
+// Port actions through UFM; see ufm_executor.h.
+#include "actions/ufm_executor.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "ingest/ufm_description.h"
+#include "ingest/ufm_resources.h"
+
+namespace ibw::actions {
+namespace ufm_executor_detail {
+
+constexpr int kEventNotice = 552;    // enable, de-isolation
+constexpr int kEventWarning = 553;   // disable, isolation
+constexpr int kEventCritical = 554;  // the action failed
+
+std::string hex_guid(uint64_t guid) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(guid));
+  return buf;
+}
+
+}  // namespace ufm_executor_detail
+
+// The port acted on, as UFM names it, and what UFM said of it last.
+struct UfmExecutor::Target {
+  std::string name;   // "<guid>_<port>"
+  std::string label;  // "leaf001/3 (b83f..._3)" for messages
+  uint64_t node_guid = 0;
+  int port = 0;
+  ingest::UfmPort record;  // from GET /resources/ports/<name>
+};
+
+UfmExecutor::UfmExecutor(UfmExecutorOptions options)
+    : options_(std::move(options)),
+      client_(std::make_unique<ingest::UfmClient>(options_.client, clock_)) {}
+
+UfmExecutor::Target UfmExecutor::target(int port) {
+  if (!context_.node_guid || context_.port != port)
+    throw std::runtime_error("UFM executor: no port identity for port " + std::to_string(port) +
+                             " (set_context was not called)");
+  Target t;
+  t.node_guid = context_.node_guid;
+  t.port = port;
+  t.name = ingest::ufm_port_name(t.node_guid, port);
+  t.label =
+      (context_.node.empty() ? "0x" + ufm_executor_detail::hex_guid(t.node_guid) : context_.node) +
+      "/" + std::to_string(port) + " (UFM port " + t.name + ")";
+  return t;
+}
+
+PortReading UfmExecutor::read(Target& t) {
+  ingest::UfmParsed<ingest::UfmPort> parsed;
+  ingest::UfmResponse r = client_->get("/resources/ports/" + t.name, [&](const std::string& body) {
+    parsed = ingest::parse_ufm_ports(body);
+    return parsed.ok ? std::string() : parsed.error;
+  });
+  if (!r.ok) throw std::runtime_error("reading port " + t.label + " from UFM: " + r.error);
+  const ingest::UfmPort* found = nullptr;
+  for (const auto& p : parsed.items)
+    if (p.name == t.name || (p.node_guid == t.node_guid && p.number == t.port)) found = &p;
+  if (!found) throw std::runtime_error("UFM does not list port " + t.label);
+  t.record = *found;
+  PortReading reading;
+  reading.link_state = static_cast<uint8_t>(ingest::ufm_logical_state(found->logical_state));
+  reading.phys_state = static_cast<uint8_t>(ingest::ufm_physical_state(found->physical_state));
+  return reading;
+}
+
+bool UfmExecutor::listed_unhealthy(const Target& t) {
+  auto list = client_->unhealthy_ports();
+  if (!list.ok())
+    throw std::runtime_error("reading UFM's unhealthy ports: " +
+                             (list.response.ok ? list.parsed.error : list.response.error));
+  uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
+  for (const auto& u : list.parsed.items)
+    if ((u.guid == system || u.guid == t.node_guid) && u.number == t.port) return true;
+  return false;
+}
+
+void UfmExecutor::audit(PortChange& change, const Target& t, int event_id,
+                        const std::string& what) {
+  std::string text = "ibwarden " + what + " " + t.label;
+  if (!context_.rule.empty()) text += "; rule " + context_.rule;
+  if (!context_.reason.empty()) text += ": " + context_.reason;
+  if (text.size() > 1000) text.resize(1000);
+  uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
+  bool is_switch = t.record.description.rfind("Switch", 0) == 0;
+  ingest::UfmResponse r = client_->post_external_event(
+      event_id, text, ufm_executor_detail::hex_guid(system), is_switch ? "Switch" : "Computer");
+  if (!r.ok) change.via += "; UFM audit event not posted: " + r.error;
+}
+
+PortChange UfmExecutor::disable(const PortAddress&, int port) {
+  namespace d = ufm_executor_detail;
+  Target t = target(port);
+  PortChange c;
+  try {
+    c.before = read(t);
+    if (context_.isolate) {
+      ingest::UfmResponse r = client_->set_ports_health({t.name}, /*healthy=*/false);
+      if (!r.ok) throw std::runtime_error("isolating " + t.label + " through UFM: " + r.error);
+      c.via = "UFM isolation (PUT /app/unhealthy_ports UNHEALTHY)";
+      c.after = read(t);
+      c.isolated = listed_unhealthy(t);
+      if (!c.isolated)
+        throw std::runtime_error("UFM accepted the isolation of " + t.label +
+                                 " but does not list the port as unhealthy");
+      c.set_reply = c.after;
+      audit(c, t, d::kEventWarning, "isolated");
+      return c;
+    }
+    uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
+    auto result = client_->run_action(
+        ingest::ufm_port_action("disable", system, t.name, "ibwarden: " + context_.reason),
+        options_.job);
+    if (result.outcome != ingest::UfmJobOutcome::completed &&
+        result.outcome != ingest::UfmJobOutcome::completed_with_warnings)
+      throw std::runtime_error("UFM disable of " + t.label + ": " + result.error);
+    c.via = "UFM job " + result.job_id + " (" +
+            std::string(ingest::job_outcome_name(result.outcome)) + ")";
+    c.after = read(t);
+    c.set_reply = c.after;
+    audit(c, t, d::kEventWarning, "disabled");
+  } catch (const std::exception& e) {
+    PortChange failed;
+    audit(failed, t, d::kEventCritical,
+          std::string("failed to ") + (context_.isolate ? "isolate" : "disable"));
+    throw std::runtime_error(e.what() + failed.via);
+  }
+  return c;
+}
+
+PortChange UfmExecutor::enable(const PortAddress&, int port) {
+  namespace d = ufm_executor_detail;
+  Target t = target(port);
+  PortChange c;
+  try {
+    c.before = read(t);
+    bool isolated = listed_unhealthy(t);
+    if (isolated) {
+      ingest::UfmResponse r = client_->set_ports_health({t.name}, /*healthy=*/true);
+      if (!r.ok) throw std::runtime_error("de-isolating " + t.label + " through UFM: " + r.error);
+      c.via = "UFM de-isolation (PUT /app/unhealthy_ports HEALTHY)";
+    }
+    if (!isolated || c.before.phys_state == fabric::kPhysDisabled) {
+      uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
+      auto result = client_->run_action(
+          ingest::ufm_port_action("enable", system, t.name, "ibwarden: " + context_.reason),
+          options_.job);
+      if (result.outcome != ingest::UfmJobOutcome::completed &&
+          result.outcome != ingest::UfmJobOutcome::completed_with_warnings)
+        throw std::runtime_error("UFM enable of " + t.label + ": " + result.error);
+      c.via += (c.via.empty() ? "" : "; ") + std::string("UFM job ") + result.job_id + " (" +
+               std::string(ingest::job_outcome_name(result.outcome)) + ")";
+    }
+    c.after = read(t);
+    c.set_reply = c.after;
+    audit(c, t, d::kEventNotice, isolated ? "de-isolated" : "enabled");
+  } catch (const std::exception& e) {
+    PortChange failed;
+    audit(failed, t, d::kEventCritical, "failed to enable");
+    throw std::runtime_error(e.what() + failed.via);
+  }
+  return c;
+}
+
+}  // namespace ibw::actions

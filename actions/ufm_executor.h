@@ -1,0 +1,63 @@
+// UfmExecutor: the PortExecutor (actions/remedy.h) of `actions.via: ufm`. Port actions go
+// through UFM's REST API instead of SMPs, so UFM's view of the fabric stays consistent with
+// what ibwarden did. Facts and confidence marks: ../shared/reference/ufm-api.md.
+//  - disable / enable: POST /actions {action: "disable"|"enable", object_ids: [system GUID],
+//    object_type: System, identifier: id, params: {port_id: "<guid>_<port>"}} -> 202 +
+//    Location -> GET /jobs/<id> until it ends (UfmClient::run_action). 202 + Location and the
+//    job object are [H]; the port disable/enable body is [M] (§3.6, §8.1). The job wait is
+//    bounded by the action timeout; "Completed" and "Completed With Warnings" succeed, any
+//    other end (or no end in time) fails the action.
+//  - isolation, for rules with `action: isolate` (ActionContext::isolate): PUT
+//    /app/unhealthy_ports {ports: [name], ports_policy: UNHEALTHY, action: isolate} [H, §3.7].
+//    The SM routes around the port; its PHY stays up. enable() of an isolated port sends
+//    ports_policy HEALTHY (and also runs the enable job when the port is disabled too).
+//  - read-back: GET /resources/ports/<name> before and after; UFM's logical_state and
+//    physical_state map to IBA PortState / PortPhysicalState (Disabled -> 3), so the
+//    Remediator's "read back Disabled" check works unchanged. An isolation reads back as the
+//    port listed by GET /app/unhealthy_ports, and is reported with PortChange::isolated.
+//  - audit trail: every action, done or failed, is posted as a UFM external event (POST
+//    /app/events/external_event, §3.8 [H fields, M semantics]): 553 (warning) for a disable or
+//    isolation, 552 (notice) for an enable or de-isolation, 554 (critical) when the action
+//    failed. The description names the port, the rule and the reason; object_name is the
+//    port's system GUID with otype Switch or Computer. A failed post does not fail the action:
+//    it is noted in PortChange::via (which the decision's evidence keeps).
+// The port is named from the ActionContext (node GUID + port -> "<guid>_<port>"), so no LID or
+// directed route is needed (needs_address() is false). Not thread-safe: one per thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "actions/remedy.h"
+#include "ingest/clock.h"
+#include "ingest/ufm_client.h"
+
+namespace ibw::actions {
+
+struct UfmExecutorOptions {
+  ingest::UfmClientOptions client;
+  ingest::UfmJobWait job;
+};
+
+class UfmExecutor : public PortExecutor {
+ public:
+  explicit UfmExecutor(UfmExecutorOptions options);
+  PortChange disable(const PortAddress& node, int port) override;
+  PortChange enable(const PortAddress& node, int port) override;
+  void set_context(const ActionContext& context) override { context_ = context; }
+  bool needs_address() const override { return false; }
+
+ private:
+  struct Target;
+  Target target(int port);
+  PortReading read(Target& t);
+  bool listed_unhealthy(const Target& t);
+  void audit(PortChange& change, const Target& t, int event_id, const std::string& what);
+
+  ingest::SystemClock clock_;
+  UfmExecutorOptions options_;
+  std::unique_ptr<ingest::UfmClient> client_;
+  ActionContext context_;
+};
+
+}  // namespace ibw::actions

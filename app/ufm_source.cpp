@@ -1,0 +1,193 @@
+// UFM as a daemon source: events and telemetry threads; see ufm_source.h.
+#include "app/ufm_source.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <unordered_map>
+
+#include "app/logger.h"
+#include "app/ufm_setup.h"
+#include "ingest/counter_tracker.h"
+#include "ingest/ufm_poller.h"
+
+namespace ibw::app {
+namespace ufm_source_detail {
+
+constexpr int kPortIndexEvery = 60;  // polls between refreshes of UFM's port list
+constexpr auto kTopologyWait = std::chrono::seconds(30);
+
+// Display names from the fabric (UFM names hosts by node description, switches by its own
+// system name), then the correlator's peer and cable.
+void name_events(const Topology* topo, std::vector<ingest::Event>& events) {
+  if (!topo) return;
+  const ingest::Correlator& corr = *topo->correlator;
+  for (auto& e : events) {
+    if (e.node_guid)
+      if (std::string n = corr.node_name(e.node_guid); !n.empty()) e.node = std::move(n);
+    if (e.peer_guid)
+      if (std::string n = corr.node_name(e.peer_guid); !n.empty()) e.peer_node = std::move(n);
+    corr.enrich(e);
+  }
+}
+
+bool is_link_event(const ingest::Event& e) {
+  return e.kind == ingest::kind::link_down || e.kind == ingest::kind::link_up;
+}
+
+}  // namespace ufm_source_detail
+
+UfmSource::UfmSource(const config::Config& cfg) : cfg_(cfg) {
+  const config::UfmSection& u = *cfg_.ufm;
+  client_ = std::make_unique<ingest::UfmClient>(ufm_client_options(u, ufm_credentials(u)), clock_);
+  if (u.telemetry.primary && cfg_.counters.enabled) {
+    telemetry_ = std::make_unique<ingest::UfmClient>(
+        ufm_telemetry_options(u, *u.telemetry.primary, cfg_.counters.interval_us), clock_);
+    if (u.telemetry.secondary)
+      telemetry_fallback_ = std::make_unique<ingest::UfmClient>(
+          ufm_telemetry_options(u, *u.telemetry.secondary, cfg_.counters.interval_us), clock_);
+  }
+}
+
+UfmSource::~UfmSource() = default;
+
+void UfmSource::nap(const UfmSourceHooks& hooks, int64_t us) const {
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (*hooks.running && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
+}
+
+void UfmSource::report(const UfmSourceHooks& hooks, const std::string& name,
+                       ingest::ServiceHealth h, const std::string& detail) {
+  SourceHealthEntry entry{name, h.state, h.state == ingest::HealthState::ok ? "" : detail,
+                          h.last_success_us, clock_.now_us()};
+  if (!hooks.health->set(entry)) return;
+  nlohmann::json fields = {{"source", name},
+                           {"state", std::string(ingest::health_state_name(h.state))},
+                           {"breaker", std::string(ingest::breaker_state_name(h.breaker))},
+                           {"consecutive_failures", h.consecutive_failures}};
+  if (!entry.detail.empty()) fields["error"] = entry.detail;
+  log(h.state == ingest::HealthState::ok ? LogLevel::info : LogLevel::warning, "source health",
+      std::move(fields));
+}
+
+void UfmSource::run_events(const UfmSourceHooks& hooks) {
+  namespace d = ufm_source_detail;
+  const config::UfmSection& u = *cfg_.ufm;
+  ingest::UfmPollerOptions po;
+  po.time.utc_offset_s = u.utc_offset_s;
+  ingest::UfmEventPoller poller(*client_, po, cursor_);
+  std::string stored_cursor = cursor_.value_or("");
+  int polls = 0;
+  auto begun = std::chrono::steady_clock::now();
+  while (*hooks.running) {
+    // Wait a little for the first discovery, so events get fabric names and cables; UFM
+    // keeps its events, and a fabric that cannot be discovered must not stop this source.
+    if (!hooks.topology() && std::chrono::steady_clock::now() - begun < d::kTopologyWait) {
+      nap(hooks, 100'000);
+      continue;
+    }
+    auto started = std::chrono::steady_clock::now();
+    if (polls++ % d::kPortIndexEvery == 0) {
+      auto ports = client_->ports();
+      if (ports.ok())
+        poller.set_port_index(
+            std::make_shared<const ingest::UfmPortIndex>(std::move(ports.parsed.items)));
+      else
+        polls = 0;  // try again next poll
+    }
+    ingest::UfmPollResult r = poller.poll();
+    report(hooks, "ufm", client_->health(), r.error);
+    if (r.ok) {
+      auto topo = hooks.topology();
+      d::name_events(topo.get(), r.events);
+      std::vector<ingest::Event> links;
+      for (const auto& e : r.events)
+        if (d::is_link_event(e)) links.push_back(e);
+      log(r.events.empty() && !r.reset ? LogLevel::debug : LogLevel::info, "ufm events polled",
+          {{"fetched", r.fetched},
+           {"new", r.fresh.size()},
+           {"delivered", r.events.size()},
+           {"duplicates", r.duplicates},
+           {"storms", r.storms.size()},
+           {"held", r.held},
+           {"reset", r.reset},
+           {"parse_ms", r.parse_us / 1000.0},
+           {"ingest_ms", r.ingest_us / 1000.0},
+           {"elapsed_ms", r.elapsed_us / 1000.0}});
+      if (!r.events.empty() || r.cursor != stored_cursor) {
+        store::WriteBatch batch;
+        batch.events = std::move(r.events);
+        batch.cursors.emplace_back("ufm", r.cursor);
+        stored_cursor = r.cursor;
+        if (!hooks.push(std::move(batch))) return;
+      }
+      if (hooks.rules && !links.empty()) {
+        hooks.rules->add_events(links);
+        if (topo) hooks.evaluate(topo);
+      }
+    }
+    auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
+                     std::chrono::steady_clock::now() - started)
+                     .count();
+    nap(hooks, std::max<int64_t>(u.poll_interval_us - spent, 10'000));
+  }
+}
+
+void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
+  if (!telemetry_) return;
+  ingest::TrackerOptions topts;
+  topts.jump_threshold = cfg_.counters.jump_threshold;
+  ingest::CounterTracker tracker(topts);
+  std::unordered_map<uint64_t, int64_t> last_time;  // guid * 256 + port -> last reading
+  while (*hooks.running) {
+    auto topo = hooks.topology();
+    if (!topo) {
+      nap(hooks, 200'000);
+      continue;
+    }
+    auto started = std::chrono::steady_clock::now();
+    ingest::UfmTelemetryFetched f = telemetry_->telemetry("");
+    std::string detail = f.ok() ? "" : "primary: " + f.response.error + f.parsed.error;
+    if (!f.ok() && telemetry_fallback_) {
+      ingest::UfmTelemetryFetched g = telemetry_fallback_->telemetry("");
+      if (g.ok())
+        f = std::move(g);
+      else
+        detail += "; secondary: " + g.response.error + g.parsed.error;
+    }
+    ingest::ServiceHealth h = telemetry_->health();
+    if (f.ok() && h.state != ingest::HealthState::ok) h.state = ingest::HealthState::degraded;
+    report(hooks, "ufm_telemetry", h, detail);
+    if (f.ok()) {
+      std::unique_lock<std::mutex> publish(*hooks.publish_mutex);
+      store::WriteBatch batch;
+      std::vector<ingest::CounterDelta> deltas;
+      for (auto& s : f.parsed.samples) {
+        if (!topo->correlator->port(s.node_guid, s.port)) continue;  // not in the fabric
+        int64_t& last = last_time[s.node_guid * 256 + static_cast<uint64_t>(s.port)];
+        if (s.time_us <= last) continue;  // the same reading again
+        last = s.time_us;
+        deltas.push_back(tracker.update(s, &batch.events));
+        batch.samples.push_back(s);
+      }
+      for (auto& e : batch.events) topo->correlator->enrich(e);
+      batch.ports = hooks.ports->apply_counters(deltas);
+      if (hooks.rules) hooks.rules->add_deltas(deltas);
+      log(LogLevel::debug, "telemetry sweep",
+          {{"rows", f.parsed.rows},
+           {"samples", batch.samples.size()},
+           {"events", batch.events.size()}});
+      if (!hooks.push(std::move(batch))) return;
+      publish.unlock();
+      hooks.evaluate(topo);
+    }
+    auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
+                     std::chrono::steady_clock::now() - started)
+                     .count();
+    nap(hooks, std::max<int64_t>(cfg_.counters.interval_us - spent, 10'000));
+  }
+}
+
+}  // namespace ibw::app

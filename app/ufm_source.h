@@ -1,0 +1,87 @@
+// UfmSource: UFM as a source of the daemon (`ufm:` in the configuration), two threads.
+//
+// Events (run_events), every ufm.poll_interval:
+//  - UfmEventPoller::poll() (GET /app/events, de-duplication on id, id resets, storm grouping,
+//    ingest/ufm_poller.h) gives internal events; each is named from the fabric (display
+//    names of its node and peer when the topology knows their GUIDs) and enriched by the
+//    topology's correlator (peer, cable from the plan);
+//  - the events and the poller's cursor ("ufm") go in ONE store batch, so a restart resumes
+//    after the last stored event (and the store drops any re-delivered dedup_key);
+//  - storms (> 50 events in 1 s, e.g. a UFM restart) are stored as one ufm_storm summary and
+//    never reach the rules;
+//  - link_down / link_up events go to the rule runner like OpenSM's, so UFM flaps count for
+//    link_flap (RuleRunner drops the same port's same-direction report from another source
+//    within a few seconds, so a flap seen by OpenSM and UFM counts once; rule_runner.h);
+//  - GET /resources/ports is read at start and every 60 polls (UfmPortIndex) to turn port
+//    labels in event text into port numbers.
+// Telemetry (run_telemetry), when ufm.telemetry.primary is set and counters.enabled: every
+// counters.interval the primary endpoint (the secondary when the primary fails) is parsed
+// into CounterSamples and fed through the MAD sweep's path: CounterTracker deltas ->
+// PortTable::apply_counters, RuleRunner::add_deltas, stored samples. UFM Telemetry then
+// replaces the MAD sweep (the daemon does not start it), so no port has two counter sources;
+// the source has its own CounterTracker (not seeded from the store: the first reading after
+// a start is a baseline), and a reading no newer than the previous one of a port is skipped
+// (UFM Telemetry serves its latest sample until it takes the next).
+// Health: after every call the client's ServiceHealth goes to the SourceHealthBoard as "ufm"
+// or "ufm_telemetry"; transitions (ok, degraded, down) are logged with the last error.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "app/port_table.h"
+#include "app/rule_runner.h"
+#include "app/source_health.h"
+#include "app/topology.h"
+#include "config/config.h"
+#include "ingest/clock.h"
+#include "ingest/ufm_client.h"
+#include "store/store.h"
+
+namespace ibw::app {
+
+// What the source needs from the daemon (whose Runtime stays private to daemon.cpp).
+struct UfmSourceHooks {
+  std::function<std::shared_ptr<const Topology>()> topology;  // null until discovered
+  std::function<bool(store::WriteBatch)> push;  // to the store writer; false when stopping
+  std::function<void(const std::shared_ptr<const Topology>&)> evaluate;  // rules, new data
+  std::mutex* publish_mutex = nullptr;  // held from a PortTable update until its batch is queued
+  PortTable* ports = nullptr;
+  RuleRunner* rules = nullptr;  // null without rules
+  SourceHealthBoard* health = nullptr;
+  const std::atomic<bool>* running = nullptr;
+};
+
+class UfmSource {
+ public:
+  // Reads the credentials (ufm_setup.h; throws naming the variable or file) and builds the
+  // clients. cfg.ufm must be set.
+  explicit UfmSource(const config::Config& cfg);
+  ~UfmSource();
+
+  // The stored cursor to resume from (before run_events).
+  void resume(std::optional<std::string> cursor) { cursor_ = std::move(cursor); }
+  bool has_telemetry() const { return telemetry_ != nullptr; }
+
+  // Thread bodies; each returns when *hooks.running turns false.
+  void run_events(const UfmSourceHooks& hooks);
+  void run_telemetry(const UfmSourceHooks& hooks);
+
+ private:
+  void report(const UfmSourceHooks& hooks, const std::string& name, ingest::ServiceHealth h,
+              const std::string& detail);
+  void nap(const UfmSourceHooks& hooks, int64_t us) const;
+
+  config::Config cfg_;
+  ingest::SystemClock clock_;
+  std::unique_ptr<ingest::UfmClient> client_;
+  std::unique_ptr<ingest::UfmClient> telemetry_;           // primary; null = no telemetry
+  std::unique_ptr<ingest::UfmClient> telemetry_fallback_;  // secondary; may be null
+  std::optional<std::string> cursor_;
+};
+
+}  // namespace ibw::app

@@ -1,0 +1,313 @@
+// Integration: `ibwarden run` with a ufm: section against the UFM emulator, no ibsim
+// (tests/integration/ufm_lab.h). Events of both schema generations, a 50,000-event backlog
+// and a restart, failure injection with health, port actions through UFM jobs (via: ufm)
+// with the audit event, and UFM Telemetry driving the symbol_ber rule.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <thread>
+
+#include "fabric/diagnostics.h"
+#include "tests/integration/ufm_lab.h"
+
+using nlohmann::json;
+using namespace ibw::test;
+using namespace ibw::test::ufm_lab;
+using namespace std::chrono_literals;
+
+namespace ufm_daemon_test {
+
+int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+const ibw::ingest::Event* find_port_event(const std::vector<ibw::ingest::Event>& ev,
+                                          const std::string& kind, const std::string& node,
+                                          int port) {
+  for (const auto& e : ev)
+    if (e.kind == kind && e.node == node && e.port == port) return &e;
+  return nullptr;
+}
+
+// Waits for a link_down of node/port injected into the emulator to be stored.
+bool inject_and_wait(UfmLab& w, const std::string& node, int port) {
+  w.emu->post("events",
+              {{"events", {{{"kind", "link_down"}, {"port", node + "/" + std::to_string(port)}}}}});
+  auto ev = w.wait_events(
+      [&](const auto& e) { return find_port_event(e, "link_down", node, port) != nullptr; }, 15s);
+  return find_port_event(ev, "link_down", node, port) != nullptr;
+}
+
+}  // namespace ufm_daemon_test
+
+using namespace ufm_daemon_test;
+
+TEST_CASE("ufm daemon: events of both schema generations become the same internal events",
+          "[integration][ufm]") {
+  UfmLab w;
+  Daemon d = w.daemon();
+  d.start();
+  REQUIRE(d.wait_log("\"ufm events polled\"", 1, 15s));
+  // 6.17 (event_type), then 6.16 (type is the event number): the same kinds of event.
+  w.emu->post("events",
+              {{"events",
+                {{{"kind", "link_down"}, {"port", "leaf001/3"}},
+                 {{"kind", "unhealthy"}, {"port", "leaf001/4"}, {"reason", "FLAPPING"}}}}});
+  w.wait_events([](const auto& e) { return e.size() >= 2; }, 15s);
+  w.emu->post("control", {{"schema", "6.16"}});
+  w.emu->post("events",
+              {{"events",
+                {{{"kind", "link_down"}, {"port", "leaf002/4"}},
+                 {{"kind", "unhealthy"}, {"port", "leaf002/5"}, {"reason", "FLAPPING"}}}}});
+  auto ev = w.wait_events([](const auto& e) { return e.size() >= 4; }, 15s);
+  INFO(d.log());
+  REQUIRE(ev.size() == 4);  // the re-rendered 6.17 events were not ingested again
+
+  // Through the CLI, as an operator sees them.
+  json events = query_json("events", w.config);
+  std::vector<json> downs, unhealthy;
+  for (const auto& e : events) {
+    if (e["source"] != "ufm") continue;
+    if (e["kind"] == "link_down") downs.push_back(e);
+    if (e["kind"] == "port_unhealthy") unhealthy.push_back(e);
+  }
+  REQUIRE(downs.size() == 2);
+  REQUIRE(unhealthy.size() == 2);
+  struct Expect {
+    const char *node, *peer, *cable;
+    int port, peer_port;
+  };
+  Expect want[] = {{"leaf001", "spine001", "C-leaf001-3", 3, 1},
+                   {"leaf002", "spine002", "C-leaf002-4", 4, 2}};
+  for (int i = 0; i < 2; ++i) {
+    const json& e = downs[i];
+    CHECK(e["node"] == want[i].node);
+    CHECK(e["port"] == want[i].port);
+    CHECK(e["peer_node"] == want[i].peer);
+    CHECK(e["peer_port"] == want[i].peer_port);
+    CHECK(e["cable_id"] == want[i].cable);
+    CHECK(e["severity"] == "warning");
+    // Same fields whatever the schema.
+    std::set<std::string> keys0, keys1;
+    for (auto& [k, v] : downs[0].items()) keys0.insert(k);
+    for (auto& [k, v] : e.items()) keys1.insert(k);
+    CHECK(keys0 == keys1);
+  }
+  // Server-local time +02:00 was converted: the stored times are now, not two hours off.
+  for (const auto& e : ev) CHECK(std::llabs(e.time_us / 1'000'000 - now_s()) < 120);
+  CHECK(unhealthy[0]["node"] == "leaf001");
+  CHECK(unhealthy[0]["port"] == 4);
+  CHECK(unhealthy[1]["node"] == "leaf002");
+  CHECK(unhealthy[1]["port"] == 5);
+  CHECK(unhealthy[1]["peer_node"] == "spine003");
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("ufm daemon: a 50000-event backlog is ingested once and a restart resumes",
+          "[integration][ufm]") {
+  UfmLabOptions o;
+  o.poll = "1s";
+  o.emulator_args = {"--backlog", "50000"};
+  UfmLab w(o);
+  {
+    Daemon d = w.daemon("first.log");
+    d.start();
+    auto ev = w.wait_events([](const auto& e) { return e.size() >= 50000; }, 40s);
+    INFO(d.log().substr(0, 4000));
+    REQUIRE(ev.size() == 50000);
+    // Polls after the backlog re-read the whole list and add nothing.
+    int polls = static_cast<int>(log_lines(d.log(), "ufm events polled").size());
+    REQUIRE(d.wait_log("\"ufm events polled\"", polls + 2, 15s));
+    ev = w.ufm_events();
+    CHECK(ev.size() == 50000);
+    std::set<std::string> keys;
+    for (const auto& e : ev) keys.insert(e.dedup_key);
+    CHECK(keys.size() == 50000);
+    CHECK(d.stop() == 0);
+  }
+  w.emu->post("backlog?n=10&spacing_ms=200");  // while ibwarden is stopped
+  Daemon d = w.daemon("second.log");
+  d.start();
+  auto ev = w.wait_events([](const auto& e) { return e.size() >= 50010; }, 30s);
+  REQUIRE(d.wait_log("\"ufm events polled\"", 2, 15s));
+  ev = w.ufm_events();
+  CHECK(ev.size() == 50010);
+  // The restarted daemon delivered the ten new events only (cursor resumed).
+  size_t delivered = 0;
+  for (const auto& l : log_lines(d.log(), "ufm events polled"))
+    delivered += l.value("delivered", 0);
+  CHECK(delivered == 10);
+  CHECK(log_lines(d.log(), "event").size() == 10);
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("ufm daemon: failures are survived with health logged and ingestion resuming",
+          "[integration][ufm]") {
+  UfmLab w;
+  Daemon d = w.daemon();
+  d.start();
+  REQUIRE(d.wait_log("\"ufm events polled\"", 1, 15s));
+  json on_events = {{"path", "/app/events"}};
+  {
+    w.emu->fail("5xx", 3, on_events);  // one poll: three attempts, all 503
+    CHECK(inject_and_wait(w, "leaf001", 3));
+    w.emu->fail("malformed", 3, on_events);  // cut JSON: retried, then the poll fails
+    CHECK(inject_and_wait(w, "leaf001", 4));
+    w.emu->fail("401", 3, on_events);  // not retried: three polls fail
+    CHECK(inject_and_wait(w, "leaf001", 5));
+    w.emu->fail("timeout", 1, {{"path", "/app/events"}, {"delay", 1.0}});  // no answer at all
+    CHECK(inject_and_wait(w, "leaf001", 6));
+    w.emu->fail("duplicates", 3);  // every event listed twice
+    CHECK(inject_and_wait(w, "leaf002", 3));
+    w.emu->fail("5xx", 15, on_events);  // five failed polls open the breaker: down
+    CHECK(inject_and_wait(w, "leaf002", 4));
+    // A UFM restart: ids start again at 1, and 60 link-up events arrive within a second. (The
+    // pauses keep the old events' second apart from the storm's, and the next event out of
+    // the storm's window.)
+    std::this_thread::sleep_for(1100ms);
+    w.emu->post("control", {{"fail", "restart"}, {"storm", 60}});
+    w.wait_events([](const auto& e) { return count_kind(e, "ufm_storm") > 0; }, 15s);
+    std::this_thread::sleep_for(1100ms);
+    CHECK(inject_and_wait(w, "leaf002", 5));
+
+    auto ev = w.ufm_events();
+    INFO(d.log());
+    CHECK(count_kind(ev, "link_down") == 7);  // each injected event once, no duplicates
+    CHECK(count_kind(ev, "ufm_storm") == 1);  // the storm: one summary, no link_up events
+    CHECK(count_kind(ev, "link_up") == 0);
+    std::string log = d.log();
+    std::set<std::string> states;
+    for (const auto& l : log_lines(log, "source health"))
+      if (l["source"] == "ufm") states.insert(l["state"].get<std::string>());
+    CHECK(states == std::set<std::string>{"degraded", "down", "ok"});
+    bool reset = false;
+    for (const auto& l : log_lines(log, "ufm events polled")) reset = reset || l["reset"] == true;
+    CHECK(reset);
+    // The password never reaches the log.
+    CHECK(log.find(kUfmPassword) == std::string::npos);
+  }
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("ufm daemon: via ufm disables a flapping port through a UFM job with an audit event",
+          "[integration][ufm]") {
+  UfmLabOptions o;
+  o.api = "v3";
+  o.mode = "enforce";
+  o.via = "ufm";
+  o.rules =
+      "rules:\n  - name: link_flap\n    type: link_flap\n    action: disable\n"
+      "    severity: critical\n    confirm: none\n    cycles: 3\n    window: 1m\n";
+  UfmLab w(o);
+  Daemon d = w.daemon();
+  d.start();
+  REQUIRE(d.wait_log("\"ufm events polled\"", 1, 15s));
+  json flaps = json::array();
+  for (int i = 0; i < 3; ++i) {
+    flaps.push_back({{"kind", "link_down"}, {"port", "leaf001/3"}, {"at", now_s() - 20 + 4 * i}});
+    flaps.push_back({{"kind", "link_up"}, {"port", "leaf001/3"}, {"at", now_s() - 18 + 4 * i}});
+  }
+  w.emu->post("events", {{"events", flaps}});
+  auto decisions = wait_query(
+      "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 20s);
+  INFO(d.log());
+  REQUIRE(decisions.size() == 1);
+  const json& dec = decisions[0];
+  CHECK(dec["rule"] == "link_flap");
+  CHECK(dec["action"] == "disable");
+  CHECK(dec["status"] == "executed");
+  CHECK(dec["cable_id"] == "C-leaf001-3");
+  CHECK(dec["evidence"]["readback"]["after"]["phys_state"] == "Disabled");
+  CHECK(dec["evidence"]["via"].get<std::string>().find("UFM job") == 0);
+  std::string acted = dec["node"].get<std::string>();
+  int acted_port = dec["port"];
+  std::string name = w.port_name(acted, acted_port);
+  CHECK((acted == "leaf001" || acted == "spine001"));
+
+  auto jobs = recorded(*w.emu, "/actions");
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0]["api"] == "/ufmRestV3");
+  CHECK(jobs[0]["body"]["action"] == "disable");
+  CHECK(jobs[0]["body"]["params"]["port_id"] == name);
+  CHECK(jobs[0]["body"]["object_ids"][0] == name.substr(0, 16));
+  auto audit = recorded(*w.emu, "/app/events/external_event");
+  REQUIRE(audit.size() == 1);
+  CHECK(audit[0]["body"]["event_id"] == 553);
+  std::string text = audit[0]["body"]["description"];
+  CHECK(text.find("disabled " + acted + "/" + std::to_string(acted_port)) != std::string::npos);
+  CHECK(text.find("rule link_flap") != std::string::npos);
+  CHECK(text.find("3 link down/up cycles") != std::string::npos);
+
+  // UFM reports our own disable (336, and 329 for the link): stored, and nothing new decided
+  // (the link's order is already active).
+  auto ev = w.wait_events([](const auto& e) { return e.size() >= 9; }, 15s);
+  CHECK(count_kind(ev, "link_down") == 4);
+  int polls = static_cast<int>(log_lines(d.log(), "ufm events polled").size());
+  REQUIRE(d.wait_log("\"ufm events polled\"", polls + 3, 10s));
+  CHECK(query_json("decisions", w.config).size() == 1);
+
+  // The operator path through UFM: enable, with the reason in UFM's event log.
+  CmdResult r = run_cmd({IBW_BINARY, "enable", "--config", w.config, "--port",
+                         acted + "/" + std::to_string(acted_port), "--reason", "cable reseated",
+                         "--format", "json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  json en = json::parse(r.out);
+  CHECK(en["status"] == "executed");
+  CHECK(en["evidence"]["readback"]["after"]["phys_state"] == "LinkUp");
+  jobs = recorded(*w.emu, "/actions");
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[1]["body"]["action"] == "enable");
+  audit = recorded(*w.emu, "/app/events/external_event");
+  REQUIRE(audit.size() == 2);
+  CHECK(audit[1]["body"]["event_id"] == 552);
+  CHECK(audit[1]["body"]["description"].get<std::string>().find("cable reseated") !=
+        std::string::npos);
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("ufm daemon: UFM Telemetry counters drive the symbol_ber rule and isolate the port",
+          "[integration][ufm]") {
+  UfmLabOptions o;
+  o.telemetry = true;
+  o.mode = "enforce";
+  o.via = "ufm";
+  o.rules = ibw::fabric::read_file(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
+  UfmLab w(o);
+  Daemon d = w.daemon();
+  d.start();
+  REQUIRE(d.wait_log("\"telemetry sweep\"", 2, 15s));
+  w.emu->post("telemetry", {{"port", "leaf002/4"}, {"add", {{"SymbolErrorCounter", 5000}}}});
+  auto decisions = wait_query(
+      "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 20s);
+  INFO(d.log());
+  REQUIRE(decisions.size() == 1);
+  const json& dec = decisions[0];
+  CHECK(dec["rule"] == "symbol_ber");
+  CHECK(dec["status"] == "executed");
+  CHECK(dec["node"] == "leaf002");
+  CHECK(dec["port"] == 4);
+  CHECK(dec["cable_id"] == "C-leaf002-4");
+  CHECK(dec["evidence"]["counters"]["SymbolErrorCounter"] == 5000);
+  CHECK(dec["evidence"]["isolated"] == true);  // the rule says isolate: UFM isolation
+  auto puts = recorded(*w.emu, "/app/unhealthy_ports");
+  REQUIRE(puts.size() == 1);
+  CHECK(puts[0]["body"]["ports_policy"] == "UNHEALTHY");
+  CHECK(puts[0]["body"]["action"] == "isolate");
+  CHECK(puts[0]["body"]["ports"][0] == w.port_name("leaf002", 4));
+  CHECK(recorded(*w.emu, "/actions").empty());
+  auto audit = recorded(*w.emu, "/app/events/external_event");
+  REQUIRE(audit.size() == 1);
+  CHECK(audit[0]["body"]["description"].get<std::string>().find("rule symbol_ber") !=
+        std::string::npos);
+  // The counters came from telemetry, not from a MAD sweep (none ran).
+  auto ports = query_json("ports", w.config, {"--node", "leaf002"});
+  bool seen = false;
+  for (const auto& p : ports)
+    if (p["port"] == 4) seen = p["counters"]["SymbolErrorCounter"] == 5000;
+  CHECK(seen);
+  CHECK(d.log().find("\"counter sweep") == std::string::npos);
+  CHECK(d.stop() == 0);
+}

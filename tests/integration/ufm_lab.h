@@ -1,0 +1,149 @@
+// UfmLab: `ibwarden run` against the UFM emulator, without ibsim. A generated fat tree
+// (2 leaves x 4 spines, 2 hosts per leaf; leafNNN ports 1-2 to hosts, 3-6 to spine001-004)
+// is written as ibnetdiscover text (fabric.discovery reads it) and as the plan; the emulator
+// serves the same fabric from that text (tests/ufm_emulator, server-local time +02:00). The
+// OpenSM log is an empty file. Header-only, for tests/integration/test_ufm_*.cpp.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/store.h"
+#include "tests/integration/daemon_fixture.h"
+#include "tests/lab/fat_tree.h"
+#include "tests/ufm_emulator/emulator_fixture.h"
+
+namespace ibw::test::ufm_lab {
+
+using nlohmann::json;
+
+struct UfmLabOptions {
+  std::string api = "v1";  // v1: credentials from the daemon's environment; v3: a token file
+  std::string poll = "200ms";
+  std::string mode = "dry-run";
+  std::string via = "smp";
+  std::string rules;  // rules file text; empty = no rules
+  bool telemetry = false;
+  std::string counters_interval = "500ms";
+  std::vector<std::string> emulator_args;
+};
+
+class UfmLab {
+ public:
+  explicit UfmLab(const UfmLabOptions& o = {}) {
+    char tmpl[] = "/tmp/ibw-ufm-lab-XXXXXX";
+    REQUIRE(mkdtemp(tmpl));
+    dir = tmpl;
+    ibw::lab::FatTreeSpec spec;
+    spec.leaves = 2, spec.spines = 4, spec.hosts_per_leaf = 2;
+    lab = ibw::lab::make_fat_tree(spec);
+    std::ofstream(dir + "/topology.txt") << ibw::lab::to_ibnetdiscover(lab);
+    std::ofstream(dir + "/plan.csv") << ibw::lab::plan_csv(lab);
+    std::ofstream(dir + "/opensm.log");
+    std::vector<std::string> args = {"--topology", dir + "/topology.txt", "--tz-offset", "7200"};
+    args.insert(args.end(), o.emulator_args.begin(), o.emulator_args.end());
+    emu = std::make_unique<UfmEmulator>(args);
+    std::ofstream(dir + "/ufm.token") << kUfmToken << "\n";
+    if (!o.rules.empty()) std::ofstream(dir + "/rules.yaml") << o.rules;
+    config = dir + "/ibwarden.yaml";
+    std::ofstream c(config);
+    c << "fabric:\n  name: lab\n  plan: plan.csv\n  discovery: topology.txt\n"
+      << "opensm:\n  log: opensm.log\n  dump_dir: .\n  poll: 100ms\n"
+      << "counters:\n  enabled: " << (o.telemetry ? "true" : "false")
+      << "\n  interval: " << o.counters_interval << "\n"
+      << "store:\n  path: ibwarden.db\n"
+      << "rules:\n  file: " << (o.rules.empty() ? "null" : "rules.yaml") << "\n"
+      << "actions:\n  mode: " << o.mode << "\n  via: " << o.via << "\n  min_up_links: 2\n"
+      << "ufm:\n  url: " << emu->base() << "\n  api: " << o.api << "\n"
+      << "  user_env: IBW_TEST_UFM_USER\n  password_env: IBW_TEST_UFM_PASSWORD\n"
+      << "  token_file: " << (o.api == "v3" ? "ufm.token" : "null") << "\n"
+      << "  poll_interval: " << o.poll << "\n  timezone: \"+02:00\"\n";
+    if (o.telemetry) c << "  telemetry:\n    primary: " << emu->base() << "/csv/metrics\n";
+    c << "log:\n  level: debug\n";
+  }
+  ~UfmLab() {
+    emu.reset();
+    std::error_code ec;
+    if (!std::getenv("IBW_KEEP_LAB")) std::filesystem::remove_all(dir, ec);
+  }
+  UfmLab(const UfmLab&) = delete;
+  UfmLab& operator=(const UfmLab&) = delete;
+
+  Daemon daemon(const std::string& log_name = "daemon.log") const {
+    DaemonOptions d{config, dir, "", dir + "/" + log_name, {}};
+    d.env = {{"IBW_TEST_UFM_USER", kUfmUser}, {"IBW_TEST_UFM_PASSWORD", kUfmPassword}};
+    return Daemon(d);
+  }
+  // Events stored from UFM, read straight from the store (no CLI limit).
+  std::vector<ingest::Event> ufm_events() const {
+    auto db = store::Store::open(dir + "/ibwarden.db", /*read_only=*/true);
+    store::EventQuery q;
+    q.limit = 0;
+    std::vector<ingest::Event> out;
+    for (auto& s : db->events(q))
+      if (s.event.source == ingest::EventSource::ufm) out.push_back(std::move(s.event));
+    return out;
+  }
+  // Polls until pred(ufm_events()) or timeout; returns the last list.
+  template <typename Pred>
+  std::vector<ingest::Event> wait_events(Pred pred, std::chrono::milliseconds timeout) const {
+    auto until = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      std::vector<ingest::Event> ev;
+      try {
+        if (std::filesystem::exists(dir + "/ibwarden.db")) ev = ufm_events();
+      } catch (const std::exception&) {  // not created yet
+      }
+      if (pred(ev) || std::chrono::steady_clock::now() > until) return ev;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  // "b83fd20300000001_3": UFM's name of a lab port.
+  std::string port_name(const std::string& node, int port) const {
+    auto p = emu->post("port", {{"port", node + "/" + std::to_string(port)}});
+    return p["name"].get<std::string>();
+  }
+
+  std::string dir;
+  ibw::lab::Lab lab;
+  std::unique_ptr<UfmEmulator> emu;
+  std::string config;
+};
+
+inline size_t count_kind(const std::vector<ingest::Event>& ev, const std::string& kind) {
+  size_t n = 0;
+  for (const auto& e : ev) n += e.kind == kind;
+  return n;
+}
+
+// Log lines (parsed) whose msg is `msg`.
+inline std::vector<json> log_lines(const std::string& log, const std::string& msg) {
+  std::vector<json> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    auto j = json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.value("msg", "") == msg) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// The emulator's recorded requests to `path` (POST /actions, PUT /app/unhealthy_ports, ...).
+inline std::vector<json> recorded(UfmEmulator& emu, const std::string& path) {
+  std::vector<json> out;
+  for (const auto& a : emu.actions())
+    if (a["path"] == path) out.push_back(a);
+  return out;
+}
+
+}  // namespace ibw::test::ufm_lab

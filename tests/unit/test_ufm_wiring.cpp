@@ -1,0 +1,157 @@
+// The daemon's UFM wiring: one flap reported by OpenSM and by UFM counts once for the rules,
+// credentials come from the named variable or file (and errors never show them), the health
+// board reports transitions, and UfmExecutor (actions.via: ufm) against the UFM emulator:
+// isolation and its undo, a failed job with its critical audit event.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "actions/ufm_executor.h"
+#include "app/rule_runner.h"
+#include "app/source_health.h"
+#include "app/ufm_setup.h"
+#include "rules/rules.h"
+#include "tests/ufm_emulator/emulator_fixture.h"
+#include "tests/unit/test_fabrics.h"
+
+namespace ufm_wiring_test {
+
+using namespace ibw;
+
+ingest::Event link_event(ingest::EventSource source, uint64_t guid, int port, int64_t t,
+                         bool down = true) {
+  ingest::Event e;
+  e.source = source;
+  e.kind = std::string(down ? ingest::kind::link_down : ingest::kind::link_up);
+  e.node_guid = guid;
+  e.port = port;
+  e.time_us = t;
+  return e;
+}
+
+TEST_CASE("ufm wiring: a flap reported by OpenSM and by UFM counts once", "[ufm][rules]") {
+  auto rules = rules::parse_rules(
+      "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
+      "    confirm: none\n    cycles: 2\n    window: 1m\n",
+      "rules.yaml");
+  app::RuleRunner runner(std::move(rules));
+  const int64_t t0 = 1'700'000'000'000'000;
+  auto topo = app::make_topology(test_fabric::two_tier(2, 2, 2), nullptr, t0);
+  const uint64_t leaf = test_fabric::leaf_guid(0);
+  const int uplink = 3;  // leaf000/3 -> spine000/1
+  using ingest::EventSource;
+  // One drop: OpenSM's re-discovery and UFM's 329 both report leaf000/3, 2 s apart.
+  runner.add_events({link_event(EventSource::opensm, leaf, uplink, t0)});
+  runner.add_events({link_event(EventSource::ufm, leaf, uplink, t0 + 2'000'000),
+                     link_event(EventSource::ufm, leaf, uplink, t0 + 3'000'000, false)});
+  CHECK(runner.evaluate(*topo, t0 + 5'000'000).empty());  // one flap, not two
+  // A second drop 20 s later, seen by UFM only: now two.
+  runner.add_events({link_event(EventSource::ufm, leaf, uplink, t0 + 20'000'000)});
+  auto v = runner.evaluate(*topo, t0 + 21'000'000);
+  REQUIRE_FALSE(v.empty());
+  CHECK(v[0].evidence.flaps == 2);
+
+  // Two reports of one source are never merged (each is its own drop).
+  app::RuleRunner same(rules::parse_rules(
+      "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
+      "    confirm: none\n    cycles: 2\n    window: 1m\n",
+      "rules.yaml"));
+  same.add_events({link_event(EventSource::ufm, leaf, uplink, t0),
+                   link_event(EventSource::ufm, leaf, uplink, t0 + 2'000'000)});
+  CHECK_FALSE(same.evaluate(*topo, t0 + 3'000'000).empty());
+}
+
+TEST_CASE("ufm wiring: credentials come from the named variable or file", "[ufm][config]") {
+  config::UfmSection u;
+  u.url = "https://ufm";
+  u.api = "v1";
+  u.user_env = "IBW_UT_UFM_USER";
+  u.password_env = "IBW_UT_UFM_PASSWORD";
+  unsetenv("IBW_UT_UFM_USER");
+  setenv("IBW_UT_UFM_PASSWORD", "pw-not-in-errors", 1);
+  try {
+    app::ufm_credentials(u);
+    FAIL("no error for a missing variable");
+  } catch (const std::runtime_error& e) {
+    std::string m = e.what();
+    CHECK(m.find("ufm.user_env") != std::string::npos);
+    CHECK(m.find("IBW_UT_UFM_USER") != std::string::npos);
+    CHECK(m.find("pw-not-in-errors") == std::string::npos);
+  }
+  setenv("IBW_UT_UFM_USER", "svc-ibwarden", 1);
+  auto c = app::ufm_credentials(u);
+  CHECK(c.user == "svc-ibwarden");
+  CHECK(c.password == "pw-not-in-errors");
+  CHECK(c.token.empty());
+
+  std::string token = "/tmp/ibw-ut-ufm-token-" + std::to_string(getpid());
+  u.api = "v3";
+  u.token_file = token;
+  CHECK_THROWS_WITH(app::ufm_credentials(u),
+                    Catch::Contains("ufm.token_file") && Catch::Contains(token));
+  std::ofstream(token) << "\n";
+  CHECK_THROWS_WITH(app::ufm_credentials(u), Catch::Contains("is empty"));
+  std::ofstream(token) << "tok-123 \n";
+  CHECK(app::ufm_credentials(u).token == "tok-123");
+  std::remove(token.c_str());
+  u.ca_file = "/nonexistent/ca.pem";
+  CHECK_THROWS_WITH(app::ufm_credentials(u), Catch::Contains("ufm.ca_file"));
+  unsetenv("IBW_UT_UFM_USER");
+  unsetenv("IBW_UT_UFM_PASSWORD");
+}
+
+TEST_CASE("ufm wiring: the health board reports transitions only", "[ufm]") {
+  app::SourceHealthBoard board;
+  using ingest::HealthState;
+  CHECK_FALSE(board.set({"ufm", HealthState::ok, "", 1, 1}));
+  CHECK(board.set({"ufm", HealthState::degraded, "HTTP 503", 1, 2}));
+  CHECK_FALSE(board.set({"ufm", HealthState::degraded, "HTTP 503", 1, 3}));
+  CHECK(board.set({"ufm_telemetry", HealthState::down, "timeout", 0, 3}));
+  CHECK(board.set({"ufm", HealthState::ok, "", 4, 4}));
+  auto s = board.snapshot();
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].name == "ufm");
+  CHECK(s[0].state == HealthState::ok);
+  CHECK(s[0].last_ok_us == 4);
+  CHECK(s[1].detail == "timeout");
+}
+
+TEST_CASE("ufm wiring: UfmExecutor isolates - undoes it - and audits a failed job",
+          "[ufm][actions]") {
+  test::UfmEmulator emu;
+  actions::UfmExecutorOptions o;
+  o.client = emu.client_options(ingest::UfmApi::v3);
+  o.job.poll_interval_us = 50'000;
+  o.job.timeout_us = 5'000'000;
+  actions::UfmExecutor exec(o);
+  const uint64_t leaf001 = 0xb83fd20300000002;  // the emulator's default fabric
+  const std::string name = "b83fd20300000002_3";
+  CHECK_THROWS_WITH(exec.disable({}, 3), Catch::Contains("set_context"));
+
+  exec.set_context({leaf001, 3, "leaf001", "symbol_ber", "BER 3e-11 over 12m", true});
+  actions::PortChange c = exec.disable({}, 3);
+  CHECK(c.isolated);
+  CHECK(c.after.phys_state == 5);  // isolation leaves the PHY up
+  CHECK(emu.get("state")["unhealthy"] == nlohmann::json::array({name}));
+  exec.set_context({leaf001, 3, "leaf001", "manual", "operator: cleaned", false});
+  c = exec.enable({}, 3);
+  CHECK(c.via.find("HEALTHY") != std::string::npos);
+  CHECK(emu.get("state")["unhealthy"].empty());
+
+  emu.post("control", {{"job_status", "Completed With Errors"}, {"count", 1}});
+  exec.set_context({leaf001, 3, "leaf001", "link_flap", "5 link down/up cycles in 1m", false});
+  CHECK_THROWS_WITH(exec.disable({}, 3), Catch::Contains("Completed With Errors"));
+  std::vector<int> ids;
+  std::string last;
+  for (const auto& a : emu.actions())
+    if (a["path"] == "/app/events/external_event") {
+      ids.push_back(a["body"]["event_id"]);
+      last = a["body"]["description"];
+    }
+  CHECK(ids == std::vector<int>{553, 552, 554});
+  CHECK(last.find("failed to disable leaf001/3") != std::string::npos);
+  CHECK(last.find("rule link_flap: 5 link down/up cycles") != std::string::npos);
+}
+
+}  // namespace ufm_wiring_test
