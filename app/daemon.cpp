@@ -15,6 +15,7 @@
 #include "app/rule_runner.h"
 #include "app/topology.h"
 #include "app/ufm_source.h"
+#include "app/web_backend.h"
 #include "config/config.h"
 #include "fabric/diagnostics.h"
 #include "fabric/routing.h"
@@ -24,6 +25,9 @@
 #include "ingest/file_tailer.h"
 #include "ingest/opensm_log.h"
 #include "store/store.h"
+#include "web/api.h"
+#include "web/auth.h"
+#include "web/server.h"
 
 namespace ibw::app {
 namespace daemon_detail {
@@ -65,8 +69,13 @@ struct Runtime {
   std::unique_ptr<RuleRunner> rules;     // null without rules.file
   std::unique_ptr<ActionWorker> worker;  // with rules
   std::string webhook_secret;            // never logged
-  SourceHealthBoard health;              // remote sources' health (UFM), for logs and /health
-  std::unique_ptr<UfmSource> ufm;        // with a ufm: section
+  SourceHealthBoard health;              // sources' health (OpenSM, counters, UFM): logs, /health
+  std::optional<web::TokenSet> web_tokens;  // loaded by prepare(): a bad file fails the config
+  // The web API, in destruction order: the server goes first, then the API, then the backend.
+  std::unique_ptr<WebBackend> web_backend;
+  std::unique_ptr<web::Api> web_api;
+  std::unique_ptr<web::Server> web_server;
+  std::unique_ptr<UfmSource> ufm;  // with a ufm: section
 
   std::shared_ptr<const Topology> topology() {
     std::lock_guard<std::mutex> lock(topo_mutex);
@@ -181,6 +190,9 @@ void watcher_loop(Runtime& rt) {
   while (rt.running) {
     store::WriteBatch batch;
     auto lines = tailer.poll();
+    rt.health.set(
+        {"opensm", tailer.error().empty() ? ingest::HealthState::ok : ingest::HealthState::down,
+         tailer.error(), tailer.error().empty() ? rt.clock.now_us() : 0, rt.clock.now_us()});
     if (tailer.error() != last_error) {
       last_error = tailer.error();
       if (!last_error.empty())
@@ -282,8 +294,12 @@ void counter_loop(Runtime& rt) {
            {"duration_ms", res.duration_us / 1000.0}});
       if (!rt.queue.push(std::move(batch))) return;
       publish.unlock();
+      rt.health.set(
+          {"counters", ingest::HealthState::ok, "", rt.clock.now_us(), rt.clock.now_us()});
+      if (rt.web_backend) rt.web_backend->sweep_done(res.duration_us / 1e6, rt.clock.now_us());
       evaluate_rules(rt, topo);
     } catch (const std::exception& e) {
+      rt.health.set({"counters", ingest::HealthState::down, e.what(), 0, rt.clock.now_us()});
       log(LogLevel::error, "counter sweep failed", {{"error", e.what()}});
       poller.reset();
     }
@@ -348,6 +364,10 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
     rt->worker = std::make_unique<ActionWorker>(cfg, rt->plan.get());
   }
   if (cfg.workorders.webhook) rt->webhook_secret = webhook_secret(cfg);
+  if (cfg.web.enabled) {
+    web::parse_listen(cfg.web.listen);  // throws std::invalid_argument naming the problem
+    if (cfg.web.tokens_file) rt->web_tokens = web::TokenSet::load(*cfg.web.tokens_file);
+  }
   if (cfg.ufm) rt->ufm = std::make_unique<UfmSource>(cfg);  // reads its credentials now
   return rt;
 }
@@ -366,6 +386,45 @@ void maybe_compact(Runtime& rt) {
     log(LogLevel::debug, "store compacted", {{"rows_removed", removed}});
   } catch (const std::exception& e) {
     log(LogLevel::warning, "store compaction failed", {{"error", e.what()}});
+  }
+}
+
+// Starts the web API (web/) on web.listen. A server that cannot start (address in use) is
+// logged and the daemon goes on without it: ingest and actions matter more than the page.
+void start_web(Runtime& rt) {
+  WebBackendDeps deps;
+  deps.cfg = rt.cfg;
+  deps.plan = rt.plan.get();
+  deps.topology = [&rt] { return rt.topology(); };
+  deps.health = &rt.health;
+  deps.started_us = rt.clock.now_us();
+  rt.web_backend = std::make_unique<WebBackend>(std::move(deps));
+  web::ApiOptions api_options;
+  api_options.read_only = rt.cfg.web.read_only;
+  rt.web_api = std::make_unique<web::Api>(*rt.web_backend, api_options, rt.web_tokens);
+  web::ServerOptions options;
+  options.listen = rt.cfg.web.listen;
+  options.access_log = [](const web::AccessRecord& a) {
+    log(LogLevel::debug, "http",
+        {{"method", a.method},
+         {"path", a.path},
+         {"status", a.status},
+         {"ms", a.duration_us / 1000.0},
+         {"actor", a.actor},
+         {"peer", a.peer}});
+  };
+  options.error_log = [](const std::string& e) { log(LogLevel::warning, "web", {{"error", e}}); };
+  rt.web_server = std::make_unique<web::Server>(options, *rt.web_api);
+  try {
+    rt.web_server->start();
+    log(LogLevel::info, "web API listening",
+        {{"listen", rt.cfg.web.listen},
+         {"port", rt.web_server->port()},
+         {"read_only", rt.cfg.web.read_only || !rt.web_tokens},
+         {"tokens", rt.web_tokens ? rt.web_tokens->size() : 0}});
+  } catch (const std::exception& e) {
+    log(LogLevel::error, "web API not started", {{"error", e.what()}});
+    rt.web_server.reset();
   }
 }
 
@@ -392,6 +451,7 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   };
   auto stop_workers = [&] {
     rt.running = false;  // drain what the workers still produce, then join them
+    if (rt.web_server) rt.web_server->stop();
     if (rt.worker) rt.worker->stop();
     while (rt.live_threads > 0 || rt.queue.size() > 0)
       if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(50))) write_batch(*batch, rt);
@@ -399,6 +459,7 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
     for (auto& t : threads) t.join();
   };
   if (rt.worker) rt.worker->start();
+  if (rt.cfg.web.enabled) start_web(rt);
   spawn(watcher_loop);
   if (rt.ufm) {  // UFM Telemetry, when configured, replaces the MAD sweep
     rt.ufm->resume(rt.db->cursor("ufm"));

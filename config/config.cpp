@@ -346,6 +346,28 @@ Config parse_config(std::string_view text, const std::string& file) {
          c.ufm.emplace();
          config_detail::walk(r, v, k, ufm_keys);
        }},
+      {"web",
+       [&](N v, S k) {
+         c.web.enabled = true;
+         config_detail::walk(
+             r, v, k,
+             {
+                 {"listen",
+                  [&](N x, S kk) {
+                    std::string l;
+                    r.string(x, kk, &l, false);
+                    auto colon = l.rfind(':');
+                    if (l.empty()) return;
+                    if (colon == std::string::npos || colon + 1 == l.size() ||
+                        l.find_first_not_of("0123456789", colon + 1) != std::string::npos)
+                      return sink.add(Reader::line(x), kk,
+                                      "\"" + l + "\" is not HOST:PORT like 127.0.0.1:8080");
+                    c.web.listen = l;
+                  }},
+                 {"tokens_file", [&](N x, S kk) { r.optional_path(x, kk, &c.web.tokens_file); }},
+                 {"read_only", [&](N x, S kk) { r.boolean(x, kk, &c.web.read_only); }},
+             });
+       }},
       {"log", section({
                   {"level",
                    [&](N v, S k) {

@@ -90,6 +90,14 @@ struct UfmSection {
   UfmTelemetrySection telemetry;
 };
 
+// The on-call web API (web/): runs when the section is present.
+struct WebSection {
+  bool enabled = false;  // the `web:` section is present
+  std::string listen = "127.0.0.1:8080";
+  std::optional<std::string> tokens_file;  // "ROLE TOKEN" per line; none = read-only viewers
+  bool read_only = false;
+};
+
 struct LogSection {
   std::string level = "info";  // debug | info | warning | error
 };
@@ -104,6 +112,7 @@ struct Config {
   ActionsSection actions;
   WorkordersSection workorders;
   std::optional<UfmSection> ufm;  // none = no UFM
+  WebSection web;
   LogSection log;
 };
 

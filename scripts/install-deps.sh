@@ -9,10 +9,11 @@ PACKAGES=(
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev catch2 libsqlite3-dev sqlite3
   libibumad-dev libibmad-dev libibnetdisc-dev
-  libcurl4-openssl-dev  # webhook delivery of work orders
+  libcurl4-openssl-dev  # webhook delivery of work orders, the UFM client
+  libboost-dev          # Boost.Beast/Asio (header-only) for the web API
   # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
   ibsim-utils opensm infiniband-diags
-  python3  # the webhook receiver and the UFM emulator used by tests
+  python3 curl  # tests: the webhook receiver, the UFM emulator, the web API client
   # benchmarks
   time
 )

@@ -287,3 +287,25 @@ TEST_CASE("config: durations and offsets", "[config]") {
 }
 
 }  // namespace config_test
+
+TEST_CASE("config: the web section", "[config]") {
+  using namespace config_test;
+  Config c = parse_config(ibw::test::join_lines({
+                              "web:",
+                              "  listen: 0.0.0.0:9090",
+                              "  tokens_file: tokens",
+                              "  read_only: true",
+                          }),
+                          "/etc/ibwarden/ibwarden.yaml");
+  CHECK(c.web.enabled);
+  CHECK(c.web.listen == "0.0.0.0:9090");
+  CHECK(c.web.tokens_file == "/etc/ibwarden/tokens");
+  CHECK(c.web.read_only);
+  CHECK_FALSE(parse_config("log:\n  level: info\n", "/x.yaml").web.enabled);
+  auto d = config_errors(ibw::test::join_lines({
+      "web:",                 // 1
+      "  listen: localhost",  // 2 no port
+      "  tokens: t",          // 3 typo
+  }));
+  CHECK(ibw::test::keys(d) == std::vector<std::string>{"2:web.listen", "3:web.tokens"});
+}

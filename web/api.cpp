@@ -1,0 +1,195 @@
+// Routing, authentication, authorization and error mapping of the web API (web/api.h).
+#include <cctype>
+#include <chrono>
+
+#include "web/api_core.h"
+
+namespace ibw::web {
+namespace api_route_detail {
+
+using Handler = Response (ApiCore::*)(Call&);
+
+struct Route {
+  const char* method;
+  std::vector<std::string_view> pattern;  // segments after /api/v1; "*" captures one
+  Handler handler;
+  Role role;
+  bool mutating;
+  std::vector<std::string_view> query;  // accepted query parameters
+};
+
+const std::vector<Route>& routes() {
+  static const std::vector<Route> kRoutes = {
+      {"GET", {"health"}, &ApiCore::get_health, Role::viewer, false, {}},
+      {"GET", {"fabric"}, &ApiCore::get_fabric, Role::viewer, false, {}},
+      {"GET",
+       {"ports"},
+       &ApiCore::get_ports,
+       Role::viewer,
+       false,
+       {"node", "state", "has_errors", "limit", "offset"}},
+      {"GET",
+       {"ports", "*", "*"},
+       &ApiCore::get_port,
+       Role::viewer,
+       false,
+       {"since", "max_points", "counters"}},
+      {"POST", {"ports", "*", "*", "disable"}, &ApiCore::post_disable, Role::operator_, true, {}},
+      {"POST", {"ports", "*", "*", "enable"}, &ApiCore::post_enable, Role::operator_, true, {}},
+      {"GET",
+       {"events"},
+       &ApiCore::get_events,
+       Role::viewer,
+       false,
+       {"since", "after_id", "limit"}},
+      {"GET",
+       {"decisions"},
+       &ApiCore::get_decisions,
+       Role::viewer,
+       false,
+       {"since", "after_id", "limit"}},
+      {"GET",
+       {"workorders"},
+       &ApiCore::get_workorders,
+       Role::viewer,
+       false,
+       {"status", "after_id", "limit"}},
+      {"GET", {"workorders", "*"}, &ApiCore::get_workorder, Role::viewer, false, {}},
+      {"PATCH", {"workorders", "*"}, &ApiCore::patch_workorder, Role::operator_, true, {}},
+      {"GET", {"audit"}, &ApiCore::get_audit, Role::viewer, false, {}},
+      {"POST", {"audit"}, &ApiCore::post_audit, Role::operator_, true, {}},
+      {"GET", {"stream"}, &ApiCore::get_stream, Role::viewer, false, {}},
+      {"GET", {"metrics"}, &ApiCore::get_metrics, Role::viewer, false, {}},
+  };
+  return kRoutes;
+}
+
+bool matches(const Route& r, const std::vector<std::string>& segs, std::vector<std::string>* out) {
+  if (segs.size() != r.pattern.size() + 2) return false;
+  for (size_t i = 0; i < r.pattern.size(); ++i)
+    if (r.pattern[i] != "*" && r.pattern[i] != segs[i + 2]) return false;
+  if (out) {
+    out->clear();
+    for (size_t i = 0; i < r.pattern.size(); ++i)
+      if (r.pattern[i] == "*") out->push_back(segs[i + 2]);
+  }
+  return true;
+}
+
+Response unauthorized(std::string_view message, bool invalid_token) {
+  Response r = error_response(401, message);
+  r.headers.emplace_back("WWW-Authenticate",
+                         invalid_token ? "Bearer realm=\"ibwarden\", error=\"invalid_token\""
+                                       : "Bearer realm=\"ibwarden\"");
+  return r;
+}
+
+}  // namespace api_route_detail
+
+Api::Api(ApiBackend& backend, ApiOptions options, std::optional<TokenSet> tokens)
+    : core_(std::make_unique<ApiCore>(backend, std::move(options), std::move(tokens))) {}
+Api::~Api() = default;
+Response Api::handle(const Request& request) {
+  return core_->handle(request);
+}
+void Api::reconfigure(bool read_only, std::optional<TokenSet> tokens) {
+  core_->reconfigure(read_only, std::move(tokens));
+}
+
+ApiCore::ApiCore(ApiBackend& backend, ApiOptions options, std::optional<TokenSet> tokens)
+    : backend_(backend), options_(std::move(options)), stores_(backend, options_.max_idle_stores) {
+  reconfigure(options_.read_only, std::move(tokens));
+}
+
+void ApiCore::reconfigure(bool read_only, std::optional<TokenSet> tokens) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  tokens_ = tokens ? std::make_shared<const TokenSet>(std::move(*tokens)) : nullptr;
+  read_only_ = read_only || !tokens_;  // no tokens file: read-only
+}
+
+int64_t ApiCore::now_us() const {
+  if (options_.now_us) return options_.now_us();
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Principal ApiCore::authenticate(const Request& req,
+                                const std::shared_ptr<const TokenSet>& tokens) const {
+  if (!tokens) return {Role::viewer, "anonymous"};
+  std::string auth = req.header("authorization");
+  std::string scheme = auth.substr(0, 7);
+  for (char& ch : scheme) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (scheme != "bearer ") return {Role::none, ""};  // the scheme is case-insensitive
+  std::string_view token = std::string_view(auth).substr(7);
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  auto m = tokens->find(token);
+  if (!m) return {Role::none, "invalid"};
+  return {m->role, std::string(role_name(m->role)) + "@tokens:" + std::to_string(m->line)};
+}
+
+Response ApiCore::handle(const Request& req) {
+  using namespace api_route_detail;
+  std::shared_ptr<const TokenSet> tokens;
+  bool read_only;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tokens = tokens_;
+    read_only = read_only_;
+  }
+  Principal who;
+  Response res;
+  std::optional<Call> call;
+  try {
+    Target target = parse_target(req.target);
+    who = authenticate(req, tokens);
+    if (who.role == Role::none) {
+      res = who.actor.empty() ? unauthorized("a bearer token is required", false)
+                              : unauthorized("unknown token", true);
+      who.actor = "unauthenticated";
+      res.actor = who.actor;
+      return res;
+    }
+    const auto& segs = target.segments;
+    if (segs.size() < 3 || segs[0] != "api" || segs[1] != "v1") throw ApiError(404, "not found");
+    const Route* route = nullptr;
+    std::string allow;
+    std::vector<std::string> params;
+    for (const Route& r : routes()) {
+      if (!matches(r, segs, nullptr)) continue;
+      if (r.method == req.method) {
+        route = &r;
+        matches(r, segs, &params);
+        break;
+      }
+      if (allow.find(r.method) == std::string::npos)
+        allow += (allow.empty() ? "" : ", ") + std::string(r.method);
+    }
+    if (!route && allow.empty()) throw ApiError(404, "not found");
+    if (!route) {
+      res = error_response(405, "method " + req.method + " not allowed (allowed: " + allow + ")");
+      res.headers.emplace_back("Allow", allow);
+    } else if (route->mutating && read_only) {
+      res = error_response(403, "read-only mode");
+    } else if (who.role < route->role) {
+      res =
+          error_response(403, "this needs the " + std::string(role_name(route->role)) +
+                                  " role (the token has " + std::string(role_name(who.role)) + ")");
+    } else {
+      call.emplace(Call{req, Query(target.query, route->query), std::move(params), who, now_us()});
+      res = (this->*(route->handler))(*call);
+    }
+  } catch (const ApiError& e) {
+    res = error_response(e.status(), e.what());
+  } catch (const store::StoreError& e) {
+    if (call && call->lease) call->lease->discard();
+    res = error_response(503, std::string("store: ") + e.what());
+  } catch (const std::exception& e) {
+    res = error_response(500, std::string("internal error: ") + e.what());
+  }
+  res.actor = who.actor;
+  return res;
+}
+
+}  // namespace ibw::web

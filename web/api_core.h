@@ -1,0 +1,174 @@
+// Internals of the web API (web/api.h), shared by its .cpp files: the per-request context,
+// strict query and body parsing, the cache of read-only store connections, the shared port
+// list, and ApiCore with one member function per endpoint:
+//   api.cpp              routing, authentication, authorization, error mapping
+//   api_params.cpp       Query, body parsing, StorePool, UTC times
+//   api_ports.cpp        /health, /fabric, /ports, /metrics, the shared port list
+//   api_port_detail.cpp  /ports/{node}/{port}
+//   api_remedy.cpp       /decisions, /workorders, port actions, /audit
+//   api_events.cpp       /events, /stream
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "web/api.h"
+
+namespace ibw::web {
+
+// The query parameters of one request, checked against those the endpoint accepts: an
+// unknown or repeated parameter is a 400 naming it. Getters throw ApiError 400 naming the
+// parameter and what it must be.
+class Query {
+ public:
+  Query(const std::vector<std::pair<std::string, std::string>>& items,
+        const std::vector<std::string_view>& allowed);
+  std::optional<std::string> get(std::string_view name) const;
+  int64_t integer(std::string_view name, int64_t min, int64_t max, int64_t fallback) const;
+  std::optional<bool> boolean(std::string_view name) const;  // true|false|1|0
+  // A duration back from now ("10m") or a UTC time ("2026-11-22T01:00:00Z", fraction and Z
+  // optional); fallback when absent.
+  int64_t time(std::string_view name, int64_t now_us, int64_t fallback) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> items_;
+};
+
+// UTC microseconds for "2026-11-22T01:00:00[.123456][Z]"; nullopt when malformed.
+std::optional<int64_t> parse_utc_time(std::string_view s);
+
+// The request's JSON object body: 415 unless Content-Type is application/json, 400 when it is
+// not a JSON object or has a field not in `allowed` (an empty body reads as {}).
+nlohmann::json body_object(const Request& req, std::initializer_list<std::string_view> allowed);
+// A string field of at most max_len bytes ("" when absent); 400 naming it otherwise.
+std::string body_string(const nlohmann::json& body, const char* field, size_t max_len);
+
+// Read-only store connections, reused across requests (Store is not thread-safe: a lease is
+// used by one thread at a time). A connection whose request failed with StoreError is dropped.
+class StorePool {
+ public:
+  StorePool(ApiBackend& backend, size_t max_idle) : backend_(backend), max_idle_(max_idle) {}
+
+  class Lease {
+   public:
+    Lease(StorePool& pool, std::unique_ptr<store::Store> s) : pool_(&pool), s_(std::move(s)) {}
+    Lease(Lease&& o) noexcept = default;
+    ~Lease();
+    store::Store* operator->() const { return s_.get(); }
+    store::Store& operator*() const { return *s_; }
+    void discard() { s_.reset(); }  // after a failure: do not reuse
+
+   private:
+    StorePool* pool_;
+    std::unique_ptr<store::Store> s_;
+  };
+
+  Lease acquire();
+
+ private:
+  ApiBackend& backend_;
+  size_t max_idle_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<store::Store>> idle_;
+};
+
+// All ports and the ports ibwarden disabled, as read at one time (shared between requests).
+struct PortList {
+  int64_t loaded_us = 0;
+  std::vector<store::PortRecord> ports;  // ordered by name, then port
+  std::vector<store::DisabledPort> disabled;
+  const store::DisabledPort* disabled_entry(uint64_t guid, int port) const;
+  // Each port's JSON as /ports serves it (store::port_json plus disabled_by_ibwarden), dumped,
+  // in `ports` order. Rendered once, on first use, for every request sharing this list: the
+  // JSON of 2,000 ports costs tens of milliseconds, a copy of it about one.
+  const std::vector<std::string>& rendered() const;
+
+ private:
+  mutable std::once_flag rendered_once_;
+  mutable std::vector<std::string> rendered_;
+};
+
+// What /fabric and /metrics count.
+struct FabricCounts {
+  int64_t nodes = 0;
+  int64_t links = 0;  // distinct links with both ends known
+  int64_t down = 0;   // planned ports (cable ID) not Active and not disabled by ibwarden
+  std::map<std::string, int64_t> by_state;  // PortState name -> ports
+};
+FabricCounts count_fabric(const PortList& list);
+struct OrderCounts {
+  int64_t total = 0;  // open, in_progress, reopened
+  int64_t needs_human = 0;
+  std::map<std::string, int64_t> by_severity;
+};
+OrderCounts count_orders(store::Store& st);
+
+struct Principal {
+  Role role = Role::none;
+  std::string actor;  // "anonymous", "viewer@tokens:3"
+};
+
+// One request being handled.
+struct Call {
+  const Request& request;
+  Query query;
+  std::vector<std::string> params;  // path parameters, in order
+  Principal who;
+  int64_t now_us = 0;
+  std::optional<StorePool::Lease> lease;  // opened on first use
+
+  store::Store& store(StorePool& pool);
+};
+
+class ApiCore {
+ public:
+  ApiCore(ApiBackend& backend, ApiOptions options, std::optional<TokenSet> tokens);
+  Response handle(const Request& request);
+  void reconfigure(bool read_only, std::optional<TokenSet> tokens);
+
+  // Endpoints.
+  Response get_health(Call& c);
+  Response get_fabric(Call& c);
+  Response get_ports(Call& c);
+  Response get_port(Call& c);
+  Response get_metrics(Call& c);
+  Response get_events(Call& c);
+  Response get_stream(Call& c);
+  Response get_decisions(Call& c);
+  Response get_workorders(Call& c);
+  Response get_workorder(Call& c);
+  Response patch_workorder(Call& c);
+  Response post_disable(Call& c);
+  Response post_enable(Call& c);
+  Response get_audit(Call& c);
+  Response post_audit(Call& c);
+
+  int64_t now_us() const;
+
+ private:
+  Principal authenticate(const Request& req, const std::shared_ptr<const TokenSet>& tokens) const;
+  std::shared_ptr<const PortList> port_list(Call& c);
+  // The port records of {node} (name or 0xGUID) and {port}: 404 when unknown, 400 when the
+  // name is ambiguous or the port is not a number.
+  store::PortRecord find_port(Call& c, const PortList& list);
+  Response port_action(Call& c, PortActionKind kind);
+
+  ApiBackend& backend_;
+  ApiOptions options_;
+  StorePool stores_;
+  mutable std::mutex mutex_;  // guards tokens_, read_only_ and ports_*
+  std::shared_ptr<const TokenSet> tokens_;
+  bool read_only_ = false;
+  std::shared_ptr<const PortList> ports_;
+  bool ports_loading_ = false;
+  uint64_t ports_generation_ = 0;  // bumped when a port action makes the list stale
+};
+
+}  // namespace ibw::web

@@ -1,0 +1,333 @@
+// GET /health, /fabric, /ports, /ports/{node}/{port} (web/api.h).
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "fabric/model.h"
+#include "fabric/text_util.h"
+#include "store/record_json.h"
+#include "store/remedy_json.h"
+#include "web/api_core.h"
+#include "web/metrics.h"
+
+namespace ibw::web {
+namespace api_ports_detail {
+
+using nlohmann::ordered_json;
+
+constexpr uint8_t kActive = 4;
+constexpr uint8_t kPhysDisabled = 3;
+
+// "0x" and 1 to 16 hex digits (any case) -> GUID; 0 when not of that form.
+uint64_t parse_guid(std::string_view s) {
+  if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return 0;
+  return fabric::text::to_int<uint64_t>(s.substr(2), 16).value_or(0);
+}
+
+bool node_matches(const store::PortRecord& p, const std::string& node, uint64_t guid) {
+  return p.node == node || (guid != 0 && p.node_guid == guid);
+}
+
+bool has_errors(const store::PortRecord& p) {
+  for (size_t i = 0; i < ingest::kCounterCount; ++i)
+    if (ingest::is_error_counter(static_cast<ingest::Counter>(i)) && (p.deltas_valid & (1u << i)) &&
+        p.deltas[i] > 0)
+      return true;
+  return false;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Port state filter: down, init, armed, active (PortState) or disabled (PhysState Disabled).
+bool state_matches(const store::PortRecord& p, const std::string& state) {
+  static const char* kNames[] = {"", "down", "init", "armed", "active"};
+  if (state == "disabled") return p.phys_state == kPhysDisabled;
+  for (int i = 1; i <= 4; ++i)
+    if (state == kNames[i]) return p.state == i;
+  throw ApiError(400, "state: must be down, init, armed, active or disabled");
+}
+
+const char* worst(const char* a, const char* b) {
+  auto rank = [](std::string_view s) { return s == "down" ? 2 : s == "degraded" ? 1 : 0; };
+  return rank(b) > rank(a) ? b : a;
+}
+
+}  // namespace api_ports_detail
+
+std::string_view source_status_name(SourceStatus s) {
+  switch (s) {
+    case SourceStatus::ok:
+      return "ok";
+    case SourceStatus::degraded:
+      return "degraded";
+    case SourceStatus::down:
+      return "down";
+    case SourceStatus::disabled:
+      break;
+  }
+  return "disabled";
+}
+
+std::shared_ptr<const PortList> ApiCore::port_list(Call& c) {
+  uint64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bool fresh = ports_ && c.now_us >= ports_->loaded_us &&
+                 c.now_us - ports_->loaded_us < options_.ports_cache_us;
+    // While one request reloads an expired list, the others keep using it.
+    if (fresh || (ports_ && ports_loading_)) return ports_;
+    ports_loading_ = true;
+    generation = ports_generation_;
+  }
+  std::shared_ptr<PortList> list;
+  try {
+    list = std::make_shared<PortList>();
+    list->loaded_us = c.now_us;
+    list->ports = c.store(stores_).ports();
+    list->disabled = c.store(stores_).disabled_ports();
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ports_loading_ = false;
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ports_loading_ = false;
+  if (generation == ports_generation_) ports_ = list;  // not if invalidated meanwhile
+  return list;
+}
+
+store::PortRecord ApiCore::find_port(Call& c, const PortList& list) {
+  using namespace api_ports_detail;
+  const std::string& node = c.params.at(0);
+  auto port = fabric::text::to_int<int>(c.params.at(1));
+  if (!port || *port < 0 || *port > 255)
+    throw ApiError(400, "port: must be a port number from 0 to 255");
+  uint64_t guid = parse_guid(node);
+  std::set<uint64_t> named;
+  const store::PortRecord* found = nullptr;
+  for (const auto& p : list.ports) {
+    if (!node_matches(p, node, guid)) continue;
+    if (p.node == node) named.insert(p.node_guid);
+    if (p.port == *port) found = &p;
+  }
+  if (named.size() > 1)
+    throw ApiError(400, "node: \"" + node + "\" names " + std::to_string(named.size()) +
+                            " nodes; use the node's 0xGUID");
+  if (!found)
+    throw ApiError(404, "no port " + node + "/" + std::to_string(*port) + " in the store");
+  return *found;
+}
+
+Response ApiCore::get_health(Call& c) {
+  using namespace api_ports_detail;
+  Health h = backend_.health();
+  ordered_json j;
+  const char* status = "ok";
+  ordered_json sources = ordered_json::object();
+  for (const auto& s : h.sources) {
+    std::string_view name = source_status_name(s.status);
+    if (s.status == SourceStatus::degraded) status = worst(status, "degraded");
+    if (s.status == SourceStatus::down) status = worst(status, "down");
+    sources[s.name] = {
+        {"status", name}, {"detail", s.detail}, {"last_ok", store::iso_time(s.last_ok_us)}};
+  }
+  ordered_json st;
+  try {
+    st = {{"status", "ok"}, {"detail", ""}, {"schema_version", c.store(stores_).schema_version()}};
+  } catch (const std::exception& e) {
+    if (c.lease) c.lease->discard();
+    status = "down";
+    st = {{"status", "down"}, {"detail", e.what()}, {"schema_version", nullptr}};
+  }
+  j["status"] = status;
+  j["time"] = store::iso_time(c.now_us);
+  j["started"] = store::iso_time(h.started_us);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    j["read_only"] = read_only_;
+  }
+  j["sources"] = sources;
+  j["store"] = st;
+  j["last_sweep"] = h.sweep_seconds < 0 ? ordered_json(nullptr)
+                                        : ordered_json{{"time", store::iso_time(h.sweep_time_us)},
+                                                       {"seconds", h.sweep_seconds}};
+  return json_response(200, j);
+}
+
+FabricCounts count_fabric(const PortList& list) {
+  FabricCounts n;
+  std::set<uint64_t> nodes;
+  std::set<std::string> links;
+  for (const auto& p : list.ports) {
+    nodes.insert(p.node_guid);
+    if (p.peer_guid) links.insert(store::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port));
+    bool disabled = list.disabled_entry(p.node_guid, p.port) != nullptr;
+    if (!p.cable_id.empty() && p.state != api_ports_detail::kActive && !disabled) ++n.down;
+    ++n.by_state[std::string(p.state ? fabric::port_state_name(p.state) : "?")];
+  }
+  n.nodes = static_cast<int64_t>(nodes.size());
+  n.links = static_cast<int64_t>(links.size());
+  return n;
+}
+
+OrderCounts count_orders(store::Store& st) {
+  OrderCounts n;
+  store::WorkOrderQuery q;
+  q.status = "active";
+  q.limit = 0;
+  for (const auto& o : st.workorders(q)) {
+    ++n.total;
+    n.needs_human += o.needs_human ? 1 : 0;
+    ++n.by_severity[o.severity];
+  }
+  return n;
+}
+
+Response ApiCore::get_fabric(Call& c) {
+  using namespace api_ports_detail;
+  auto list = port_list(c);
+  FabricCounts counts = count_fabric(*list);
+  std::map<std::pair<uint64_t, int>, const store::PortRecord*> index;
+  for (const auto& p : list->ports) index[{p.node_guid, p.port}] = &p;
+  ordered_json disabled = ordered_json::array();
+  for (const auto& d : list->disabled) {
+    auto it = index.find({d.node_guid, d.port});
+    std::string reason;
+    int64_t decision_id = d.decision_id;
+    store::DecisionQuery q;
+    if (d.decision_id > 0) {  // the decision that disabled it
+      q.after_id = d.decision_id - 1;
+      q.limit = 1;
+    } else {  // older rows: the last executed disable of the link
+      q.link_key = d.link_key;
+      q.limit = 0;
+    }
+    if (d.decision_id > 0 || !d.link_key.empty())
+      for (const auto& dec : c.store(stores_).decisions(q))
+        if (dec.id == d.decision_id ||
+            (d.decision_id == 0 && dec.action == "disable" && dec.status == "executed")) {
+          reason = dec.reason;
+          decision_id = dec.id;
+        }
+    disabled.push_back({{"node", it == index.end() ? "" : it->second->node},
+                        {"node_guid", fabric::format_guid(d.node_guid)},
+                        {"port", d.port},
+                        {"since", store::iso_time(d.time_us)},
+                        {"link_key", d.link_key},
+                        {"decision_id", decision_id},
+                        {"reason", reason}});
+  }
+  OrderCounts orders = count_orders(c.store(stores_));
+  ordered_json j;
+  j["time"] = store::iso_time(c.now_us);
+  j["nodes"] = counts.nodes;
+  j["ports"] = list->ports.size();
+  j["links"] = counts.links;
+  j["down"] = counts.down;
+  j["disabled"] = list->disabled.size();
+  j["ports_by_state"] = counts.by_state;
+  j["disabled_ports"] = std::move(disabled);
+  j["open_orders"] = {{"total", orders.total},
+                      {"needs_human", orders.needs_human},
+                      {"by_severity", orders.by_severity}};
+  return json_response(200, j);
+}
+
+Response ApiCore::get_metrics(Call& c) {
+  MetricsSnapshot m;
+  m.health = backend_.health();
+  try {
+    auto list = port_list(c);
+    FabricCounts counts = count_fabric(*list);
+    OrderCounts orders = count_orders(c.store(stores_));
+    m.ports_by_state = counts.by_state;
+    m.links = counts.links;
+    m.ports_down = counts.down;
+    m.disabled_ports = static_cast<int64_t>(list->disabled.size());
+    m.open_orders_by_severity = orders.by_severity;
+    m.needs_human = orders.needs_human;
+    // Events in the last minute, a page at a time so a storm does not load them all.
+    store::EventQuery q;
+    q.since_us = c.now_us - 60'000'000;
+    q.limit = 5000;
+    size_t counted = 0;
+    while (counted < 100'000) {
+      auto page = c.store(stores_).events(q);
+      counted += page.size();
+      if (page.size() < q.limit) break;
+      q.after_id = page.back().id;
+    }
+    m.events_per_second = static_cast<double>(counted) / 60.0;
+    m.store_up = true;
+  } catch (const store::StoreError&) {
+    if (c.lease) c.lease->discard();
+    m.store_up = false;
+  }
+  Response r;
+  r.content_type = "text/plain; version=0.0.4";
+  r.body = render_metrics(m);
+  return r;
+}
+
+const std::vector<std::string>& PortList::rendered() const {
+  std::call_once(rendered_once_, [this] {
+    rendered_.reserve(ports.size());
+    for (const auto& p : ports) {
+      nlohmann::ordered_json j = store::port_json(p);
+      j["disabled_by_ibwarden"] = disabled_entry(p.node_guid, p.port) != nullptr;
+      rendered_.push_back(dump_json(j));
+    }
+  });
+  return rendered_;
+}
+
+Response ApiCore::get_ports(Call& c) {
+  using namespace api_ports_detail;
+  auto node = c.query.get("node");
+  auto state = c.query.get("state");
+  if (state) {
+    *state = lower(*state);
+    state_matches(store::PortRecord(), *state);  // 400 for an unknown state
+  }
+  auto errors = c.query.boolean("has_errors");
+  int64_t limit = c.query.integer("limit", 1, 5000, 1000);
+  int64_t offset = c.query.integer("offset", 0, INT32_MAX, 0);
+  auto list = port_list(c);
+  const auto& rendered = list->rendered();
+  uint64_t guid = node ? parse_guid(*node) : 0;
+  std::vector<size_t> page;
+  size_t bytes = 0;
+  int64_t total = 0;
+  for (size_t i = 0; i < list->ports.size(); ++i) {
+    const store::PortRecord& p = list->ports[i];
+    if (node && !node_matches(p, *node, guid)) continue;
+    if (state && !state_matches(p, *state)) continue;
+    if (errors && has_errors(p) != *errors) continue;
+    if (total++ < offset || static_cast<int64_t>(page.size()) >= limit) continue;
+    page.push_back(i);
+    bytes += rendered[i].size() + 1;
+  }
+  int64_t next = offset + static_cast<int64_t>(page.size());
+  ordered_json head;
+  head["total"] = total;
+  head["offset"] = offset;
+  head["limit"] = limit;
+  head["next_offset"] = next < total ? ordered_json(next) : ordered_json(nullptr);
+  Response r;
+  r.body = dump_json(head);
+  r.body.pop_back();  // '}': the ports follow
+  r.body.reserve(r.body.size() + bytes + 16);
+  r.body += ",\"ports\":[";
+  for (size_t k = 0; k < page.size(); ++k) {
+    if (k) r.body += ',';
+    r.body += rendered[page[k]];
+  }
+  r.body += "]}";
+  return r;
+}
+
+}  // namespace ibw::web

@@ -1,0 +1,137 @@
+#include "web/auth.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include "fabric/diagnostics.h"
+#include "fabric/text_util.h"
+
+namespace ibw::web {
+namespace auth_detail {
+
+constexpr size_t kMinTokenLength = 16;
+constexpr size_t kMaxTokenLength = 512;
+constexpr size_t kMaxPresentedLength = 4096;
+
+bool token_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::strchr("._~+/=-", c) != nullptr;
+}
+
+// Splits on blanks (spaces and tabs).
+std::vector<std::string_view> fields_of(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) out.push_back(line.substr(start, i - start));
+  }
+  return out;
+}
+
+}  // namespace auth_detail
+
+std::string_view role_name(Role r) {
+  switch (r) {
+    case Role::viewer:
+      return "viewer";
+    case Role::operator_:
+      return "operator";
+    case Role::admin:
+      return "admin";
+    case Role::none:
+      break;
+  }
+  return "none";
+}
+
+std::optional<Role> parse_role(std::string_view s) {
+  if (s == "viewer") return Role::viewer;
+  if (s == "operator") return Role::operator_;
+  if (s == "admin") return Role::admin;
+  return std::nullopt;
+}
+
+bool constant_time_equal(std::string_view presented, std::string_view expected) {
+  // Loop over the presented token only; an empty expected token is compared against a
+  // single NUL so the loop body stays the same. Lengths are folded in without branching.
+  const char kEmpty = '\0';
+  const char* e = expected.empty() ? &kEmpty : expected.data();
+  size_t e_len = expected.empty() ? 1 : expected.size();
+  volatile unsigned char diff = static_cast<unsigned char>(presented.size() != expected.size());
+  for (size_t i = 0; i < presented.size(); ++i)
+    diff = diff | static_cast<unsigned char>(presented[i] ^ e[i % e_len]);
+  return diff == 0 && !presented.empty();
+}
+
+TokenSet TokenSet::parse(std::string_view text, const std::string& file) {
+  using namespace auth_detail;
+  fabric::DiagnosticSink sink(file);
+  TokenSet set;
+  set.file_ = file;
+  std::unordered_map<std::string, int> seen;  // token -> line
+  fabric::text::for_each_line(text, [&](std::string_view raw, int line) {
+    std::string_view l = fabric::text::trim(raw);
+    if (l.empty() || l.front() == '#') return;
+    auto f = fields_of(l);
+    if (f.size() != 2) {
+      sink.add(line, "", "expected \"ROLE TOKEN\" (" + std::to_string(f.size()) + " fields)");
+      return;
+    }
+    auto role = parse_role(f[0]);
+    if (!role) sink.add(line, "role", "must be viewer, operator or admin");
+    std::string_view tok = f[1];
+    bool ok = true;
+    if (tok.size() < kMinTokenLength || tok.size() > kMaxTokenLength) {
+      sink.add(line, "token",
+               "must be " + std::to_string(kMinTokenLength) + " to " +
+                   std::to_string(kMaxTokenLength) + " characters long (it has " +
+                   std::to_string(tok.size()) + ")");
+      ok = false;
+    }
+    for (char c : tok) {
+      if (!token_char(c)) {
+        sink.add(line, "token", "may only hold A-Z a-z 0-9 and . _ ~ + / = -");
+        ok = false;
+        break;
+      }
+    }
+    if (!ok || !role) return;
+    auto [it, fresh] = seen.emplace(std::string(tok), line);
+    if (!fresh) {
+      sink.add(line, "token", "the same token is on line " + std::to_string(it->second));
+      return;
+    }
+    set.entries_.push_back({*role, std::string(tok), line});
+  });
+  if (sink.empty() && set.entries_.empty()) sink.add(0, "", "no tokens in the file");
+  sink.throw_if_any();
+  return set;
+}
+
+TokenSet TokenSet::load(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw fabric::InputError({{path, 0, "", std::strerror(errno)}});
+  if (st.st_mode & (S_IROTH | S_IWOTH))
+    throw fabric::InputError(
+        {{path, 0, "", "other users may read or write it (chmod o-rw; tokens are secrets)"}});
+  return parse(fabric::read_file(path), path);
+}
+
+std::optional<TokenSet::Match> TokenSet::find(std::string_view presented) const {
+  if (presented.size() > auth_detail::kMaxPresentedLength) return std::nullopt;
+  std::optional<Match> found;
+  for (const Entry& e : entries_) {
+    bool eq = constant_time_equal(presented, e.token);
+    if (eq) found = Match{e.role, e.line};  // no break: every entry is compared
+  }
+  return found;
+}
+
+}  // namespace ibw::web

@@ -1,0 +1,60 @@
+// Bearer tokens of the web API (web.tokens_file): roles, the strict tokens-file parser, and
+// constant-time lookup.
+//
+// File format: one "ROLE TOKEN" per line, separated by blanks; ROLE is viewer, operator or
+// admin (each includes the ones before it). '#' starts a comment line; blank lines are
+// allowed. A token is 16 to 512 characters of [A-Za-z0-9._~+/=-] (RFC 6750 b64token). Every
+// problem is reported in one pass as file:line: field: message (fabric::InputError), and a
+// message never quotes a token. The same token twice is an error naming the other line.
+// load() also refuses a file that other users may read or write (mode o+rw), as ssh does.
+//
+// Lookup compares the presented token with every entry, without an early exit, and each
+// comparison takes a time that depends only on the presented token's length (at most 4 KiB is
+// looked at): neither the position of the first differing byte nor the stored tokens' lengths
+// leak through timing. Tokens are kept in memory only: never logged, never stored.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibw::web {
+
+// "operator" is a C++ keyword, hence the underscore.
+enum class Role : uint8_t { none = 0, viewer = 1, operator_ = 2, admin = 3 };
+std::string_view role_name(Role r);  // "none", "viewer", "operator", "admin"
+std::optional<Role> parse_role(std::string_view s);
+
+// True when presented == expected. The time taken depends on presented.size() only.
+bool constant_time_equal(std::string_view presented, std::string_view expected);
+
+class TokenSet {
+ public:
+  struct Match {
+    Role role = Role::none;
+    int line = 0;  // line of the tokens file: identifies the token in logs without showing it
+  };
+
+  // Throws fabric::InputError with every bad line; a file with no token is an error too.
+  static TokenSet parse(std::string_view text, const std::string& file);
+  // Reads and parses the file (see above for its mode).
+  static TokenSet load(const std::string& path);
+
+  // The entry holding the presented token, compared against every entry.
+  std::optional<Match> find(std::string_view presented) const;
+  size_t size() const { return entries_.size(); }
+  const std::string& file() const { return file_; }
+
+ private:
+  struct Entry {
+    Role role;
+    std::string token;
+    int line;
+  };
+  std::vector<Entry> entries_;
+  std::string file_;
+};
+
+}  // namespace ibw::web

@@ -1,0 +1,82 @@
+// ApiBackend: what the web API needs from the daemon, injected so that web/ depends on the
+// store only (not on app/, actions/ or rules/). The daemon implements it; tests use a fake.
+//
+// Threading: every method may be called from several API worker threads at once, so an
+// implementation must be thread-safe (the daemon's own state under its locks). The API calls
+// them off the server's io thread, so a slow call (a port action waiting on SMP timeouts, a
+// live audit) delays only its own request.
+//
+// Errors: a method may throw ApiError(status, message) to answer with that status, e.g. 503
+// "no topology yet" or 404 "node not in the fabric"; any other exception becomes a 500.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/store.h"
+
+namespace ibw::web {
+
+enum class SourceStatus : uint8_t { ok, degraded, down, disabled };  // disabled: not configured
+std::string_view source_status_name(SourceStatus s);  // "ok", "degraded", "down", "disabled"
+
+struct SourceHealth {
+  std::string name;  // "opensm", "counters", "ufm"
+  SourceStatus status = SourceStatus::disabled;
+  std::string detail;      // one line: why it is not ok ("" when ok)
+  int64_t last_ok_us = 0;  // last time it produced data or ran cleanly; 0 unknown
+};
+
+struct Health {
+  std::vector<SourceHealth> sources;
+  int64_t started_us = 0;     // daemon start; 0 unknown
+  double sweep_seconds = -1;  // duration of the last counter sweep; < 0 none yet
+  int64_t sweep_time_us = 0;  // when that sweep ended
+};
+
+enum class PortActionKind : uint8_t { disable, enable };
+
+// POST /ports/{node}/{port}/disable|enable, validated: the port is in the store, the reason
+// is not blank, force needs the admin role.
+struct PortActionRequest {
+  PortActionKind action = PortActionKind::disable;
+  uint64_t node_guid = 0;
+  std::string node;  // display name as stored
+  int port = 0;
+  std::string reason;
+  bool force = false;
+  std::string actor;  // "operator@tokens:3": who asked (record it with the reason)
+};
+
+class ApiBackend {
+ public:
+  virtual ~ApiBackend() = default;
+
+  // A new connection to the daemon's store (store::Store::open(path, !writable)). Read-only
+  // connections are cached by the API, one per concurrent request; writable ones serve
+  // PATCH /workorders and are closed after the request.
+  virtual std::unique_ptr<store::Store> open_store(bool writable) = 0;
+
+  // Per-source health and the last sweep, for /health and /metrics.
+  virtual Health health() = 0;
+
+  // The manual path through the guard (actions::Remediator::manual in the daemon). Returns
+  // the recorded decision (its id set); its status says what happened.
+  virtual store::DecisionRecord port_action(const PortActionRequest& request) = 0;
+
+  // The last cabling audit (the `ibwarden audit --format json` object, plus what the backend
+  // adds, e.g. its time); nullopt when none has run.
+  virtual std::optional<nlohmann::json> last_audit() = 0;
+  // Runs an audit now and returns it (it becomes the last one).
+  virtual nlohmann::json run_audit() = 0;
+
+  // True when work-order changes must also queue a webhook delivery (WriteBatch::outbox).
+  virtual bool webhook_outbox() = 0;
+};
+
+}  // namespace ibw::web

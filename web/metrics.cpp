@@ -1,0 +1,105 @@
+#include "web/metrics.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+
+namespace ibw::web {
+namespace metrics_detail {
+
+// Integers as such; otherwise the shortest text that reads back as the same double.
+std::string number(double v) {
+  if (v > -1e15 && v < 1e15 && v == std::trunc(v)) return std::to_string(static_cast<int64_t>(v));
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+class Writer {
+ public:
+  void family(const char* name, const char* help) {
+    out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
+  }
+  void sample(const char* name, double v) { out_ += std::string(name) + " " + number(v) + "\n"; }
+  void sample(const char* name, const std::string& labels, double v) {
+    out_ += std::string(name) + "{" + labels + "} " + number(v) + "\n";
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+std::string label(const char* name, const std::string& value) {
+  return std::string(name) + "=\"" + escape_label(value) + "\"";
+}
+
+}  // namespace metrics_detail
+
+std::string escape_label(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string render_metrics(const MetricsSnapshot& m) {
+  using metrics_detail::label;
+  metrics_detail::Writer w;
+  w.family("ibwarden_up", "1 while the ibwarden web API answers.");
+  w.sample("ibwarden_up", 1);
+
+  w.family("ibwarden_source_status",
+           "Health of each event source: 1 for its current status (ok, degraded, down, disabled).");
+  for (const auto& s : m.health.sources)
+    for (auto st :
+         {SourceStatus::ok, SourceStatus::degraded, SourceStatus::down, SourceStatus::disabled})
+      w.sample("ibwarden_source_status",
+               label("source", s.name) + "," + label("status", std::string(source_status_name(st))),
+               s.status == st ? 1 : 0);
+  w.family("ibwarden_source_last_ok_timestamp_seconds",
+           "Last time the source produced data or ran cleanly (Unix seconds).");
+  for (const auto& s : m.health.sources)
+    if (s.last_ok_us > 0)
+      w.sample("ibwarden_source_last_ok_timestamp_seconds", label("source", s.name),
+               static_cast<double>(s.last_ok_us) / 1e6);
+  if (m.health.sweep_seconds >= 0) {
+    w.family("ibwarden_sweep_duration_seconds", "Duration of the last counter sweep.");
+    w.sample("ibwarden_sweep_duration_seconds", m.health.sweep_seconds);
+    w.family("ibwarden_last_sweep_timestamp_seconds", "When the last counter sweep ended.");
+    w.sample("ibwarden_last_sweep_timestamp_seconds",
+             static_cast<double>(m.health.sweep_time_us) / 1e6);
+  }
+
+  w.family("ibwarden_store_up", "1 when the store could be read for this scrape.");
+  w.sample("ibwarden_store_up", m.store_up ? 1 : 0);
+  if (!m.store_up) return w.take();
+
+  w.family("ibwarden_events_per_second", "Stored events with a time in the last 60 s, per second.");
+  w.sample("ibwarden_events_per_second", m.events_per_second);
+  w.family("ibwarden_ports", "Ports by PortState.");
+  for (const auto& [state, n] : m.ports_by_state)
+    w.sample("ibwarden_ports", label("state", state), static_cast<double>(n));
+  w.family("ibwarden_links", "Links with both ends known.");
+  w.sample("ibwarden_links", static_cast<double>(m.links));
+  w.family("ibwarden_ports_down", "Planned ports not Active and not disabled by ibwarden.");
+  w.sample("ibwarden_ports_down", static_cast<double>(m.ports_down));
+  w.family("ibwarden_disabled_ports", "Ports ibwarden disabled.");
+  w.sample("ibwarden_disabled_ports", static_cast<double>(m.disabled_ports));
+  w.family("ibwarden_workorders_open", "Open, in_progress and reopened work orders by severity.");
+  for (const auto& [severity, n] : m.open_orders_by_severity)
+    w.sample("ibwarden_workorders_open", label("severity", severity), static_cast<double>(n));
+  w.family("ibwarden_workorders_needs_human", "Open work orders that need a human.");
+  w.sample("ibwarden_workorders_needs_human", static_cast<double>(m.needs_human));
+  return w.take();
+}
+
+}  // namespace ibw::web

@@ -1,0 +1,56 @@
+// GET /api/v1/metrics: Prometheus text exposition format 0.0.4, rendered from a snapshot
+// (a pure function; the API gathers the snapshot from the backend and the store).
+//
+// Metrics (all gauges):
+//   ibwarden_up                                      1 while the API answers
+//   ibwarden_source_status{source,status}            1 for the source's current status, 0 for
+//                                                    the others (status ok|degraded|down|
+//                                                    disabled; disabled = not configured)
+//   ibwarden_source_last_ok_timestamp_seconds{source}  last time the source produced data
+//                                                    (absent while unknown)
+//   ibwarden_store_up                                1 when the store could be read; the
+//                                                    store-derived metrics below are absent
+//                                                    when it is 0
+//   ibwarden_events_per_second                       stored events whose time is in the last
+//                                                    60 s, divided by 60 (counting stops at
+//                                                    100,000 events)
+//   ibwarden_sweep_duration_seconds                  duration of the last counter sweep
+//   ibwarden_last_sweep_timestamp_seconds            when it ended (both absent before one)
+//   ibwarden_ports{state}                            ports by PortState (Down, Init, Armed,
+//                                                    Active, ?)
+//   ibwarden_links                                   distinct links with both ends known
+//   ibwarden_ports_down                              planned ports (with a cable ID) not
+//                                                    Active and not disabled by ibwarden
+//   ibwarden_disabled_ports                          ports ibwarden disabled
+//   ibwarden_workorders_open{severity}               open, in_progress and reopened orders
+//   ibwarden_workorders_needs_human                  of those, the ones marked needs a human
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "web/backend.h"
+
+namespace ibw::web {
+
+struct MetricsSnapshot {
+  Health health;
+  bool store_up = false;
+  // The rest is read from the store (ignored when !store_up).
+  double events_per_second = 0;
+  std::map<std::string, int64_t> ports_by_state;
+  int64_t links = 0;
+  int64_t ports_down = 0;
+  int64_t disabled_ports = 0;
+  std::map<std::string, int64_t> open_orders_by_severity;
+  int64_t needs_human = 0;
+};
+
+std::string render_metrics(const MetricsSnapshot& m);
+
+// Label value escaping of the text format (backslash, double quote, newline).
+std::string escape_label(const std::string& value);
+
+}  // namespace ibw::web

@@ -1,0 +1,91 @@
+// Server: the HTTP/1.1 server of the web API on Boost.Beast (shaped after Beast's advanced
+// async server, simpler). Beast and Asio stay inside web/server.cpp; this header is light.
+//
+// Threads:
+//  - io_threads (default 1) run the io_context: accept, read, write, timers. Each connection
+//    is on its own strand, so any number of io threads is safe.
+//  - worker_threads (default 4) run Api::handle() and EventStream::poll(). Every handler call
+//    touches the store or the backend (a port action may wait on SMP timeouts, an audit may
+//    discover the fabric), so none runs on an io thread: a slow request delays only itself;
+//    at most worker_threads requests are handled at once, the others wait in order.
+//
+// Per connection: HTTP/1.1 keep-alive, one request at a time (a pipelined request is read
+// after the previous response is written); idle_timeout for reading a request and for each
+// write; a request body over body_limit is answered 413, headers over header_limit 431, a
+// malformed request 400, all with {"error": ...} and Connection: close (the rest of the
+// request is read and discarded for up to 2 s so the client sees the answer). Connections
+// beyond max_connections are closed at once.
+// GET /api/v1/stream (Server-Sent Events, chunked): the Api's EventStream is polled every
+// stream_poll (at once again while it reports more and the queue is short); its messages go
+// through a write queue with one write in flight. A client more than stream_queue_limit
+// messages behind, or that does not take a write within idle_timeout, is dropped.
+//
+// stop(): stops accepting, closes idle and streaming connections, lets requests in progress
+// finish for up to stop_grace, then stops the io threads and joins the workers (a backend
+// call in progress is waited for). The Api (and its backend) must outlive the Server.
+// TLS: not in this phase. Put a TLS-terminating proxy in front, or wait for web.tls.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "web/api.h"
+
+namespace ibw::web {
+
+struct ListenAddress {
+  std::string host;  // IP literal, or "localhost" (127.0.0.1)
+  uint16_t port = 0;
+};
+// "127.0.0.1:8080", "0.0.0.0:8080", "[::1]:8080", "localhost:0" (port 0: any free port).
+// Throws std::invalid_argument saying what is wrong (no DNS names: bind to an address).
+ListenAddress parse_listen(std::string_view text);
+
+// One request, for the access log. Never the Authorization header or the query string.
+struct AccessRecord {
+  std::string method;
+  std::string path;
+  int status = 0;
+  int64_t duration_us = 0;
+  std::string actor;  // "anonymous", "operator@tokens:3", "unauthenticated"
+  std::string peer;   // client address
+};
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:8080";
+  int io_threads = 1;
+  int worker_threads = 4;
+  std::chrono::milliseconds idle_timeout{30'000};
+  size_t body_limit = 64 * 1024;
+  size_t header_limit = 16 * 1024;
+  size_t max_connections = 256;
+  size_t stream_queue_limit = 1024;  // SSE messages
+  std::chrono::milliseconds stream_poll{1000};
+  std::chrono::milliseconds stop_grace{2000};
+  std::function<void(const AccessRecord&)> access_log;  // called on io threads
+  std::function<void(const std::string&)> error_log;    // e.g. a dropped slow client
+};
+
+class Server {
+ public:
+  Server(ServerOptions options, Api& api);
+  ~Server();  // stop()
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and starts the threads. Throws std::runtime_error ("web.listen 127.0.0.1:8080: bind:
+  // Address already in use") or std::invalid_argument for a bad listen address.
+  void start();
+  void stop();            // idempotent; returns within about stop_grace unless a handler is busy
+  uint16_t port() const;  // the bound port (useful with port 0); 0 before start()
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ibw::web

@@ -1,0 +1,155 @@
+#include "web/stream.h"
+
+#include "fabric/text_util.h"
+#include "store/record_json.h"
+#include "store/remedy_json.h"
+#include "web/http.h"
+
+namespace ibw::web {
+namespace stream_detail {
+
+constexpr int64_t kMinute = 60LL * 1'000'000;
+constexpr int64_t kLookbacks[] = {kMinute, kMinute * 60, kMinute * 60 * 24, kMinute * 60 * 24 * 30};
+constexpr size_t kScanPage = 1000;
+
+// The largest id among what fetch(since, after_id, limit) returns, paging through; 0 if none.
+template <typename Fetch>
+int64_t last_id_since(int64_t since_us, Fetch fetch) {
+  int64_t last = 0;
+  while (true) {
+    auto page = fetch(since_us, last, kScanPage);
+    if (page.empty()) break;
+    last = page.back().id;
+    if (page.size() < kScanPage) break;
+  }
+  return last;
+}
+
+template <typename Fetch>
+int64_t newest_id(int64_t now_us, Fetch fetch) {
+  for (int64_t back : kLookbacks)
+    if (int64_t id = last_id_since(now_us - back, fetch)) return id;
+  return 0;
+}
+
+}  // namespace stream_detail
+
+std::string format_stream_cursor(StreamCursor c) {
+  return std::to_string(c.event_id) + "." + std::to_string(c.decision_id);
+}
+
+std::optional<StreamCursor> parse_stream_cursor(std::string_view s) {
+  size_t dot = s.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto e = fabric::text::to_int<int64_t>(s.substr(0, dot));
+  auto d = fabric::text::to_int<int64_t>(s.substr(dot + 1));
+  if (!e || !d || *e < 0 || *d < 0) return std::nullopt;
+  return StreamCursor{*e, *d};
+}
+
+EventStream::EventStream(ApiBackend& backend, std::function<int64_t()> now_us, Options options,
+                         std::optional<StreamCursor> resume)
+    : backend_(backend), now_us_(std::move(now_us)), options_(options) {
+  if (resume) {
+    cursor_ = *resume;
+    pickup_since_us_ = -1;  // resume by id only
+  }
+}
+
+std::string EventStream::start() {
+  using namespace stream_detail;
+  int64_t now = now_us_();
+  store_ = backend_.open_store(/*writable=*/false);
+  if (pickup_since_us_ == 0) {
+    pickup_since_us_ = now - kMinute;
+    cursor_.event_id = newest_id(now, [&](int64_t since, int64_t after, size_t limit) {
+      store::EventQuery q;
+      q.since_us = since, q.after_id = after, q.limit = limit;
+      return store_->events(q);
+    });
+    cursor_.decision_id = newest_id(now, [&](int64_t since, int64_t after, size_t limit) {
+      store::DecisionQuery q;
+      q.since_us = since, q.after_id = after, q.limit = limit;
+      return store_->decisions(q);
+    });
+  }
+  store::WorkOrderQuery oq;
+  oq.limit = 0;
+  for (const auto& o : store_->workorders(oq)) order_versions_[o.id] = o.version;
+  started_ = true;
+  last_sent_us_ = now;
+  nlohmann::ordered_json hello = {{"cursor", format_stream_cursor(cursor_)}};
+  return "retry: 3000\nid: " + format_stream_cursor(cursor_) +
+         "\nevent: hello\ndata: " + dump_json(hello) + "\n\n";
+}
+
+void EventStream::add(Poll& out, std::string_view kind, const std::string& data) {
+  out.messages.push_back("id: " + format_stream_cursor(cursor_) + "\nevent: " + std::string(kind) +
+                         "\ndata: " + data + "\n\n");
+}
+
+void EventStream::poll_events(Poll& out) {
+  store::EventQuery q;
+  q.after_id = cursor_.event_id;
+  q.since_us = cursor_.event_id == 0 && pickup_since_us_ > 0 ? pickup_since_us_ : 0;
+  q.limit = options_.batch;
+  auto events = store_->events(q);
+  for (const auto& e : events) {
+    cursor_.event_id = e.id;
+    add(out, "event", dump_json(store::event_json(e)));
+  }
+  out.more = out.more || events.size() == options_.batch;
+}
+
+void EventStream::poll_decisions(Poll& out) {
+  store::DecisionQuery q;
+  q.after_id = cursor_.decision_id;
+  q.since_us = cursor_.decision_id == 0 && pickup_since_us_ > 0 ? pickup_since_us_ : 0;
+  q.limit = options_.batch;
+  auto decisions = store_->decisions(q);
+  for (const auto& d : decisions) {
+    cursor_.decision_id = d.id;
+    add(out, "decision", dump_json(ordered(store::decision_json(d))));
+  }
+  out.more = out.more || decisions.size() == options_.batch;
+}
+
+void EventStream::poll_orders(Poll& out) {
+  store::WorkOrderQuery q;
+  q.limit = 0;
+  for (const auto& o : store_->workorders(q)) {
+    auto [it, fresh] = order_versions_.try_emplace(o.id, o.version);
+    if (!fresh && it->second == o.version) continue;
+    it->second = o.version;
+    add(out, "workorder", dump_json(ordered(store::workorder_json(o))));
+  }
+}
+
+EventStream::Poll EventStream::poll() {
+  Poll out;
+  int64_t now = now_us_();
+  try {
+    if (!started_) {
+      start();  // the first start failed: the hello is not sent again
+    } else if (!store_) {
+      store_ = backend_.open_store(/*writable=*/false);
+    }
+    poll_events(out);
+    poll_decisions(out);
+    poll_orders(out);
+    error_sent_ = false;
+  } catch (const std::exception& e) {
+    store_.reset();
+    if (!error_sent_) add(out, "error", dump_json({{"error", std::string("store: ") + e.what()}}));
+    error_sent_ = true;
+  }
+  if (!out.messages.empty()) {
+    last_sent_us_ = now;
+  } else if (now - last_sent_us_ >= options_.keepalive_us) {
+    out.messages.push_back(": keep-alive\n\n");
+    last_sent_us_ = now;
+  }
+  return out;
+}
+
+}  // namespace ibw::web
