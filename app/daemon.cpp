@@ -70,7 +70,8 @@ struct Runtime {
   std::unique_ptr<ActionWorker> worker;  // with rules
   std::string webhook_secret;            // never logged
   SourceHealthBoard health;              // sources' health (OpenSM, counters, UFM): logs, /health
-  std::optional<web::TokenSet> web_tokens;  // loaded by prepare(): a bad file fails the config
+  std::optional<std::string> ufm_log_cursor;  // where UFM's event.log was last read
+  std::optional<web::TokenSet> web_tokens;    // loaded by prepare(): a bad file fails the config
   // The web API, in destruction order: the server goes first, then the API, then the backend.
   std::unique_ptr<WebBackend> web_backend;
   std::unique_ptr<web::Api> web_api;
@@ -465,6 +466,10 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
     rt.ufm->resume(rt.db->cursor("ufm"));
     spawn([](Runtime& r) { r.ufm->run_events(ufm_hooks(r)); });
     if (rt.ufm->has_telemetry()) spawn([](Runtime& r) { r.ufm->run_telemetry(ufm_hooks(r)); });
+    if (rt.cfg.ufm->event_log) {
+      rt.ufm_log_cursor = rt.db->cursor("ufm_event_log");
+      spawn([](Runtime& r) { run_ufm_event_log(r.cfg, ufm_hooks(r), r.ufm_log_cursor); });
+    }
   }
   if (rt.cfg.counters.enabled && !(rt.ufm && rt.ufm->has_telemetry())) spawn(counter_loop);
   if (rt.cfg.workorders.webhook)

@@ -37,6 +37,10 @@ bool is_link_event(const ingest::Event& e) {
 
 }  // namespace ufm_source_detail
 
+void name_ufm_events(const Topology* topo, std::vector<ingest::Event>& events) {
+  ufm_source_detail::name_events(topo, events);
+}
+
 UfmSource::UfmSource(const config::Config& cfg) : cfg_(cfg) {
   const config::UfmSection& u = *cfg_.ufm;
   client_ = std::make_unique<ingest::UfmClient>(ufm_client_options(u, ufm_credentials(u)), clock_);

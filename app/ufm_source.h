@@ -56,6 +56,17 @@ struct UfmSourceHooks {
   const std::atomic<bool>* running = nullptr;
 };
 
+// Display names from the fabric for UFM events, then the correlator's peer and cable.
+void name_ufm_events(const Topology* topo, std::vector<ingest::Event>& events);
+
+// Tails UFM's event.log (cfg.ufm->event_log) with the same tailer as the OpenSM log, from
+// `cursor` (the stored "ufm_event_log" position; none = the end of the file), until
+// hooks.running turns false. Lines become the same events as GET /app/events gives, with the
+// same dedup_key ("ufm:<id>:<time>"), so an event seen both ways is stored once. Link events
+// feed the rules like the REST poller's.
+void run_ufm_event_log(const config::Config& cfg, const UfmSourceHooks& hooks,
+                       std::optional<std::string> cursor);
+
 class UfmSource {
  public:
   // Reads the credentials (ufm_setup.h; throws naming the variable or file) and builds the

@@ -221,6 +221,7 @@ Config parse_config(std::string_view text, const std::string& file) {
       {"ca_file", [&](N v, S k) { r.optional_path(v, k, &c.ufm->ca_file); }},
       {"verify_tls", [&](N v, S k) { r.boolean(v, k, &c.ufm->verify_tls); }},
       {"poll_interval", [&](N v, S k) { r.duration(v, k, &c.ufm->poll_interval_us); }},
+      {"event_log", [&](N v, S k) { r.optional_path(v, k, &c.ufm->event_log); }},
       {"timezone",
        [&](N v, S k) {
          std::string s;

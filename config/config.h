@@ -88,6 +88,7 @@ struct UfmSection {
   int64_t poll_interval_us = 10'000'000;  // GET /app/events period
   int utc_offset_s = 0;                   // zone of UFM's timestamps (they carry none)
   UfmTelemetrySection telemetry;
+  std::optional<std::string> event_log;  // UFM's event.log, tailed like the OpenSM log; none = not
 };
 
 // The on-call web API (web/): runs when the section is present.

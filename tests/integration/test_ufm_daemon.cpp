@@ -311,3 +311,66 @@ TEST_CASE("ufm daemon: UFM Telemetry counters drive the symbol_ber rule and isol
   CHECK(d.log().find("\"counter sweep") == std::string::npos);
   CHECK(d.stop() == 0);
 }
+
+TEST_CASE("ufm daemon: event.log lines are tailed once across a restart", "[integration][ufm]") {
+  UfmLabOptions o;
+  o.event_log = true;
+  UfmLab w(o);
+  auto guid_of = [&](const std::string& name) {
+    for (const auto& n : w.lab.nodes)
+      if (n.name == name) return n.guid;
+    FAIL("no node " << name);
+    return uint64_t{0};
+  };
+  // A UFM 329 line for leaf001/3 <-> spine001/1, written as UFM writes event.log.
+  auto line = [&](int id, const std::string& leaf, int leaf_port) {
+    char buf[600];
+    std::time_t t = now_s() - 7200;  // the emulator's UFM runs at +02:00; lines carry local time
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    tm.tm_hour += 2;
+    std::mktime(&tm);
+    char ts[32];
+    std::strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
+    std::snprintf(
+        buf, sizeof buf,
+        "%s.000 [%d] [329] Warning [Fabric_Topology] Link [default / Switch: %s / 1/%d/1] "
+        "[dev_id: %016llx]: Link went down: (Switch:%s:1/%d/1)%016llx:%d - "
+        "(Switch:spine001:1/1/1)%016llx:1\n",
+        ts, id, leaf.c_str(), leaf_port, (unsigned long long)guid_of(leaf), leaf.c_str(), leaf_port,
+        (unsigned long long)guid_of(leaf), leaf_port, (unsigned long long)guid_of("spine001"));
+    std::ofstream(w.dir + "/ufm-event.log", std::ios::app) << buf;
+  };
+  auto from_log = [&](const std::vector<ibw::ingest::Event>& ev, const std::string& node) {
+    int n = 0;
+    for (const auto& e : ev)
+      n += e.kind == "link_down" && e.node == node && e.dedup_key.rfind("ufm:9", 0) == 0;
+    return n;
+  };
+  {
+    Daemon d = w.daemon("daemon1.log");
+    d.start();
+    REQUIRE(d.wait_log("fabric discovered", 1, 20s));
+    std::this_thread::sleep_for(500ms);  // the tailer has started at the end of the file
+    line(90001, "leaf001", 3);
+    auto ev = w.wait_events([&](const auto& e) { return from_log(e, "leaf001") == 1; }, 15s);
+    INFO(d.log());
+    REQUIRE(from_log(ev, "leaf001") == 1);
+    const auto* e = find_port_event(ev, "link_down", "leaf001", 3);
+    REQUIRE(e);
+    CHECK(e->peer_node == "spine001");
+    CHECK(e->cable_id == "C-leaf001-3");
+    CHECK(d.stop() == 0);
+  }
+  line(90002, "leaf002", 3);  // written while the daemon is down
+  {
+    Daemon d = w.daemon("daemon2.log");
+    d.start();
+    auto ev = w.wait_events([&](const auto& e) { return from_log(e, "leaf002") == 1; }, 15s);
+    INFO(d.log());
+    CHECK(from_log(ev, "leaf002") == 1);  // resumed where it stopped
+    std::this_thread::sleep_for(1s);
+    CHECK(from_log(w.ufm_events(), "leaf001") == 1);  // not read twice
+    CHECK(d.stop() == 0);
+  }
+}

@@ -37,6 +37,7 @@ struct UfmLabOptions {
   bool telemetry = false;
   std::string counters_interval = "500ms";
   std::vector<std::string> emulator_args;
+  bool event_log = false;  // also tail <dir>/ufm-event.log (ufm.event_log)
 };
 
 class UfmLab {
@@ -70,6 +71,10 @@ class UfmLab {
       << "  token_file: " << (o.api == "v3" ? "ufm.token" : "null") << "\n"
       << "  poll_interval: " << o.poll << "\n  timezone: \"+02:00\"\n";
     if (o.telemetry) c << "  telemetry:\n    primary: " << emu->base() << "/csv/metrics\n";
+    if (o.event_log) {
+      std::ofstream(dir + "/ufm-event.log");
+      c << "  event_log: ufm-event.log\n";
+    }
     c << "log:\n  level: debug\n";
   }
   ~UfmLab() {
