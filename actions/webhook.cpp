@@ -1,6 +1,8 @@
 // Webhook delivery: libcurl poster and the outbox sender; see webhook.h.
 #include "actions/webhook.h"
 
+#include "ingest/curl_util.h"
+
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -16,16 +18,6 @@ constexpr int64_t kSecondUs = int64_t{1000} * 1000;
 constexpr int64_t kMaxBackoffUs = 300 * kSecondUs;
 constexpr size_t kMaxAnswerChars = 200;  // of the receiver's answer, kept for the error
 
-// The URL as it may appear in errors: without "user:password@".
-std::string redact_url(const std::string& url) {
-  size_t scheme = url.find("://");
-  size_t host = scheme == std::string::npos ? 0 : scheme + 3;
-  size_t end = url.find_first_of("/?#", host);
-  size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
-  if (at == std::string::npos || at < host) return url;
-  return url.substr(0, host) + "***@" + url.substr(at + 1);
-}
-
 // Replaces every occurrence of the secret (should a receiver or a library echo it).
 std::string scrub(std::string text, const std::string& secret) {
   if (secret.empty()) return text;
@@ -36,11 +28,10 @@ std::string scrub(std::string text, const std::string& secret) {
 
 // One line of printable text.
 std::string one_line(const std::string& text) {
-  std::string out = text.substr(0, kMaxAnswerChars);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return out;
+  return ingest::curl_util::one_line(text, kMaxAnswerChars);
 }
+
+using ingest::curl_util::redact_url;
 
 size_t keep_answer(char* data, size_t size, size_t count, void* user) {
   auto* answer = static_cast<std::string*>(user);
@@ -48,14 +39,6 @@ size_t keep_answer(char* data, size_t size, size_t count, void* user) {
   if (answer->size() < kMaxAnswerChars)
     answer->append(data, std::min(n, kMaxAnswerChars - answer->size()));
   return n;
-}
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-      throw std::runtime_error("webhook: curl_global_init failed");
-  });
 }
 
 bool has_line_break(const std::string& s) {
@@ -75,23 +58,12 @@ bool counts_as_delivered(const PostResult& result) {
 }
 
 CurlPoster::CurlPoster(WebhookConfig config) : config_(std::move(config)) {
-  webhook_detail::global_init();
+  ingest::curl_util::global_init();
   CURL* curl = curl_easy_init();
   if (!curl) throw std::runtime_error("webhook: curl_easy_init failed");
   curl_ = curl;
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, config_.timeout_ms);
-  curl_easy_setopt(curl, CURLOPT_PROXY, "");  // "" = no proxy, whatever the environment says
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS, long{CURLPROTO_HTTP | CURLPROTO_HTTPS});
-#endif
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, config_.verify_tls ? 1L : 0L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, config_.verify_tls ? 2L : 0L);
-  if (!config_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, config_.ca_file.c_str());
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "ibwarden-webhook");
+  ingest::curl_util::configure_easy(
+      curl, {config_.timeout_ms, config_.verify_tls, config_.ca_file, "ibwarden-webhook"});
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &webhook_detail::keep_answer);
 }
 

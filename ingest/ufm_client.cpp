@@ -2,6 +2,8 @@
 // The typed calls (events, actions, ...) are in ufm_client_api.cpp.
 #include "ingest/ufm_client.h"
 
+#include "ingest/curl_util.h"
+
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -14,29 +16,11 @@ namespace ufm_client_detail {
 
 constexpr size_t kMaxSnippet = 200;  // characters of an error answer kept in the error
 
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-      throw std::runtime_error("ufm: curl_global_init failed");
-  });
-}
-
-// The URL as it may appear in messages: without "user:password@".
-std::string redact_url(const std::string& url) {
-  size_t scheme = url.find("://");
-  size_t host = scheme == std::string::npos ? 0 : scheme + 3;
-  size_t end = url.find_first_of("/?#", host);
-  size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
-  if (at == std::string::npos || at < host) return url;
-  return url.substr(0, host) + "***@" + url.substr(at + 1);
-}
+using curl_util::global_init;
+using curl_util::redact_url;
 
 std::string one_line(std::string_view text) {
-  std::string out(text.substr(0, kMaxSnippet));
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return out;
+  return curl_util::one_line(text, kMaxSnippet);
 }
 
 struct Sink {
@@ -163,20 +147,9 @@ UfmClient::UfmClient(UfmClientOptions options, const Clock& clock, Sleeper sleep
   transport_ = std::make_unique<Transport>();
   CURL* curl = transport_->curl = curl_easy_init();
   if (!curl) throw std::runtime_error("ufm: curl_easy_init failed");
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options_.timeout_ms);
+  curl_util::configure_easy(
+      curl, {options_.timeout_ms, options_.verify_tls, options_.ca_file, "ibwarden-ufm"});
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
-  curl_easy_setopt(curl, CURLOPT_PROXY, "");
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS, long{CURLPROTO_HTTP | CURLPROTO_HTTPS});
-#endif
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
-  if (!options_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_file.c_str());
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "ibwarden-ufm");
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &d::on_body);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &d::on_header);
