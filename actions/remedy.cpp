@@ -10,10 +10,6 @@ namespace remedy_detail {
 using remedy_text::LinkView;
 constexpr int64_t kHourUs = int64_t{3600} * 1000 * 1000;
 
-bool active(const std::string& status) {
-  return status == "open" || status == "in_progress" || status == "reopened";
-}
-
 store::DecisionRecord base_decision(const LinkView& l, const std::string& rule, int64_t now) {
   store::DecisionRecord d;
   d.time_us = now;
@@ -23,31 +19,6 @@ store::DecisionRecord base_decision(const LinkView& l, const std::string& rule, 
   d.cable_id = l.cable_id;
   d.link_key = l.link_key;
   return d;
-}
-
-// The link's order, opened or reopened for a new offence (or the existing one kept).
-store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& l,
-                            int64_t now) {
-  store::WorkOrder o;
-  if (old) {
-    o = *old;
-    if (!active(o.status)) {
-      o.status = "reopened";
-      o.offences += 1;
-      o.resolved_us = 0;
-      o.needs_human = false;
-      o.assignee.clear();
-    }
-  } else {
-    o.link_key = l.link_key;
-    o.a = l.a, o.b = l.b;
-    o.status = "open";
-    o.offences = 1;
-    o.opened_us = now;
-  }
-  if (o.cable_id.empty()) o.cable_id = l.cable_id;
-  o.updated_us = now;
-  return o;
 }
 
 std::string severity_for(const store::WorkOrder& o, ingest::Severity s) {
@@ -91,13 +62,13 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   if (!v.confirmed || v.action == rules::Action::none) return std::nullopt;
   remedy_text::LinkView link = remedy_text::link_view(ctx, v.node_guid, v.port);
   auto old = store_.workorder_by_link(link.link_key);
-  if (old && rd::active(old->status)) return std::nullopt;  // already being handled
+  if (old && remedy_text::order_active(old->status)) return std::nullopt;  // already being handled
   if (old && v.evidence.last_time_us && v.evidence.last_time_us <= old->resolved_us)
     return std::nullopt;  // evidence from before the repair
 
   store::WriteBatch batch;
   batch.outbox = config_.outbox;
-  store::WorkOrder order = rd::next_order(old, link, now);
+  store::WorkOrder order = remedy_text::next_order(old, link, now);
   order.rule = v.rule;
   order.evidence_json = remedy_text::evidence_json(f).dump();
   order.advice = remedy_text::advice(v.type, order.offences, link);
@@ -147,9 +118,8 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
     } else {
       try {
         if (!executor_) throw std::runtime_error("no port executor (cannot send SMPs)");
-        std::set<PortKey> avoid = state.disabled;
-        for (const auto& [port_key, far] : state.peer_of) avoid.insert(far);
-        PortAddress where = remedy_text::node_address(ctx, req.node_guid, req.port, avoid);
+        PortAddress where = remedy_text::node_address(ctx, req.node_guid, req.port,
+                                                      remedy_text::ports_to_avoid(state));
         if (executor_->needs_address() && !where.lid && where.dr_path.empty())
           throw std::runtime_error("no LID or route known for the target port");
         executor_->set_context(

@@ -67,9 +67,8 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
     try {
       if (!executor_) throw std::runtime_error("no port executor (cannot send SMPs)");
       // Never route through a disabled link, this one included.
-      std::set<PortKey> avoid = state.disabled;
-      for (const auto& [port_key, far] : state.peer_of) avoid.insert(far);
-      PortAddress where = remedy_text::node_address(ctx, target.guid, target.port, avoid);
+      PortAddress where = remedy_text::node_address(ctx, target.guid, target.port,
+                                                    remedy_text::ports_to_avoid(state));
       if (executor_->needs_address() && !where.lid && where.dr_path.empty())
         throw std::runtime_error("no LID or route known for the port");
       evidence["address"] = where.text();
@@ -87,29 +86,16 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
       d.reason = who + "; " + g.reason;
       if (action == PortAction::disable) {
         batch.disabled_add.push_back({target.guid, target.port, now, 0, link.link_key});
-        store::WorkOrder o;
-        if (order && (order->status == "open" || order->status == "in_progress" ||
-                      order->status == "reopened")) {
-          o = *order;
-        } else if (order) {
-          o = *order;
-          o.status = "reopened";
-          o.offences += 1;
-          o.resolved_us = 0;
-        } else {
-          o.link_key = link.link_key, o.a = link.a, o.b = link.b, o.cable_id = link.cable_id;
-          o.status = "open", o.opened_us = now, o.offences = 1;
-        }
+        store::WorkOrder o = remedy_text::next_order(order, link, now);
         o.rule = o.rule.empty() ? "manual" : o.rule;
         o.port_disabled = true;
-        o.updated_us = now;
         o.summary = "disabled by operator: " + reason;
         o.advice = remedy_text::advice(rules::RuleType::symbol_errors, o.offences, link);
         if (o.evidence_json.empty()) o.evidence_json = evidence.dump();
         batch.workorders.push_back(std::move(o));
       } else {
         batch.disabled_remove.emplace_back(target.guid, target.port);
-        if (order && order->status != "resolved" && order->status != "verified") {
+        if (order && remedy_text::order_active(order->status)) {
           store::WorkOrder o = *order;
           o.status = "resolved";
           o.resolved_us = now;

@@ -128,6 +128,40 @@ LinkView link_view(const RemedyContext& ctx, uint64_t guid, int port) {
   return v;
 }
 
+bool order_active(const std::string& status) {
+  return status == "open" || status == "in_progress" || status == "reopened";
+}
+
+store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& l,
+                            int64_t now) {
+  store::WorkOrder o;
+  if (old) {
+    o = *old;
+    if (!order_active(o.status)) {
+      o.status = "reopened";
+      o.offences += 1;
+      o.resolved_us = 0;
+      o.needs_human = false;
+      o.assignee.clear();
+    }
+  } else {
+    o.link_key = l.link_key;
+    o.a = l.a, o.b = l.b;
+    o.status = "open";
+    o.offences = 1;
+    o.opened_us = now;
+  }
+  if (o.cable_id.empty()) o.cable_id = l.cable_id;
+  o.updated_us = now;
+  return o;
+}
+
+std::set<PortKey> ports_to_avoid(const GuardState& state) {
+  std::set<PortKey> avoid = state.disabled;
+  for (const auto& [port, far] : state.peer_of) avoid.insert(far);
+  return avoid;
+}
+
 nlohmann::json reading_json(const PortReading& r) {
   return {{"state", std::string(fabric::port_state_name(r.link_state))},
           {"phys_state", std::string(fabric::phys_state_name(r.phys_state))}};

@@ -32,6 +32,15 @@ PortAddress node_address(const RemedyContext& ctx, uint64_t guid, int port,
 // The two ends written in a link key; nullopt when it is not one.
 std::optional<std::pair<PortKey, PortKey>> parse_link_key(const std::string& key);
 
+// Work-order status still being handled (open, in_progress, reopened).
+bool order_active(const std::string& status);
+// The link's order for a new offence: the active one kept, a resolved/verified one reopened
+// (offences + 1), or a new one.
+store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
+                            int64_t now_us);
+// Ports SMPs must not travel through: those ibwarden disabled and their far ends.
+std::set<PortKey> ports_to_avoid(const GuardState& state);
+
 nlohmann::json evidence_json(const Finding& f);
 nlohmann::json reading_json(const PortReading& r);
 // What the technician should do for this rule type after `offences` offences.
