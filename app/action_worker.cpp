@@ -46,11 +46,7 @@ bool ActionWorker::submit(ActionJob job) {
 void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   ingest::SystemClock clock;
   if (!lids_.lid) lids_ = local_lids(cfg_);
-  actions::RemedyContext ctx;
-  ctx.fabric = &job.topo->fabric;
-  ctx.correlator = job.topo->correlator.get();
-  ctx.plan = &plan_;
-  set_local_ports(ctx, lids_);
+  actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
   for (const auto& f : job.findings) {
     try {
       auto d = remedy.on_finding(f, ctx, clock.now_us());

@@ -211,11 +211,7 @@ int cmd_port_action(int argc, char** argv, int first, actions::PortAction action
     }
     auto db = store::Store::open(cfg.store.path);
     actions::PlanIndex index(plan.get());
-    actions::RemedyContext ctx;
-    ctx.fabric = &topo->fabric;
-    ctx.correlator = topo->correlator.get();
-    ctx.plan = &index;
-    set_local_ports(ctx, local_lids(cfg));
+    actions::RemedyContext ctx = remedy_context(*topo, &index, local_lids(cfg));
     auto exec = port_executor(cfg);  // actions.via: SMPs or UFM
     actions::Remediator remedy(remedy_config(cfg), *db, exec.get());
     auto d = remedy.manual(action, guid, spec->port, reason, args.has("force"), ctx, now_us());

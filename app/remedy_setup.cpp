@@ -40,6 +40,16 @@ void set_local_ports(actions::RemedyContext& ctx, const LocalLids& lids) {
   ctx.local_port = find_lid_port(*ctx.fabric, lids.lid);
 }
 
+actions::RemedyContext remedy_context(const Topology& topo, const actions::PlanIndex* plan,
+                                      const LocalLids& lids) {
+  actions::RemedyContext ctx;
+  ctx.fabric = &topo.fabric;
+  ctx.correlator = topo.correlator.get();
+  ctx.plan = plan;
+  set_local_ports(ctx, lids);
+  return ctx;
+}
+
 actions::PortKey find_lid_port(const fabric::Fabric& f, uint16_t sm_lid) {
   if (!sm_lid) return {};
   for (uint32_t i = 0; i < f.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "actions/remedy.h"
+#include "app/topology.h"
 #include "config/config.h"
 
 namespace ibw::app {
@@ -24,6 +25,10 @@ LocalLids local_lids(const config::Config& cfg);
 actions::PortKey find_lid_port(const fabric::Fabric& fabric, uint16_t lid);
 // ctx.sm_port and ctx.local_port for a fabric.
 void set_local_ports(actions::RemedyContext& ctx, const LocalLids& lids);
+// The context port actions run in: the topology's fabric and correlator, the plan index,
+// and the SM's and local ports. topo and plan must outlive it.
+actions::RemedyContext remedy_context(const Topology& topo, const actions::PlanIndex* plan,
+                                      const LocalLids& lids);
 // The PortExecutor for actions.via: smp -> SmpExecutor (PortInfo Set over the local umad
 // port; each MAD bounded by actions.timeout / 4), ufm -> UfmExecutor (UFM jobs bounded by
 // actions.timeout; credentials read now: throws naming the variable or file when missing).

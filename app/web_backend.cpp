@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "actions/smp_executor.h"
 #include "app/remedy_setup.h"
 #include "fabric/audit.h"
 #include "fabric/audit_report.h"
@@ -76,16 +75,9 @@ store::DecisionRecord WebBackend::port_action(const web::PortActionRequest& requ
   auto topo = deps_.topology ? deps_.topology() : nullptr;
   if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
   auto db = store::Store::open(deps_.cfg.store.path);
-  actions::PlanIndex index(deps_.plan);
-  actions::RemedyContext ctx;
-  ctx.fabric = &topo->fabric;
-  ctx.correlator = topo->correlator.get();
-  ctx.plan = &index;
-  set_local_ports(ctx, local_lids(deps_.cfg));
-  actions::SmpExecutor exec(
-      deps_.cfg.fabric.ca, deps_.cfg.fabric.ca_port,
-      static_cast<unsigned>(std::max<int64_t>(50, deps_.cfg.actions.timeout_us / 4000)));
-  actions::Remediator remedy(remedy_config(deps_.cfg), *db, &exec);
+  actions::RemedyContext ctx = remedy_context(*topo, &plan_index_, local_lids(deps_.cfg));
+  auto exec = port_executor(deps_.cfg);  // actions.via: SMPs or UFM, as the automation
+  actions::Remediator remedy(remedy_config(deps_.cfg), *db, exec.get());
   auto action = request.action == web::PortActionKind::disable ? actions::PortAction::disable
                                                                : actions::PortAction::enable;
   std::string reason = request.reason + " (by " + request.actor + " via the web API)";

@@ -1,9 +1,9 @@
 // WebBackend: the daemon's implementation of web::ApiBackend (web/backend.h). It reads the
 // daemon's live state through the callbacks it is given (current topology, source health,
 // last sweep), runs manual port actions through the same actions::Remediator and guard as
-// `ibwarden disable|enable` (one store connection and one SMP port per call; SMP users share
-// fabric::smp_mutex()), and runs cabling audits of the plan against the current topology.
-// Thread-safe: the API calls it from several worker threads.
+// `ibwarden disable|enable` (one store connection and one port executor per call, SMP or UFM
+// as actions.via says; SMP users share fabric::smp_mutex()), and runs cabling audits of the plan
+// against the current topology. Thread-safe: the API calls it from several worker threads.
 #pragma once
 
 #include <functional>
@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "actions/remedy.h"
 #include "app/source_health.h"
 #include "app/topology.h"
 #include "config/config.h"
@@ -28,7 +29,7 @@ struct WebBackendDeps {
 
 class WebBackend : public web::ApiBackend {
  public:
-  explicit WebBackend(WebBackendDeps deps) : deps_(std::move(deps)) {}
+  explicit WebBackend(WebBackendDeps deps) : deps_(std::move(deps)), plan_index_(deps_.plan) {}
 
   std::unique_ptr<store::Store> open_store(bool writable) override;
   web::Health health() override;
@@ -42,6 +43,7 @@ class WebBackend : public web::ApiBackend {
 
  private:
   WebBackendDeps deps_;
+  const actions::PlanIndex plan_index_;  // built once: a large plan costs ms per request
   std::mutex mutex_;
   std::optional<nlohmann::json> last_audit_;
   double sweep_seconds_ = -1;
