@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "web/api_core.h"
+#include "web/assets.h"
 
 namespace ibw::web {
 namespace api_route_detail {
@@ -60,6 +61,7 @@ const std::vector<Route>& routes() {
       {"POST", {"audit"}, &ApiCore::post_audit, Role::operator_, true, {}},
       {"GET", {"stream"}, &ApiCore::get_stream, Role::viewer, false, {}},
       {"GET", {"metrics"}, &ApiCore::get_metrics, Role::viewer, false, {}},
+      {"GET", {"whoami"}, &ApiCore::get_whoami, Role::viewer, false, {}},
   };
   return kRoutes;
 }
@@ -114,6 +116,25 @@ int64_t ApiCore::now_us() const {
       .count();
 }
 
+// GET /whoami: the caller's role and whether changes are possible, for the dashboard to show
+// only the controls that would work.
+Response ApiCore::get_whoami(Call& c) {
+  bool read_only;
+  bool anonymous;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    read_only = read_only_;
+    anonymous = !tokens_;
+  }
+  nlohmann::ordered_json j;
+  j["role"] = role_name(c.who.role);
+  j["read_only"] = read_only;
+  j["authenticated"] = !anonymous;
+  j["can_operate"] = !read_only && c.who.role >= Role::operator_;
+  j["can_force"] = !read_only && c.who.role >= Role::admin;
+  return json_response(200, j);
+}
+
 Principal ApiCore::authenticate(const Request& req,
                                 const std::shared_ptr<const TokenSet>& tokens) const {
   if (!tokens) return {Role::viewer, "anonymous"};
@@ -143,6 +164,10 @@ Response ApiCore::handle(const Request& req) {
   std::optional<Call> call;
   try {
     Target target = parse_target(req.target);
+    if (auto asset = serve_asset(req.method, target.segments, req)) {  // the dashboard
+      asset->actor = "anonymous";
+      return *asset;
+    }
     who = authenticate(req, tokens);
     if (who.role == Role::none) {
       res = who.actor.empty() ? unauthorized("a bearer token is required", false)

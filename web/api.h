@@ -17,6 +17,8 @@
 //   GET   /audit, POST /audit            the last cabling audit; run one now
 //   GET   /stream                        Server-Sent Events (web/stream.h)
 //   GET   /metrics                       Prometheus text (web/metrics.h)
+//   GET   /whoami                        the caller's role, read-only mode, what it may do
+// Outside /api (no token needed): "/" and "/ui/<file>", the dashboard (web/assets.h).
 // {node} is a display name or 0xGUID, percent-encoded ("node0002%20mlx5_0"). Full contract,
 // with every parameter and response field: web/README.md.
 //

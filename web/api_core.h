@@ -149,6 +149,7 @@ class ApiCore {
   Response post_enable(Call& c);
   Response get_audit(Call& c);
   Response post_audit(Call& c);
+  Response get_whoami(Call& c);
 
   int64_t now_us() const;
 

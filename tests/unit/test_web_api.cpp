@@ -82,7 +82,7 @@ TEST_CASE("web api: unknown paths are 404 and wrong methods 405 with Allow", "[w
   auto api = b.api();
   CHECK(api->handle(request("GET", "/api/v1/nope")).status == 404);
   CHECK(api->handle(request("GET", "/api/v2/health")).status == 404);
-  CHECK(api->handle(request("GET", "/index.html")).status == 404);
+  CHECK(api->handle(request("GET", "/index.html")).status == 404);  // the dashboard is "/"
   CHECK(api->handle(request("GET", "/api/v1/ports/leaf001/1/reboot")).status == 404);
   Response r = api->handle(request("DELETE", "/api/v1/workorders/1", kAdminToken));
   CHECK(r.status == 405);
