@@ -1,47 +1,68 @@
 #!/usr/bin/env bash
-# The ibwarden demo: builds everything, generates a miswired fat-tree fabric, runs it on a
-# real IB control plane (ibsim + OpenSM), discovers it live and prints the cabling audit;
-# then runs the event watcher, injects a link failure and symbol errors, and queries both;
-# then turns on the rules in enforce mode and shows a bad uplink disabled with its work order.
-# Usage: scripts/demo.sh [--keep]   (--keep leaves the lab directory for inspection)
+# The ibwarden demo: a generated fat tree (with a few cabling mistakes) on a real IB control
+# plane (ibsim + OpenSM), `ibwarden run` watching it in enforce mode, faults injected on a
+# schedule, and the on-call dashboard served at http://127.0.0.1:8080/ until Ctrl-C.
+#
+# Usage: scripts/demo.sh [--port N] [--faults on|off] [--duration S] [--ready-file F]
+#                        [--no-build] [--keep] [--tour]
+#   --port N        web port (default 8080; 0 = any free port, printed)
+#   --faults off    inject nothing (the end-to-end test injects its own)
+#   --duration S    stop after S seconds (default: run until Ctrl-C)
+#   --ready-file F  when the dashboard is up, write "KEY=VALUE" lines (url, tokens, console
+#                   FIFO, lab directory, config) to F for scripts driving the demo
+#   --no-build      use the binaries already built in ${BUILD_DIR:-build}
+#   --keep          leave the lab directory (store, logs) for inspection
+#   --tour          the step-by-step CLI tour instead (scripts/demo_tour.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-keep=0
-[[ ${1:-} == --keep ]] && keep=1
+port=8080 faults=on duration=0 ready_file="" build=1 keep=0
+while (($#)); do
+  case $1 in
+    --port) port=$2; shift 2 ;;
+    --faults) faults=$2; shift 2 ;;
+    --duration) duration=$2; shift 2 ;;
+    --ready-file) ready_file=$2; shift 2 ;;
+    --no-build) build=0; shift ;;
+    --keep) keep=1; shift ;;
+    --tour) shift; exec scripts/demo_tour.sh "$@" ;;
+    *) echo "demo.sh: unknown option $1 (see the header of scripts/demo.sh)" >&2; exit 2 ;;
+  esac
+done
+[[ $faults == on || $faults == off ]] || { echo "demo.sh: --faults on|off" >&2; exit 2; }
 
-scripts/install-deps.sh
-BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
-bin=$root/${BUILD_DIR:-build}/app/ibwarden
-gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
+if ((build)); then
+  scripts/install-deps.sh
+  BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
+fi
+bin=${IBW_BIN:-$root/${BUILD_DIR:-build}/app/ibwarden}
+gen=${IBW_LABGEN:-$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen}
 
 lab=$(mktemp -d /tmp/ibwarden-demo.XXXXXX)
 source scripts/lib/simlab.sh
-cleanup() { sim_stop; ((keep)) || rm -rf "$lab"; }
+daemon=""
+cleanup() {
+  [[ -n $daemon ]] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+  sim_stop
+  if ((keep)); then echo "lab kept in $lab"; else rm -rf "$lab"; fi
+}
 trap cleanup EXIT
+trap 'exit 0' INT TERM
 
-echo "== 1. A 2-tier fat tree (8 leaves, 4 spines, 64 hosts) cabled with mistakes"
-"$gen" --out "$lab" --leaves 8 --spines 4 --hosts-per-leaf 8 \
-  --swap 2 --misplug 1 --drop 1 --degrade 1 --extra 1 --unknown 1 --seed 42
-echo "   plan:   $lab/plan.csv ($(($(wc -l <"$lab/plan.csv") - 1)) cables; also plan.yaml and plan.ndt)"
+say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
-echo "== 2. ibsim simulates it; OpenSM brings the subnet up"
+# 12 leaves x 8 hosts, 4 spines: 112 nodes; leaf ports 1-8 go to hosts, 9-12 to the spines.
+"$gen" --out "$lab" --leaves 12 --spines 4 --hosts-per-leaf 8 \
+  --swap 1 --misplug 1 --degrade 1 --seed 7 >/dev/null
+say "fabric: 12 leaves, 4 spines, 96 hosts, $(($(wc -l <"$lab/plan.csv") - 1)) planned cables (a few miswired)"
 sim_start "$lab/net" "$lab/sim"
-echo "   $(grep -m1 'SUBNET UP' "$lab/sim/opensm.log" | cut -c1-80)"
+say "ibsim + OpenSM: subnet up"
 
-echo "== 3. ibwarden discovers the fabric live over SMPs and audits it against the plan"
-echo "   \$ ibwarden audit --plan plan.csv --live"
-echo
-set +e
-sim_run "$bin" audit --plan "$lab/plan.csv" --live 2> >(grep -v sim_connect >&2)
-rc=$?
-sim_run "$bin" audit --plan "$lab/plan.csv" --live --format json --output "$lab/audit.json" 2>/dev/null
-set -e
-echo
-echo "== exit status $rc (0 = matches the plan, 1 = findings, 2 = error); JSON report: $lab/audit.json"
-
-echo
-echo "== 4. The event watcher: ibwarden run tails OpenSM's log, polls counters, stores events"
+token() { head -c 24 /dev/urandom | base64 | tr -d '\n'; }
+viewer=$(token) operator=$(token) admin=$(token)
+umask 077
+printf 'viewer %s\noperator %s\nadmin %s\n' "$viewer" "$operator" "$admin" >"$lab/tokens"
+umask 022
 cat >"$lab/ibwarden.yaml" <<YAML
 fabric:
   name: demo
@@ -51,59 +72,78 @@ opensm:
   poll: 100ms
   rediscover_delay: 200ms
 counters:
-  interval: 1s
+  interval: 2s
 store:
   path: $lab/ibwarden.db
-YAML
-"$bin" check-config --config "$lab/ibwarden.yaml"
-(cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run \
-  --config "$lab/ibwarden.yaml" 2>"$lab/daemon.log") &
-daemon=$!
-until grep -q '"fabric discovered"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
-sleep 2  # a first counter sweep, so that the injected errors show up as a delta
-echo "   faults injected on the ibsim console:"
-echo '     Unlink "leaf003"[4]   and   PerformanceSet "leaf004"[2] PortCounters.SymbolErrorCounter=4000'
-sim_console 'Unlink "leaf003"[4]'
-sim_console 'PerformanceSet "leaf004"[2] PortCounters.SymbolErrorCounter=4000'
-sleep 3
-echo
-echo "   \$ ibwarden events --config ibwarden.yaml --since 1m"
-"$bin" events --config "$lab/ibwarden.yaml" --since 1m | grep -v ' trap ' | sed 's/^/   /'
-echo
-echo "   \$ ibwarden ports --config ibwarden.yaml --node leaf004 --format json   (port 2)"
-"$bin" ports --config "$lab/ibwarden.yaml" --node leaf004 --format json |
-  python3 -c 'import json,sys; p=[x for x in json.load(sys.stdin) if x["port"]==2][0]; print(json.dumps({k:p[k] for k in ("node","port","peer_node","cable_id","state")} | {"SymbolErrorCounter": p["counters"]["SymbolErrorCounter"], "delta": p["deltas"].get("SymbolErrorCounter"), "rate_per_s": p["rates"].get("SymbolErrorCounter")}, indent=1))' |
-  sed 's/^/   /'
-
-echo
-echo "== 5. Auto-disable: rules and the guard in enforce mode (config reloaded with SIGHUP)"
-cat >>"$lab/ibwarden.yaml" <<YAML
 rules:
   file: $root/config/rules.yaml
 actions:
   mode: enforce
+workorders:
+  verify_after: 2m
+web:
+  listen: 127.0.0.1:$port
+  tokens_file: $lab/tokens
 YAML
-kill -HUP "$daemon"
-until grep -q '"configuration reloaded"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
-sleep 2
-echo '   fault injected: PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000  (an uplink)'
-sim_console 'PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000'
-until "$bin" decisions --config "$lab/ibwarden.yaml" | grep -q leaf005; do sleep 0.2; done
-echo
-echo "   \$ ibwarden decisions --config ibwarden.yaml"
-"$bin" decisions --config "$lab/ibwarden.yaml" | sed 's/^/   /'
-echo "   \$ ibwarden workorders --config ibwarden.yaml"
-"$bin" workorders --config "$lab/ibwarden.yaml" | sed 's/^/   /'
-echo "   read back with the stock tool, over the directed route ibwarden used:"
-dr=$("$bin" decisions --config "$lab/ibwarden.yaml" --format json |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["evidence"].get("address","").removeprefix("DR path "))')
-echo "   \$ smpquery -D portinfo $dr 10"
-sim_run smpquery -D portinfo "$dr" 10 2>/dev/null | grep -E "^(LinkState|PhysLinkState)" | sed 's/^/     /' || true
-echo "   a technician reseats the cable and brings the link back:"
-echo "   \$ ibwarden enable --config ibwarden.yaml --port leaf005/10 --reason \"reseated\""
-sim_run "$bin" enable --config "$lab/ibwarden.yaml" --port leaf005/10 --reason "reseated" 2>/dev/null |
-  sed 's/^/   /' || true
-"$bin" workorders --config "$lab/ibwarden.yaml" | grep -A1 "C-leaf005-10" | sed 's/^/   /'
-kill "$daemon"; wait "$daemon" 2>/dev/null || true
-((keep)) && echo "   lab kept in $lab"
-exit 0
+"$bin" check-config --config "$lab/ibwarden.yaml" >/dev/null
+(cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run \
+  --config "$lab/ibwarden.yaml" 2>"$lab/daemon.log") &
+daemon=$!
+until grep -q '"web API listening"' "$lab/daemon.log" 2>/dev/null; do
+  kill -0 "$daemon" 2>/dev/null || { echo "ibwarden run failed:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
+  sleep 0.1
+done
+web_port=$(grep -m1 '"web API listening"' "$lab/daemon.log" | sed -E 's/.*"port":([0-9]+).*/\1/')
+url="http://127.0.0.1:$web_port/"
+until grep -q '"fabric discovered"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
+curl -sf -X POST -H "Authorization: Bearer $operator" "${url}api/v1/audit" >/dev/null ||
+  say "the first audit failed (see $lab/daemon.log)"
+
+cat <<EOF
+
+  Dashboard:  $url
+  Tokens (paste one to sign in; the file is $lab/tokens):
+    viewer    $viewer
+    operator  $operator
+    admin     $admin
+  Logs: $lab/daemon.log   Store: $lab/ibwarden.db   Config: $lab/ibwarden.yaml
+
+EOF
+if [[ -n $ready_file ]]; then
+  umask 077
+  printf 'url=%s\nviewer=%s\noperator=%s\nadmin=%s\nconsole=%s\nlab=%s\nconfig=%s\n' \
+    "$url" "$viewer" "$operator" "$admin" "$SIM_DIR/console" "$lab" "$lab/ibwarden.yaml" \
+    >"$ready_file.tmp"
+  mv "$ready_file.tmp" "$ready_file"
+  umask 022
+fi
+
+started=$SECONDS
+# at SECONDS_AFTER_START "what" console-command...: the fault schedule.
+schedule=(
+  '20|symbol errors on the uplink leaf005/10 (the rules disable it)|PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000'
+  '45|a few symbol errors on leaf002/11 (below the thresholds: heat on the grid only)|PerformanceSet "leaf002"[11] PortCounters.SymbolErrorCounter=12'
+  '60|the host link leaf006/2 flaps 5 times (the guard refuses to cut a host off)|flap "leaf006"[2]'
+  '90|the uplink leaf008/12 goes down (a planned link down)|Unlink "leaf008"[12]'
+)
+next=0
+while ((duration == 0 || SECONDS - started < duration)); do
+  if [[ $faults == on ]] && ((next < ${#schedule[@]})); then
+    IFS='|' read -r at what cmd <<<"${schedule[next]}"
+    if ((SECONDS - started >= at)); then
+      say "fault: $what"
+      if [[ $cmd == flap* ]]; then
+        target=${cmd#flap }
+        for _ in 1 2 3 4 5; do
+          sim_console "Unlink $target"; sleep 1; sim_console "ReLink $target"; sleep 1
+        done
+      else
+        sim_console "$cmd"
+      fi
+      next=$((next + 1))
+      ((next == ${#schedule[@]})) && say "all faults injected; the dashboard stays up (Ctrl-C stops)"
+    fi
+  fi
+  kill -0 "$daemon" 2>/dev/null || { echo "ibwarden run exited:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
+  sleep 1
+done
