@@ -14,6 +14,7 @@ PACKAGES=(
   # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
   ibsim-utils opensm infiniband-diags
   python3 curl  # tests: the webhook receiver, the UFM emulator, the web API client
+  chromium  # tests: the dashboard end to end in headless Chromium (tests/e2e)
   # benchmarks
   time
 )
@@ -25,14 +26,25 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if ((${#missing[@]} == 0)); then
-  echo "install-deps: all ${#PACKAGES[@]} packages present"
-  exit 0
-fi
+# Node.js drives the browser test; machines of this kind ship Node 20 (Debian's is 18, too old
+# for playwright-core): Debian's is the fallback when there is none at all.
+command -v node >/dev/null || missing+=(nodejs npm)
 
-echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The browser test's one npm package (playwright-core, pinned by package-lock.json; it uses
+# Debian's chromium and downloads no browser).
+e2e=$(cd "$(dirname "$0")/../tests/e2e" && pwd)
+if [[ ! -f $e2e/node_modules/playwright-core/package.json ]]; then
+  echo "install-deps: npm ci in tests/e2e"
+  (cd "$e2e" && npm ci --no-audit --no-fund --loglevel=error)
+fi

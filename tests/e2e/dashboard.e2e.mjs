@@ -1,0 +1,145 @@
+// End-to-end test of the dashboard in Debian's headless Chromium, driven by playwright-core.
+// tests/e2e/run.sh starts the demo fabric (scripts/demo.sh --faults off) and passes, in the
+// environment: IBW_URL, IBW_OPERATOR (token), IBW_CONSOLE (ibsim's console FIFO) and
+// IBW_E2E_OUT (where screenshots go). The test:
+//   1. opens the dashboard and signs in as an operator;
+//   2. injects symbol errors on the uplink leaf005/10 through the ibsim console and waits for
+//      the port to show up as disabled by ibwarden, without reloading the page;
+//   3. opens the port's work order from that row and checks the cable and locations;
+//   4. re-enables the port from the order page, giving a reason, and sees the order resolved
+//      and the port gone from the disabled list; the API then shows the executed enable;
+//   5. visits the port grid, the link page (chart) and the audit;
+//   6. unlinks a whole leaf and sees the burst of link-down events as one storm line.
+// Any uncaught page error or console error (a CSP violation, say) fails the test.
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const url = process.env.IBW_URL;
+const operator = process.env.IBW_OPERATOR;
+const consoleFifo = process.env.IBW_CONSOLE;
+const out = process.env.IBW_E2E_OUT || 'e2e-output';
+if (!url || !operator || !consoleFifo) {
+  console.error('dashboard.e2e.mjs: IBW_URL, IBW_OPERATOR and IBW_CONSOLE must be set (run.sh sets them)');
+  process.exit(2);
+}
+mkdirSync(out, { recursive: true });
+
+const kPort = 'leaf005/10';
+const problems = [];
+const step = (s) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}] ${s}`);
+
+function check(cond, what) {
+  if (!cond) throw new Error('check failed: ' + what);
+  step('ok: ' + what);
+}
+
+async function apiGet(path) {
+  const r = await fetch(new URL('/api/v1' + path, url), { headers: { Authorization: 'Bearer ' + operator } });
+  if (!r.ok) throw new Error(`GET ${path}: HTTP ${r.status}`);
+  return r.json();
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-quic',
+    '--no-first-run', '--disable-component-update', '--disable-sync'],
+});
+let failed = false;
+const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+let signedIn = false;  // before sign-in, the first API call's 401 is expected
+page.on('console', (m) => {
+  if (m.type() === 'error' && signedIn) problems.push('console error: ' + m.text());
+});
+try {
+  // 1. Open and sign in.
+  await page.goto(url);
+  const login = page.getByTestId('login');
+  await login.waitFor({ state: 'visible', timeout: 15000 });
+  await page.getByTestId('token-input').fill(operator);
+  await page.getByTestId('login-submit').click();
+  await login.waitFor({ state: 'hidden', timeout: 10000 });
+  signedIn = true;
+  await page.getByTestId('who').filter({ hasText: 'operator' }).waitFor({ timeout: 10000 });
+  await page.getByTestId('fabric-stats').getByText('links', { exact: true }).waitFor({ timeout: 15000 });
+  await page.getByTestId('health-status').filter({ hasText: /^(ok|degraded)$/ }).waitFor({ timeout: 30000 });
+  check(true, 'dashboard open, signed in as operator');
+  await page.screenshot({ path: `${out}/1-overview.png`, fullPage: true });
+
+  // 2. A fault: the rules disable the uplink; the open page shows it without a reload.
+  check((await page.locator(`[data-testid=disabled-port][data-port="${kPort}"]`).count()) === 0,
+    `${kPort} is not disabled before the fault`);
+  appendFileSync(consoleFifo, `PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000\n`);
+  step('fault injected: SymbolErrorCounter=5000 on ' + kPort);
+  const row = page.locator(`[data-testid=disabled-port][data-port="${kPort}"]`);
+  await row.waitFor({ timeout: 60000 });
+  check(true, `${kPort} appears as disabled by ibwarden`);
+  await page.getByTestId('feed-decision').first().waitFor({ timeout: 10000 });
+  check(true, 'the live feed shows the decision');
+  await page.screenshot({ path: `${out}/2-disabled.png`, fullPage: true });
+
+  // 3. Its work order.
+  await row.getByTestId('order-link').click();
+  const detail = page.getByTestId('order-detail');
+  await detail.getByTestId('order-cable').waitFor({ timeout: 10000 });
+  const cable = (await detail.getByTestId('order-cable').textContent()).trim();
+  check(cable === 'C-leaf005-10', `the order names the plan's cable (${cable})`);
+  const text = await detail.textContent();
+  check(text.includes('yes, by ibwarden'), 'the order says the port is disabled by ibwarden');
+  await page.screenshot({ path: `${out}/3-workorder.png`, fullPage: true });
+
+  // 4. Re-enable from the order page as an operator.
+  await detail.getByTestId('enable-button').click();
+  await page.getByTestId('reason-input').fill('reseated the cable (e2e)');
+  await page.getByTestId('confirm-action').click();
+  await page.getByTestId('confirm').waitFor({ state: 'hidden', timeout: 30000 });
+  await detail.locator('.badge.resolved').waitFor({ timeout: 15000 });
+  check(true, 'the order is resolved after the enable');
+  await page.screenshot({ path: `${out}/4-enabled.png`, fullPage: true });
+  const decisions = (await apiGet('/decisions')).decisions;
+  const enable = decisions.find((d) => d.action === 'enable' && `${d.node}/${d.port}` === kPort);
+  check(enable && enable.status === 'executed' && enable.reason.includes('reseated the cable (e2e)'),
+    'the API shows the executed enable with the reason typed in the UI');
+  await page.goto(url + '#/');
+  await page.getByTestId('disabled-ports').getByText('no port is disabled').waitFor({ timeout: 15000 });
+  check(true, 'the overview no longer lists the port as disabled');
+
+  // 5. The other pages.
+  await page.goto(url + '#/ports');
+  await page.locator('[data-testid=port-grid] .cell').first().waitFor({ timeout: 15000 });
+  const cells = await page.locator('[data-testid=port-grid] .cell').count();
+  const fabric = await apiGet('/fabric');
+  check(cells === fabric.ports, `the grid has one cell per port (${cells})`);
+  await page.screenshot({ path: `${out}/5-ports.png`, fullPage: true });
+  await page.locator(`[data-testid=port-grid] .cell[data-port="${kPort}"]`).click();
+  await page.getByTestId('counter-chart').waitFor({ timeout: 15000 });
+  check(true, 'the link page draws a counter chart');
+  await page.screenshot({ path: `${out}/6-link.png`, fullPage: true });
+  await page.goto(url + '#/audit');
+  await page.getByTestId('audit-finding').first().waitFor({ timeout: 15000 });
+  check(true, 'the audit page lists the demo fabric\'s cabling mistakes');
+  await page.screenshot({ path: `${out}/7-audit.png`, fullPage: true });
+
+  // 6. A storm: a whole leaf unlinked at once gives one grouped line, not a page of events.
+  await page.goto(url + '#/');
+  await page.getByTestId('feed').waitFor({ timeout: 10000 });
+  appendFileSync(consoleFifo, 'Unlink "leaf011"\n');
+  step('fault injected: every link of leaf011 unlinked');
+  const storm = page.getByTestId('feed-storm').first();
+  await storm.waitFor({ timeout: 30000 });
+  const summary = await storm.locator('summary').textContent();
+  check(/^\d+ events from \w+ in [\d.]+ s on \d+ nodes: .*link_down/.test(summary),
+    `the feed groups the leaf's link-down storm (${summary})`);
+  await page.screenshot({ path: `${out}/8-storm.png`, fullPage: true });
+  check(problems.length === 0, 'no page or console errors' + (problems.length ? ': ' + problems.join('; ') : ''));
+} catch (e) {
+  failed = true;
+  console.error('FAILED:', e.message);
+  if (problems.length) console.error(problems.join('\n'));
+  await page.screenshot({ path: `${out}/failure.png`, fullPage: true }).catch(() => {});
+} finally {
+  await browser.close();
+}
+console.log(`screenshots in ${out}`);
+process.exit(failed ? 1 : 0);
