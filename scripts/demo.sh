@@ -4,25 +4,27 @@
 # schedule, and the on-call dashboard served at http://127.0.0.1:8080/ until Ctrl-C.
 #
 # Usage: scripts/demo.sh [--port N] [--faults on|off] [--duration S] [--ready-file F]
-#                        [--no-build] [--keep] [--tour]
+#                        [--large] [--no-build] [--keep] [--tour]
 #   --port N        web port (default 8080; 0 = any free port, printed)
 #   --faults off    inject nothing (the end-to-end test injects its own)
 #   --duration S    stop after S seconds (default: run until Ctrl-C)
 #   --ready-file F  when the dashboard is up, write "KEY=VALUE" lines (url, tokens, console
 #                   FIFO, lab directory, config) to F for scripts driving the demo
+#   --large         1,072 nodes (32 leaves x 32 hosts, 16 spines, 3,072 ports) instead of 112
 #   --no-build      use the binaries already built in ${BUILD_DIR:-build}
 #   --keep          leave the lab directory (store, logs) for inspection
 #   --tour          the step-by-step CLI tour instead (scripts/demo_tour.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-port=8080 faults=on duration=0 ready_file="" build=1 keep=0
+port=8080 faults=on duration=0 ready_file="" build=1 keep=0 large=0
 while (($#)); do
   case $1 in
     --port) port=$2; shift 2 ;;
     --faults) faults=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;;
     --ready-file) ready_file=$2; shift 2 ;;
+    --large) large=1; shift ;;
     --no-build) build=0; shift ;;
     --keep) keep=1; shift ;;
     --tour) shift; exec scripts/demo_tour.sh "$@" ;;
@@ -52,9 +54,12 @@ trap 'exit 0' INT TERM
 say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 # 12 leaves x 8 hosts, 4 spines: 112 nodes; leaf ports 1-8 go to hosts, 9-12 to the spines.
-"$gen" --out "$lab" --leaves 12 --spines 4 --hosts-per-leaf 8 \
-  --swap 1 --misplug 1 --degrade 1 --seed 7 >/dev/null
-say "fabric: 12 leaves, 4 spines, 96 hosts, $(($(wc -l <"$lab/plan.csv") - 1)) planned cables (a few miswired)"
+leaves=12 spines=4 hosts=8
+((large)) && leaves=32 spines=16 hosts=32
+"$gen" --out "$lab" --leaves $leaves --spines $spines --hosts-per-leaf $hosts \
+  --swap 1 --misplug 1 --degrade 1 --seed 7 >/dev/null 2>&1
+say "fabric: $leaves leaves, $spines spines, $((leaves * hosts)) hosts," \
+  "$(($(wc -l <"$lab/plan.csv") - 1)) planned cables (a few miswired)"
 sim_start "$lab/net" "$lab/sim"
 say "ibsim + OpenSM: subnet up"
 
@@ -120,11 +125,13 @@ fi
 
 started=$SECONDS
 # at SECONDS_AFTER_START "what" console-command...: the fault schedule.
+# Uplinks are the leaf ports after the hosts: 9-12 (10 = the second uplink), 33-48 with --large.
+up=$((hosts + 2))
 schedule=(
-  '20|symbol errors on the uplink leaf005/10 (the rules disable it)|PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000'
-  '45|a few symbol errors on leaf002/11 (below the thresholds: heat on the grid only)|PerformanceSet "leaf002"[11] PortCounters.SymbolErrorCounter=12'
+  "20|symbol errors on the uplink leaf005/$up (the rules disable it)|PerformanceSet \"leaf005\"[$up] PortCounters.SymbolErrorCounter=5000"
+  "45|a few symbol errors on leaf002/$((up + 1)) (below the thresholds: heat on the grid only)|PerformanceSet \"leaf002\"[$((up + 1))] PortCounters.SymbolErrorCounter=12"
   '60|the host link leaf006/2 flaps 5 times (the guard refuses to cut a host off)|flap "leaf006"[2]'
-  '90|the uplink leaf008/12 goes down (a planned link down)|Unlink "leaf008"[12]'
+  "90|the uplink leaf008/$((up + 2)) goes down (a planned link down)|Unlink \"leaf008\"[$((up + 2))]"
 )
 next=0
 while ((duration == 0 || SECONDS - started < duration)); do
