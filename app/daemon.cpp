@@ -463,7 +463,7 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   if (rt.cfg.web.enabled) start_web(rt);
   spawn(watcher_loop);
   if (rt.ufm) {  // UFM Telemetry, when configured, replaces the MAD sweep
-    rt.ufm->resume(rt.db->cursor("ufm"));
+    rt.ufm->resume(rt.db->cursor("ufm"), rt.db->cursor("ufm_alarms"), rt.db->ufm_ports());
     spawn([](Runtime& r) { r.ufm->run_events(ufm_hooks(r)); });
     if (rt.ufm->has_telemetry()) spawn([](Runtime& r) { r.ufm->run_telemetry(ufm_hooks(r)); });
     if (rt.cfg.ufm->event_log) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "app/logger.h"
+#include "app/ufm_inventory.h"
 #include "app/ufm_setup.h"
 #include "ingest/counter_tracker.h"
 #include "ingest/ufm_poller.h"
@@ -14,7 +15,9 @@
 namespace ibw::app {
 namespace ufm_source_detail {
 
-constexpr int kPortIndexEvery = 60;  // polls between refreshes of UFM's port list
+// Events polls between reads of GET /resources/ports and /resources/links (the first poll
+// reads them too): once a minute at the default 10 s poll_interval. See ufm_inventory.h.
+constexpr int kInventoryEvery = 6;
 constexpr auto kTopologyWait = std::chrono::seconds(30);
 
 // Display names from the fabric (UFM names hosts by node description, switches by its own
@@ -33,6 +36,28 @@ void name_events(const Topology* topo, std::vector<ingest::Event>& events) {
 
 bool is_link_event(const ingest::Event& e) {
   return e.kind == ingest::kind::link_down || e.kind == ingest::kind::link_up;
+}
+
+bool has_rows(const store::WriteBatch& b) {
+  return !b.events.empty() || !b.ufm_ports.empty() || !b.ufm_ports_removed.empty() ||
+         !b.cursors.empty();
+}
+
+void log_inventory(const char* msg, const UfmInventoryResult& r, bool ports) {
+  nlohmann::json fields = {{ports ? "ports" : "alarms", r.listed},
+                           {ports ? "changed" : "raised", r.changed},
+                           {ports ? "removed" : "cleared", r.removed},
+                           {"events", r.batch.events.size()}};
+  if (ports) fields["links"] = r.links;
+  if (!r.error.empty()) fields["error"] = r.error;
+  log(r.changed || r.removed || !r.error.empty() ? LogLevel::info : LogLevel::debug, msg,
+      std::move(fields));
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
 }
 
 }  // namespace ufm_source_detail
@@ -82,30 +107,37 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
   ingest::UfmPollerOptions po;
   po.time.utc_offset_s = u.utc_offset_s;
   ingest::UfmEventPoller poller(*client_, po, cursor_);
+  UfmInventory inventory(*client_, po.time, alarm_cursor_, ufm_ports_);
+  ufm_ports_.clear();
   std::string stored_cursor = cursor_.value_or("");
   int polls = 0;
   auto begun = std::chrono::steady_clock::now();
   while (*hooks.running) {
     // Wait a little for the first discovery, so events get fabric names and cables; UFM
     // keeps its events, and a fabric that cannot be discovered must not stop this source.
-    if (!hooks.topology() && std::chrono::steady_clock::now() - begun < d::kTopologyWait) {
+    auto topo = hooks.topology();
+    if (!topo && std::chrono::steady_clock::now() - begun < d::kTopologyWait) {
       nap(hooks, 100'000);
       continue;
     }
     auto started = std::chrono::steady_clock::now();
-    if (polls++ % d::kPortIndexEvery == 0) {
-      auto ports = client_->ports();
-      if (ports.ok())
-        poller.set_port_index(
-            std::make_shared<const ingest::UfmPortIndex>(std::move(ports.parsed.items)));
-      else
+    std::vector<std::string> errors;  // of this cycle, for health
+    if (polls++ % d::kInventoryEvery == 0) {
+      UfmInventoryResult ports = inventory.poll_ports(topo.get(), clock_.now_us());
+      if (!ports.error.empty()) errors.push_back(ports.error);
+      if (ports.ok) {
+        poller.set_port_index(inventory.index());
+        d::log_inventory("ufm ports polled", ports, true);
+        if (d::has_rows(ports.batch) && !hooks.push(std::move(ports.batch))) return;
+      } else {
         polls = 0;  // try again next poll
+      }
     }
     ingest::UfmPollResult r = poller.poll();
-    report(hooks, "ufm", client_->health(), r.error);
+    if (!r.ok) errors.push_back(r.error);
     if (r.ok) {
-      auto topo = hooks.topology();
       d::name_events(topo.get(), r.events);
+      inventory.fill_peers(topo.get(), r.events);
       std::vector<ingest::Event> links;
       for (const auto& e : r.events)
         if (d::is_link_event(e)) links.push_back(e);
@@ -132,6 +164,17 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
         if (topo) hooks.evaluate(topo);
       }
     }
+    UfmInventoryResult alarms = inventory.poll_alarms(topo.get(), clock_.now_us());
+    if (alarms.ok) {
+      d::log_inventory("ufm alarms polled", alarms, false);
+      if (d::has_rows(alarms.batch) && !hooks.push(std::move(alarms.batch))) return;
+    } else {
+      errors.push_back(alarms.error);
+    }
+    ingest::ServiceHealth h = client_->health();
+    if (!errors.empty() && h.state == ingest::HealthState::ok)
+      h.state = ingest::HealthState::degraded;
+    report(hooks, "ufm", h, errors.empty() ? h.last_error : d::joined(errors));
     auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
                      std::chrono::steady_clock::now() - started)
                      .count();

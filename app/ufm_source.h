@@ -12,8 +12,15 @@
 //  - link_down / link_up events go to the rule runner like OpenSM's, so UFM flaps count for
 //    link_flap (RuleRunner drops the same port's same-direction report from another source
 //    within a few seconds, so a flap seen by OpenSM and UFM counts once; rule_runner.h);
-//  - GET /resources/ports is read at start and every 60 polls (UfmPortIndex) to turn port
-//    labels in event text into port numbers.
+//  - UFM's resources are polled on the same thread and client (app/ufm_inventory.h):
+//    GET /app/alarms after every events poll (ufm_alarm / ufm_alarm_cleared events, open set
+//    in cursor "ufm_alarms"); GET /resources/ports and /resources/links before the first poll
+//    and every kInventoryEvery-th (6) poll after it (UFM's view of each port in the store's
+//    ufm_ports, high_ber events, the port index that turns labels in event text into
+//    numbers, peers for events where the topology has none).
+//  - Health is reported once per poll cycle: the client's state after the cycle, but at
+//    least degraded when any call of the cycle failed (the errors joined as detail), so a
+//    failing endpoint is not hidden by a later call that succeeded.
 // Telemetry (run_telemetry), when ufm.telemetry.primary is set and counters.enabled: every
 // counters.interval the primary endpoint (the secondary when the primary fails) is parsed
 // into CounterSamples and fed through the MAD sweep's path: CounterTracker deltas ->
@@ -40,6 +47,7 @@
 #include "config/config.h"
 #include "ingest/clock.h"
 #include "ingest/ufm_client.h"
+#include "ingest/ufm_port_state.h"
 #include "store/store.h"
 
 namespace ibw::app {
@@ -74,8 +82,14 @@ class UfmSource {
   explicit UfmSource(const config::Config& cfg);
   ~UfmSource();
 
-  // The stored cursor to resume from (before run_events).
-  void resume(std::optional<std::string> cursor) { cursor_ = std::move(cursor); }
+  // What the store kept from the previous run (before run_events): the events cursor
+  // ("ufm"), the open alarms ("ufm_alarms") and UFM's port view (Store::ufm_ports()).
+  void resume(std::optional<std::string> cursor, std::optional<std::string> alarm_cursor = {},
+              std::vector<ingest::UfmPortState> ufm_ports = {}) {
+    cursor_ = std::move(cursor);
+    alarm_cursor_ = std::move(alarm_cursor);
+    ufm_ports_ = std::move(ufm_ports);
+  }
   bool has_telemetry() const { return telemetry_ != nullptr; }
 
   // Thread bodies; each returns when *hooks.running turns false.
@@ -93,6 +107,8 @@ class UfmSource {
   std::unique_ptr<ingest::UfmClient> telemetry_;           // primary; null = no telemetry
   std::unique_ptr<ingest::UfmClient> telemetry_fallback_;  // secondary; may be null
   std::optional<std::string> cursor_;
+  std::optional<std::string> alarm_cursor_;
+  std::vector<ingest::UfmPortState> ufm_ports_;
 };
 
 }  // namespace ibw::app

@@ -40,6 +40,10 @@ inline constexpr std::string_view width_degraded = "width_degraded";        // 1
 inline constexpr std::string_view cable = "cable";                          // 1500-1503
 inline constexpr std::string_view ufm_event = "ufm_event";                  // any other type
 inline constexpr std::string_view storm = "ufm_storm";  // a grouped burst (ufm_storm.h)
+// From UFM's resources rather than its events (ufm_port_state.h, ufm_alarm_tracker.h).
+inline constexpr std::string_view high_ber_cleared = "high_ber_cleared";  // port view
+inline constexpr std::string_view alarm = "ufm_alarm";                    // GET /app/alarms
+inline constexpr std::string_view alarm_cleared = "ufm_alarm_cleared";    // left the list
 }  // namespace ufm_kind
 
 enum class UfmSchema : uint8_t {

@@ -5,6 +5,7 @@
 
 #include "fabric/model.h"
 #include "fabric/speed.h"
+#include "ingest/ufm_resources.h"
 
 namespace ibw::store {
 
@@ -35,6 +36,25 @@ nlohmann::ordered_json event_json(const StoredEvent& se) {
   j["peer_port"] = e.peer_port;
   j["cable_id"] = e.cable_id;
   j["message"] = e.message;
+  return j;
+}
+
+nlohmann::ordered_json ufm_port_json(const ingest::UfmPortState& u, int our_state) {
+  nlohmann::ordered_json j;
+  j["name"] = u.name;
+  j["state"] = u.logical_state;
+  j["phys_state"] = u.physical_state;
+  j["speed"] = u.speed;
+  j["width"] = u.width;
+  j["high_ber_severity"] = u.high_ber_severity.empty() ? "N/A" : u.high_ber_severity;
+  j["severity"] = u.severity;
+  j["peer_node"] = u.peer_node;
+  j["peer_guid"] = u.peer_guid ? fabric::format_guid(u.peer_guid) : "";
+  j["peer_port"] = u.peer_port;
+  j["peer_from"] = u.peer_from;
+  const int theirs = ingest::ufm_logical_state(u.logical_state);
+  j["state_differs"] = our_state != 0 && theirs != 0 && our_state != theirs;
+  j["since"] = iso_time(u.since_us);
   return j;
 }
 
@@ -69,6 +89,7 @@ nlohmann::ordered_json port_json(const PortRecord& p) {
   j["saturated"] = saturated;
   j["counters_time"] = iso_time(p.counters.time_us);
   j["last_change"] = iso_time(p.last_change_us);
+  if (p.ufm) j["ufm"] = ufm_port_json(*p.ufm, p.state);
   return j;
 }
 

@@ -180,7 +180,32 @@ CREATE TABLE disabled_ports (
   PRIMARY KEY (node_guid, port)
 ) WITHOUT ROWID;
 )sql"},
-    // {3, "...", R"sql(ALTER TABLE ...)sql"},
+    // UFM's view of each port (ingest/ufm_port_state.h), from GET /resources/ports and
+    // /resources/links; keyed like ports, joined to it by ports(). Texts are as UFM writes
+    // them ("" when absent).
+    {3, "ufm_ports: UFM's view of each port", R"sql(
+CREATE TABLE ufm_ports (
+  node_guid INTEGER NOT NULL,
+  port INTEGER NOT NULL,
+  name TEXT NOT NULL,                    -- UFM's port name "<guid>_<num>"
+  system_guid INTEGER NOT NULL,
+  system_name TEXT NOT NULL,
+  dname TEXT NOT NULL,                   -- UFM's label ("1/17/1" or the number)
+  logical_state TEXT NOT NULL,           -- Active, Down, Init, Armed
+  physical_state TEXT NOT NULL,          -- "Link Up", Polling, Disabled, ...
+  speed TEXT NOT NULL,                   -- active; "" when down
+  width TEXT NOT NULL,                   -- active ("4x"); "" when down
+  high_ber_severity TEXT NOT NULL,       -- "" (UFM's N/A), warning, error
+  severity TEXT NOT NULL,
+  peer_guid INTEGER NOT NULL,            -- 0 when UFM knows no peer
+  peer_port INTEGER NOT NULL,
+  peer_node TEXT NOT NULL,
+  peer_from TEXT NOT NULL,               -- links | ports | ""
+  since_us INTEGER NOT NULL,             -- when ibwarden first saw the port as it is now
+  PRIMARY KEY (node_guid, port)
+) WITHOUT ROWID;
+)sql"},
+    // {4, "...", R"sql(ALTER TABLE ...)sql"},
 };
 
 int32_t application_id(sqlite_detail::Db& db) {

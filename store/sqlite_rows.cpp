@@ -19,12 +19,51 @@ constexpr const char* kPortColumns =
     "counters_valid, counters_saturated, counters_extended, rates, rates_valid, deltas, "
     "deltas_valid, deltas_at_least, last_change_us";
 constexpr int kPortColumnCount = 25;
+constexpr const char* kUfmPortColumns =
+    "node_guid, port, name, system_guid, system_name, dname, logical_state, physical_state, "
+    "speed, width, high_ber_severity, severity, peer_guid, peer_port, peer_node, peer_from, "
+    "since_us";
+constexpr int kUfmPortColumnCount = 17;
 
 namespace rows_detail {
 
 std::string placeholders(int n) {
   std::string s;
   for (int i = 1; i <= n; ++i) s += (i > 1 ? ", ?" : "?") + std::to_string(i);
+  return s;
+}
+
+// "a, b" with prefix "p." -> "p.a, p.b".
+std::string prefixed(const std::string& cols, const std::string& prefix) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < cols.size()) {
+    size_t comma = cols.find(',', pos);
+    if (comma == std::string::npos) comma = cols.size();
+    std::string c = cols.substr(pos, comma - pos);
+    c.erase(0, c.find_first_not_of(' '));
+    out += (out.empty() ? "" : ", ") + prefix + c;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+// "INSERT ... ON CONFLICT (node_guid, port) DO UPDATE SET <every other column>".
+std::string upsert_by_port(const std::string& table, const std::string& cols, int count) {
+  std::string s = "INSERT INTO " + table + " (" + cols + ") VALUES (" + placeholders(count) +
+                  ") ON CONFLICT (node_guid, port) DO UPDATE SET ";
+  bool first = true;
+  size_t pos = 0;
+  while (pos < cols.size()) {
+    size_t comma = cols.find(',', pos);
+    if (comma == std::string::npos) comma = cols.size();
+    std::string c = cols.substr(pos, comma - pos);
+    c.erase(0, c.find_first_not_of(' '));
+    pos = comma + 1;
+    if (c == "node_guid" || c == "port") continue;
+    s += (first ? "" : ", ") + c + " = excluded." + c;
+    first = false;
+  }
   return s;
 }
 
@@ -53,34 +92,28 @@ const std::string& insert_event_sql() {
 }
 
 const std::string& upsert_port_sql() {
-  static const std::string sql = [] {
-    std::string s = std::string("INSERT INTO ports (") + kPortColumns + ") VALUES (" +
-                    placeholders(kPortColumnCount) +
-                    ") ON CONFLICT (node_guid, port) DO UPDATE SET ";
-    std::string cols = kPortColumns;
-    bool first = true;
-    size_t pos = 0;
-    while (pos < cols.size()) {
-      size_t comma = cols.find(',', pos);
-      if (comma == std::string::npos) comma = cols.size();
-      std::string c = cols.substr(pos, comma - pos);
-      c.erase(0, c.find_first_not_of(' '));
-      pos = comma + 1;
-      if (c == "node_guid" || c == "port") continue;
-      s += (first ? "" : ", ") + c + " = excluded." + c;
-      first = false;
-    }
-    return s;
-  }();
+  static const std::string sql = upsert_by_port("ports", kPortColumns, kPortColumnCount);
+  return sql;
+}
+
+const std::string& upsert_ufm_port_sql() {
+  static const std::string sql = upsert_by_port("ufm_ports", kUfmPortColumns, kUfmPortColumnCount);
+  return sql;
+}
+
+const std::string& select_ufm_ports_sql() {
+  static const std::string sql =
+      std::string("SELECT ") + kUfmPortColumns + " FROM ufm_ports ORDER BY node_guid, port";
   return sql;
 }
 
 const std::string& select_ports_sql(bool filtered) {
-  static const std::string all =
-      std::string("SELECT ") + kPortColumns + " FROM ports ORDER BY node, port, node_guid";
-  static const std::string some = std::string("SELECT ") + kPortColumns +
-                                  " FROM ports WHERE node = ?1 OR node_guid = ?2"
-                                  " ORDER BY node, port, node_guid";
+  static const std::string from =
+      "SELECT " + prefixed(kPortColumns, "p.") + ", " + prefixed(kUfmPortColumns, "u.") +
+      " FROM ports p LEFT JOIN ufm_ports u ON u.node_guid = p.node_guid AND u.port = p.port";
+  static const std::string order = " ORDER BY p.node, p.port, p.node_guid";
+  static const std::string all = from + order;
+  static const std::string some = from + " WHERE p.node = ?1 OR p.node_guid = ?2" + order;
   return filtered ? some : all;
 }
 
@@ -155,6 +188,49 @@ void bind_port(Statement& s, const PortRecord& p) {
   s.bind(25, p.last_change_us);
 }
 
+void bind_ufm_port(Statement& s, const ingest::UfmPortState& u) {
+  s.bind_u64(1, u.node_guid);
+  s.bind(2, int64_t{u.port});
+  s.bind(3, u.name);
+  s.bind_u64(4, u.system_guid);
+  s.bind(5, u.system_name);
+  s.bind(6, u.dname);
+  s.bind(7, u.logical_state);
+  s.bind(8, u.physical_state);
+  s.bind(9, u.speed);
+  s.bind(10, u.width);
+  s.bind(11, u.high_ber_severity);
+  s.bind(12, u.severity);
+  s.bind_u64(13, u.peer_guid);
+  s.bind(14, int64_t{u.peer_port});
+  s.bind(15, u.peer_node);
+  s.bind(16, u.peer_from);
+  s.bind(17, u.since_us);
+}
+
+ingest::UfmPortState read_ufm_port(const Statement& s, int first) {
+  ingest::UfmPortState u;
+  int c = first;
+  u.node_guid = s.column_u64(c++);
+  u.port = s.column_int(c++);
+  u.name = s.column_text(c++);
+  u.system_guid = s.column_u64(c++);
+  u.system_name = s.column_text(c++);
+  u.dname = s.column_text(c++);
+  u.logical_state = s.column_text(c++);
+  u.physical_state = s.column_text(c++);
+  u.speed = s.column_text(c++);
+  u.width = s.column_text(c++);
+  u.high_ber_severity = s.column_text(c++);
+  u.severity = s.column_text(c++);
+  u.peer_guid = s.column_u64(c++);
+  u.peer_port = s.column_int(c++);
+  u.peer_node = s.column_text(c++);
+  u.peer_from = s.column_text(c++);
+  u.since_us = s.column_int64(c++);
+  return u;
+}
+
 StoredEvent read_event(const Statement& s) {
   StoredEvent out;
   out.id = s.column_int64(0);
@@ -204,6 +280,7 @@ PortRecord read_port(const Statement& s) {
   p.deltas_valid = static_cast<uint32_t>(s.column_int64(22));
   p.deltas_at_least = static_cast<uint32_t>(s.column_int64(23));
   p.last_change_us = s.column_int64(24);
+  if (!s.is_null(kPortColumnCount)) p.ufm = read_ufm_port(s, kPortColumnCount);
   return p;
 }
 

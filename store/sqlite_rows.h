@@ -16,7 +16,10 @@ namespace ibw::store::rows {
 
 const std::string& insert_event_sql();
 const std::string& upsert_port_sql();
+// Ports with their ufm_ports row (LEFT JOIN; read_port fills PortRecord::ufm).
 const std::string& select_ports_sql(bool filtered);  // filtered: ?1 node name, ?2 guid
+const std::string& upsert_ufm_port_sql();
+const std::string& select_ufm_ports_sql();
 
 // Which form of the events query to run; see select_events_sql().
 enum class EventPlan { by_id, by_time, by_node, by_port };
@@ -26,6 +29,9 @@ const std::string& select_events_sql(EventPlan plan);
 
 void bind_event(sqlite_detail::Statement& s, const ingest::Event& e);
 void bind_port(sqlite_detail::Statement& s, const PortRecord& p);
+void bind_ufm_port(sqlite_detail::Statement& s, const ingest::UfmPortState& u);
+// The ufm_ports columns starting at column `first` (select_ufm_ports_sql: 0).
+ingest::UfmPortState read_ufm_port(const sqlite_detail::Statement& s, int first);
 StoredEvent read_event(const sqlite_detail::Statement& s);
 PortRecord read_port(const sqlite_detail::Statement& s);
 

@@ -77,8 +77,9 @@ WriteResult SqliteStore::write(const WriteBatch& batch) {
   fail_at_row_ = std::exchange(fail_after_rows_, 0);
   rows_written_ = 0;
   if (batch.events.empty() && batch.samples.empty() && batch.ports.empty() &&
-      batch.cursors.empty() && batch.decisions.empty() && batch.workorders.empty() &&
-      batch.disabled_add.empty() && batch.disabled_remove.empty())
+      batch.ufm_ports.empty() && batch.ufm_ports_removed.empty() && batch.cursors.empty() &&
+      batch.decisions.empty() && batch.workorders.empty() && batch.disabled_add.empty() &&
+      batch.disabled_remove.empty())
     return result;
   check_writable();
   try {
@@ -134,6 +135,25 @@ void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {
     }
   }
   {
+    auto s = db_.query(rows::upsert_ufm_port_sql());
+    for (const ingest::UfmPortState& u : batch.ufm_ports) {
+      rows::bind_ufm_port(*s, u);
+      s->run();
+      s->reset();
+      row_written();
+    }
+  }
+  {
+    auto s = db_.query("DELETE FROM ufm_ports WHERE node_guid = ?1 AND port = ?2");
+    for (const auto& [guid, port] : batch.ufm_ports_removed) {
+      s->bind_u64(1, guid);
+      s->bind(2, int64_t{port});
+      s->run();
+      s->reset();
+      row_written();
+    }
+  }
+  {
     auto s = db_.query(
         "INSERT INTO cursors (source, value) VALUES (?1, ?2) "
         "ON CONFLICT (source) DO UPDATE SET value = excluded.value");
@@ -178,6 +198,13 @@ std::vector<PortRecord> SqliteStore::ports(const std::string& node_filter) {
   }
   std::vector<PortRecord> out;
   while (s->step()) out.push_back(rows::read_port(*s));
+  return out;
+}
+
+std::vector<ingest::UfmPortState> SqliteStore::ufm_ports() {
+  auto s = db_.query(rows::select_ufm_ports_sql());
+  std::vector<ingest::UfmPortState> out;
+  while (s->step()) out.push_back(rows::read_ufm_port(*s, 0));
   return out;
 }
 

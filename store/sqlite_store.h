@@ -1,6 +1,7 @@
 // SqliteStore: the Store behind Store::open(). Internal to store/ and its tests; everything
-// else uses the Store interface. Events, samples, ports and cursors are in sqlite_store.cpp,
-// compaction in sqlite_compact.cpp, remediation records in sqlite_remedy.cpp.
+// else uses the Store interface. Events, samples, ports (with UFM's view, ufm_ports) and
+// cursors are in sqlite_store.cpp, compaction in sqlite_compact.cpp, remediation records in
+// sqlite_remedy.cpp.
 //
 // Connection settings (read-write):
 // - journal_mode=WAL: readers (CLI, web API) never block the writer and never see a partial
@@ -41,6 +42,7 @@ class SqliteStore : public Store {
   WriteResult write(const WriteBatch& batch) override;
   std::vector<StoredEvent> events(const EventQuery& q) override;
   std::vector<PortRecord> ports(const std::string& node_filter = "") override;
+  std::vector<ingest::UfmPortState> ufm_ports() override;
   std::optional<std::string> cursor(const std::string& source) override;
   std::vector<ingest::CounterSample> samples(uint64_t node_guid, int port,
                                              int64_t since_us) override;
@@ -60,9 +62,9 @@ class SqliteStore : public Store {
 
   // Test hook: the next write() throws StoreError right after storing its n-th row, as a
   // failure midway would. Rows are counted from 1 in write order: events, samples, ports,
-  // cursors, decisions, work orders (each batch order counts one row, changed or not, and its
-  // outbox item, when one is added, the next), disabled_add, disabled_remove. Skipped
-  // duplicates count too. 0 disables it. One-shot.
+  // ufm_ports, ufm_ports_removed, cursors, decisions, work orders (each batch order counts one
+  // row, changed or not, and its outbox item, when one is added, the next), disabled_add,
+  // disabled_remove. Skipped duplicates count too. 0 disables it. One-shot.
   void fail_write_after_rows_for_testing(size_t n) { fail_after_rows_ = n; }
 
  private:

@@ -23,6 +23,7 @@
 
 #include "ingest/counters.h"
 #include "ingest/event.h"
+#include "ingest/ufm_port_state.h"
 #include "store/remedy.h"
 
 namespace ibw::store {
@@ -58,6 +59,9 @@ struct PortRecord {
   uint32_t deltas_valid = 0;
   uint32_t deltas_at_least = 0;  // bit i: saturated, the true delta may be larger
   int64_t last_change_us = 0;    // last state change seen
+  // UFM's view of the port (table ufm_ports), when UFM reported it. Read only: ports() fills
+  // it from the ufm_ports row of the same node GUID and port; writes of `ports` ignore it.
+  std::optional<ingest::UfmPortState> ufm;
 };
 
 struct EventQuery {
@@ -72,7 +76,10 @@ struct EventQuery {
 struct WriteBatch {
   std::vector<ingest::Event> events;
   std::vector<ingest::CounterSample> samples;
-  std::vector<PortRecord> ports;                             // upserted by (node_guid, port)
+  std::vector<PortRecord> ports;  // upserted by (node_guid, port)
+  // UFM's view of ports (ingest/ufm_port_state.h): upserted, then removed, by (node_guid, port).
+  std::vector<ingest::UfmPortState> ufm_ports;
+  std::vector<std::pair<uint64_t, int>> ufm_ports_removed;
   std::vector<std::pair<std::string, std::string>> cursors;  // source name -> opaque cursor
 
   // Remediation (store/remedy.h).
@@ -175,6 +182,12 @@ class Store {
   // Each is its own small transaction; an unknown id or a read-only store throws StoreError.
   virtual void outbox_delivered(int64_t id, int64_t delivered_us) = 0;
   virtual void outbox_failed(int64_t id, int64_t next_attempt_us, const std::string& error) = 0;
+
+  // UFM's view of every port it reported (table ufm_ports), by node GUID and port. Not pure
+  // virtual, for the same reason as aggregates().
+  virtual std::vector<ingest::UfmPortState> ufm_ports() {
+    throw StoreError("ufm_ports: not supported by this store");
+  }
 
   // Hourly aggregates of one port whose hour ends after since_us, oldest first. (Not pure
   // virtual so that test doubles of Store need not implement it.)

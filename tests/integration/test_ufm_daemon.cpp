@@ -1,7 +1,9 @@
 // Integration: `ibwarden run` with a ufm: section against the UFM emulator, no ibsim
 // (tests/integration/ufm_lab.h). Events of both schema generations, a 50,000-event backlog
 // and a restart, failure injection with health, port actions through UFM jobs (via: ufm)
-// with the audit event, and UFM Telemetry driving the symbol_ber rule.
+// with the audit event, UFM Telemetry driving the symbol_ber rule, and the polls of UFM's
+// alarms, ports and links (alarms stored once, UFM's port view in `ibwarden ports`, failed
+// resource polls in health).
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -161,7 +163,9 @@ TEST_CASE("ufm daemon: failures are survived with health logged and ingestion re
     CHECK(inject_and_wait(w, "leaf001", 6));
     w.emu->fail("duplicates", 3);  // every event listed twice
     CHECK(inject_and_wait(w, "leaf002", 3));
-    w.emu->fail("5xx", 15, on_events);  // five failed polls open the breaker: down
+    // Five failed calls open the breaker: down. Every REST path fails here, since a call to
+    // another endpoint that succeeds (the alarms poll of each cycle) closes the count again.
+    w.emu->fail("5xx", 18, {{"path", "/ufmRest/"}});
     CHECK(inject_and_wait(w, "leaf002", 4));
     // A UFM restart: ids start again at 1, and 60 link-up events arrive within a second. (The
     // pauses keep the old events' second apart from the storm's, and the next event out of
@@ -373,4 +377,187 @@ TEST_CASE("ufm daemon: event.log lines are tailed once across a restart", "[inte
     CHECK(from_log(w.ufm_events(), "leaf001") == 1);  // not read twice
     CHECK(d.stop() == 0);
   }
+}
+
+namespace ufm_daemon_test {
+
+std::vector<ibw::ingest::Event> of_kind(const std::vector<ibw::ingest::Event>& ev,
+                                        const std::string& kind) {
+  std::vector<ibw::ingest::Event> out;
+  for (const auto& e : ev)
+    if (e.kind == kind) out.push_back(e);
+  return out;
+}
+
+// The port's JSON from `ibwarden ports --node node --format json`; null when absent.
+json port_of(const std::string& config, const std::string& node, int port) {
+  for (const auto& p : query_json("ports", config, {"--node", node}))
+    if (p["port"] == port) return p;
+  return nullptr;
+}
+
+// Waits for a "source health" line of source ufm in `state` whose error contains `what`.
+bool wait_health(const Daemon& d, const std::string& state, const std::string& what) {
+  auto until = std::chrono::steady_clock::now() + 15s;
+  while (std::chrono::steady_clock::now() < until) {
+    for (const auto& l : log_lines(d.log(), "source health"))
+      if (l["source"] == "ufm" && l["state"] == state &&
+          l.value("error", "").find(what) != std::string::npos)
+        return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+}  // namespace ufm_daemon_test
+
+TEST_CASE("ufm daemon: an open alarm is stored once and its clearing once across a restart",
+          "[integration][ufm]") {
+  UfmLab w;
+  json alarm;
+  {
+    Daemon d = w.daemon("first.log");
+    d.start();
+    REQUIRE(d.wait_log("\"ufm alarms polled\"", 1, 15s));
+    alarm = w.emu->post("alarms", {{"port", "leaf001/3"},
+                                   {"type", 394},
+                                   {"severity", "Critical"},
+                                   {"reason", "PSU 2 failed"}});
+    w.wait_events([](const auto& e) { return count_kind(e, "ufm_alarm") > 0; }, 15s, true);
+    // It stays open over many polls, with more occurrences.
+    w.emu->post("alarms", {{"port", "leaf001/3"}, {"type", 394}, {"count", 5}});
+    int polls = static_cast<int>(log_lines(d.log(), "ufm alarms polled").size());
+    REQUIRE(d.wait_log("\"ufm alarms polled\"", polls + 5, 15s));
+    auto ev = w.ufm_events(true);
+    INFO(d.log());
+    REQUIRE(count_kind(ev, "ufm_alarm") == 1);
+    const auto* e = find_port_event(ev, "ufm_alarm", "leaf001", 3);
+    REQUIRE(e);
+    CHECK(e->severity == ibw::ingest::Severity::critical);
+    CHECK(e->peer_node == "spine001");
+    CHECK(e->peer_port == 1);
+    CHECK(e->cable_id == "C-leaf001-3");
+    CHECK(e->message.find("PSU 2 failed") != std::string::npos);
+    CHECK(w.ufm_events().empty());  // an alarm alone: no UFM event was stored
+    CHECK(d.stop() == 0);
+  }
+  // While ibwarden is stopped, the alarm clears and another one is raised.
+  w.emu->post("alarms", {{"clear", alarm["id"]}});
+  w.emu->post("alarms", {{"port", "leaf002/4"}, {"type", 394}, {"severity", "Major"}});
+  Daemon d = w.daemon("second.log");
+  d.start();
+  auto ev = w.wait_events(
+      [](const auto& e) {
+        return count_kind(e, "ufm_alarm") >= 2 && count_kind(e, "ufm_alarm_cleared") >= 1;
+      },
+      15s, true);
+  REQUIRE(d.wait_log("\"ufm alarms polled\"", 5, 15s));
+  ev = w.ufm_events(true);
+  INFO(d.log());
+  CHECK(count_kind(ev, "ufm_alarm") == 2);  // the open one was not stored again
+  REQUIRE(count_kind(ev, "ufm_alarm_cleared") == 1);
+  const auto cleared = of_kind(ev, "ufm_alarm_cleared")[0];
+  CHECK(cleared.node == "leaf001");
+  CHECK(cleared.port == 3);
+  CHECK(cleared.severity == ibw::ingest::Severity::info);
+  const auto* raised = find_port_event(ev, "ufm_alarm", "leaf002", 4);
+  REQUIRE(raised);
+  CHECK(raised->severity == ibw::ingest::Severity::error);  // Major
+  CHECK(raised->cable_id == "C-leaf002-4");
+  // As an operator sees them.
+  size_t listed = 0;
+  for (const auto& j : query_json("events", w.config))
+    listed +=
+        j["source"] == "ufm" && (j["kind"] == "ufm_alarm" || j["kind"] == "ufm_alarm_cleared");
+  CHECK(listed == 3);
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("ufm daemon: ibwarden ports shows UFM's view and high BER gives one event per change",
+          "[integration][ufm]") {
+  UfmLab w;
+  w.emu->post("port", {{"port", "leaf002/4"}, {"high_ber", "warning"}});
+  Daemon d = w.daemon();
+  d.start();
+  REQUIRE(d.wait_log("\"ufm ports polled\"", 1, 15s));
+  json p = nullptr;
+  auto until = std::chrono::steady_clock::now() + 15s;
+  while (std::chrono::steady_clock::now() < until && !(p.is_object() && p.contains("ufm"))) {
+    p = port_of(w.config, "leaf002", 4);
+    std::this_thread::sleep_for(100ms);
+  }
+  INFO(d.log());
+  REQUIRE(p.is_object());
+  REQUIRE(p.contains("ufm"));
+  const json& u = p["ufm"];
+  CHECK(u["name"] == w.port_name("leaf002", 4));
+  CHECK(u["high_ber_severity"] == "warning");
+  CHECK(u["state"] == "Active");
+  CHECK(u["phys_state"] == "Link Up");
+  CHECK(u["speed"] == "HDR");
+  CHECK(u["width"] == "4x");
+  CHECK(u["peer_node"] == "spine002");
+  CHECK(u["peer_port"] == 2);
+  CHECK(u["peer_from"] == "links");
+  CHECK(u["state_differs"] == false);
+  CHECK(p["state"] == "Active");  // our own (discovered) state is still there
+
+  auto ev = w.wait_events([](const auto& e) { return count_kind(e, "high_ber") > 0; }, 15s, true);
+  REQUIRE(count_kind(ev, "high_ber") == 1);
+  const auto* hb = find_port_event(ev, "high_ber", "leaf002", 4);
+  REQUIRE(hb);
+  CHECK(hb->severity == ibw::ingest::Severity::warning);
+  CHECK(hb->source == ibw::ingest::EventSource::ufm);
+  CHECK(hb->cable_id == "C-leaf002-4");
+
+  // UFM raises it to error and sees another port down: one more event; the state is shown.
+  w.emu->post("port", {{"port", "leaf002/4"}, {"high_ber", "error"}});
+  w.emu->post("port", {{"port", "leaf001/5"}, {"logical_state", "Down"}});
+  ev = w.wait_events([](const auto& e) { return count_kind(e, "high_ber") >= 2; }, 15s, true);
+  REQUIRE(d.wait_log("\"ufm ports polled\"", 4, 15s));  // and later polls add nothing
+  ev = w.ufm_events(true);
+  CHECK(count_kind(ev, "high_ber") == 2);
+  CHECK(count_kind(ev, "link_down") == 0);  // a UFM state change is recorded, not an event
+  auto down = port_of(w.config, "leaf001", 5);
+  REQUIRE(down.contains("ufm"));
+  CHECK(down["ufm"]["state"] == "Down");
+  CHECK(down["state"] == "Active");
+  CHECK(down["ufm"]["state_differs"] == true);
+  CHECK(port_of(w.config, "leaf002", 4)["ufm"]["high_ber_severity"] == "error");
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("ufm daemon: failed alarm port and link polls are survived and reported in health",
+          "[integration][ufm]") {
+  UfmLab w;
+  w.emu->fail("5xx", 3, {{"path", "/resources/ports"}});  // the first ports read fails
+  Daemon d = w.daemon();
+  d.start();
+  bool ports_failed = wait_health(d, "degraded", "ports: ");
+  REQUIRE(d.wait_log("\"ufm ports polled\"", 1, 15s));  // read again on the next poll
+  bool recovered = wait_health(d, "ok", "");
+  w.emu->fail("malformed", 3, {{"path", "/app/alarms"}});
+  bool alarms_failed = wait_health(d, "degraded", "alarms: ");
+  int polls = static_cast<int>(log_lines(d.log(), "ufm ports polled").size());
+  w.emu->fail("5xx", 3, {{"path", "/resources/links"}});
+  bool links_failed = wait_health(d, "degraded", "links: ");
+  REQUIRE(d.wait_log("\"ufm ports polled\"", polls + 2, 15s));
+  INFO(d.log());
+  CHECK(ports_failed);
+  CHECK(recovered);
+  CHECK(alarms_failed);
+  CHECK(links_failed);
+  // Everything still works: events, alarms (once), and the port view with its link peers.
+  CHECK(inject_and_wait(w, "leaf001", 3));
+  w.emu->post("alarms", {{"port", "leaf002/3"}, {"type", 394}});
+  auto ev = w.wait_events([](const auto& e) { return count_kind(e, "ufm_alarm") >= 2; }, 15s, true);
+  CHECK(count_kind(ev, "ufm_alarm") == 2);  // the injected 329 raised one in the emulator too
+  auto p = port_of(w.config, "leaf002", 3);
+  REQUIRE(p.contains("ufm"));
+  CHECK(p["ufm"]["peer_from"] == "links");
+  std::set<std::string> states;
+  for (const auto& l : log_lines(d.log(), "source health"))
+    if (l["source"] == "ufm") states.insert(l["state"].get<std::string>());
+  CHECK(states == std::set<std::string>{"degraded", "ok"});
+  CHECK(d.stop() == 0);
 }

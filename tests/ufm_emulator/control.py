@@ -66,7 +66,13 @@ def handle(emu, method, path, params, raw):
                 p.high_ber = body["high_ber"] or "N/A"
             if "disabled" in body:
                 p.disabled = bool(body["disabled"])
-            return js(render_port(p))
+            if "logical_state" in body:
+                p.logical_override = body["logical_state"] or None
+            if "physical_state" in body:
+                p.physical_override = body["physical_state"] or None
+            return js(render_port(p, p.name in emu.unhealthy))
+    if path == "/emulator/alarms":
+        return control_alarms(emu, body)
     return error(404, "no such control endpoint")
 
 
@@ -119,3 +125,22 @@ def control_events(emu, body):
                                        "category") if k in it}
             built.append(ev_mod.make(type_, port, peer, when=it.get("at"), **over))
         return js({"ids": emu.append(built)})
+
+
+def control_alarms(emu, body):
+    """{"clear": <alarm id> | "all"} removes alarms; otherwise raises one: {"port", "type",
+    "severity", "name", "reason", "count", "object_name", "object_path"}."""
+    with emu.lock:
+        if "clear" in body:
+            gone = emu.clear_alarms(body["clear"])
+            return js({"cleared": len(gone)})
+        port = emu.fabric.find_port(str(body["port"])) if body.get("port") else None
+        if body.get("port") and port is None:
+            return error(400, "unknown port %s" % body["port"])
+        over = {k: body[k] for k in ("severity", "name", "reason", "object_name", "object_path")
+                if k in body}
+        if "reason" in over:
+            over["description"] = over.pop("reason")
+        alarm = emu.raise_alarm(port, int(body.get("type", 394)), int(body.get("count", 1)),
+                                **over)
+        return js(alarm)

@@ -39,6 +39,7 @@ TYPES = {
     552: ("External Event", "Info", "Fabric Notification"),
     553: ("External Event", "Warning", "Fabric Notification"),
     554: ("External Event", "Critical", "Fabric Notification"),
+    394: ("Module status FAULT", "Critical", "Hardware"),
     702: ("Port is considered unhealthy", "Warning", "Fabric Notification"),
     901: ("Fabric Configuration Started", "Info", "Fabric Notification"),
     917: ("Symbol bit error rate", "Critical", "Communication Error"),
@@ -142,7 +143,8 @@ def backlog(fabric, n, end_time, spacing_s):
 
 
 def alarm_of(ev, alarm_id, count):
-    """An alarm (§3.2 shape) for events that are not Info."""
+    """An alarm (§3.2 shape) for events that are not Info. The caller sets its timestamp
+    (server-local, like events) as occurrences arrive."""
     return {"id": alarm_id, "name": ev["name"], "summary": ev["name"], "event_type": ev["type"],
             "type": ev["type"], "severity": ev["severity"], "reason": ev["description"],
             "event_count": count, "duration": 0, "related_object_name": ev["object_name"],

@@ -35,6 +35,8 @@ class Port:
         self.speed = "HDR"
         self.disabled = False
         self.high_ber = "N/A"
+        self.logical_override = None  # control: UFM's logical_state regardless of the link
+        self.physical_override = None  # control: physical_state likewise
 
     @property
     def name(self):
@@ -194,17 +196,18 @@ def render_port(p, unhealthy=False):
     s = p.system
     up = p.up()
     peer = p.peer
+    physical = "Disabled" if p.disabled else ("Link Up" if up else "Polling")
     rec = {
         "description": "Switch IB Port" if s.kind == SWITCH else "Computer IB Port",
         "number": p.number,
         "external_number": p.number,
-        "physical_state": "Disabled" if p.disabled else ("Link Up" if up else "Polling"),
+        "physical_state": p.physical_override or physical,
         "path": path_of(p),
         "tier": 2 if s.kind == SWITCH else 1,
         "high_ber_severity": p.high_ber,
         "lid": s.lid,
         "mirror": "disable",
-        "logical_state": "Active" if up else "Down",
+        "logical_state": p.logical_override or ("Active" if up else "Down"),
         "capabilities": ["reset", "healthy_operations", "disable", "get_cables_info"],
         "mtu": 4096,
         "peer_port_dname": peer.dname if (peer and up) else "N/A",

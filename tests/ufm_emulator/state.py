@@ -69,6 +69,30 @@ class Emulator:
         self.version += 1
         return ids
 
+    def raise_alarm(self, port, type_, count=1, **over):
+        """An alarm without an event (control /emulator/alarms): a new one, or the open one of
+        the same type and object counts more occurrences (and takes a given severity). The
+        caller holds the lock."""
+        e = ev_mod.make(type_, port, **over)
+        if "severity" in over:
+            e["severity"] = over["severity"]
+        key = (e["type"], e["object_name"])
+        a = self.alarms.get(key)
+        if a is None:
+            a = self.alarms[key] = ev_mod.alarm_of(e, self.next_alarm, 0)
+            self.next_alarm += 1
+        a["severity"] = e["severity"]
+        a["event_count"] += count
+        a["timestamp"] = ev_mod.local_stamp(e["time"], self.tz, self.schema)
+        return a
+
+    def clear_alarms(self, which):
+        """Removes the alarm with id `which` ("all": every one); the ids removed."""
+        gone = [k for k, a in self.alarms.items() if which == "all" or str(a["id"]) == str(which)]
+        for k in gone:
+            self.alarms.pop(k)
+        return gone
+
     def add_backlog(self, n, spacing_s):
         end = time.time() - 1.0
         with self.lock:
