@@ -136,32 +136,41 @@ int cmd_workorders(int argc, char** argv, int first) {
     }
     int id = args.get_int("update", 1, INT32_MAX).value_or(0);
     auto db = store::Store::open(cfg.store.path);
-    auto order = db->workorder(id);
-    if (!order) {
-      std::cerr << "ibwarden workorders: no work order " << id << "\n";
-      return 2;
-    }
-    store::WorkOrder o = *order;
-    if (auto s = args.get("status")) {
-      if (*s != "in_progress" && *s != "resolved" && *s != "open")
-        throw UsageError("--status with --update must be in_progress, resolved or open");
-      if (*s == "resolved" && o.port_disabled) {
-        std::cerr << "ibwarden workorders: order " << id
-                  << " has its link disabled; re-enable it with `ibwarden enable --port "
-                  << store::workorder_json(o)["a"].get<std::string>()
-                  << " --reason ...`, which resolves the order\n";
-        return 2;
+    store::WorkOrder o;
+    for (int attempt = 1;; ++attempt) {  // read-modify-write, retried on a concurrent change
+      try {
+        auto order = db->workorder(id);
+        if (!order) {
+          std::cerr << "ibwarden workorders: no work order " << id << "\n";
+          return 2;
+        }
+        o = *order;
+        if (auto s = args.get("status")) {
+          if (*s != "in_progress" && *s != "resolved" && *s != "open")
+            throw UsageError("--status with --update must be in_progress, resolved or open");
+          if (*s == "resolved" && o.port_disabled) {
+            std::cerr << "ibwarden workorders: order " << id
+                      << " has its link disabled; re-enable it with `ibwarden enable --port "
+                      << store::workorder_json(o)["a"].get<std::string>()
+                      << " --reason ...`, which resolves the order\n";
+            return 2;
+          }
+          if (*s == "resolved") o.resolved_us = now_us();
+          o.status = *s;
+        }
+        if (auto a = args.get("assignee")) o.assignee = *a;
+        if (auto n = args.get("note")) o.note = *n;
+        o.updated_us = now_us();
+        store::WriteBatch batch;
+        batch.outbox = cfg.workorders.webhook.has_value();
+        batch.workorders_if_version = true;
+        batch.workorders.push_back(o);
+        db->write(batch);
+        break;
+      } catch (const store::StoreConflict&) {
+        if (attempt == 5) throw;
       }
-      if (*s == "resolved") o.resolved_us = now_us();
-      o.status = *s;
     }
-    if (auto a = args.get("assignee")) o.assignee = *a;
-    if (auto n = args.get("note")) o.note = *n;
-    o.updated_us = now_us();
-    store::WriteBatch batch;
-    batch.outbox = cfg.workorders.webhook.has_value();
-    batch.workorders.push_back(o);
-    db->write(batch);
     o = *db->workorder(id);
     if (format == "json")
       std::cout << store::workorder_json(o).dump(2) << "\n";

@@ -286,7 +286,7 @@ void SqliteStore::write_remedy_rows(const WriteBatch& batch, WriteResult& result
   }
   result.workorder_ids.reserve(batch.workorders.size());
   for (const WorkOrder& o : batch.workorders)
-    result.workorder_ids.push_back(upsert_workorder(o, batch.outbox));
+    result.workorder_ids.push_back(upsert_workorder(o, batch.outbox, batch.workorders_if_version));
   {
     auto s = db_.query(std::string("INSERT INTO disabled_ports (") + rd::kDisabledColumns +
                        ") VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (node_guid, port) DO UPDATE "
@@ -319,7 +319,7 @@ void SqliteStore::write_remedy_rows(const WriteBatch& batch, WriteResult& result
 }
 
 // Returns the order's id. See WriteBatch::workorders for the rules.
-int64_t SqliteStore::upsert_workorder(const WorkOrder& order, bool outbox) {
+int64_t SqliteStore::upsert_workorder(const WorkOrder& order, bool outbox, bool if_version) {
   namespace rd = remedy_detail;
   if (order.link_key.empty())
     throw StoreError("store " + db_.path() + ": work order without link_key (cable '" +
@@ -340,6 +340,10 @@ int64_t SqliteStore::upsert_workorder(const WorkOrder& order, bool outbox) {
     s->run();
     o.id = db_.last_insert_rowid();
   } else {
+    if (if_version && order.version != stored->version)
+      throw StoreConflict("store " + db_.path() + ": work order " + std::to_string(stored->id) +
+                          " changed (version " + std::to_string(stored->version) + ", expected " +
+                          std::to_string(order.version) + ")");
     o.id = stored->id;
     if (o.opened_us == 0) o.opened_us = stored->opened_us;
     if (rd::same_content(o, *stored)) {

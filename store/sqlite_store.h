@@ -70,7 +70,7 @@ class SqliteStore : public Store {
  private:
   void write_rows(const WriteBatch& batch, WriteResult& result);
   void write_remedy_rows(const WriteBatch& batch, WriteResult& result);  // sqlite_remedy.cpp
-  int64_t upsert_workorder(const WorkOrder& order, bool outbox);
+  int64_t upsert_workorder(const WorkOrder& order, bool outbox, bool if_version);
   void check_writable() const;
   void row_written();
   size_t fold_samples(int64_t cutoff_us);

@@ -33,6 +33,12 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A conditional write lost a race (WriteBatch::workorders_if_version): nothing was written.
+class StoreConflict : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 struct StoredEvent {
   int64_t id = 0;
   ingest::Event event;
@@ -94,6 +100,10 @@ struct WriteBatch {
   // the final id and version), in the same transaction, so a webhook can neither miss a
   // change nor see one that was rolled back. An insert with opened_us 0 gets updated_us.
   std::vector<WorkOrder> workorders;
+  // Optimistic concurrency for read-modify-write (PATCH from the web while the action worker
+  // reopens the same order): an update whose `version` is not the stored one throws
+  // StoreConflict and the whole batch is rolled back; the caller reads again and retries.
+  bool workorders_if_version = false;
   bool outbox = false;
   std::vector<DisabledPort> disabled_add;                 // upserted by (node_guid, port)
   std::vector<std::pair<uint64_t, int>> disabled_remove;  // (node_guid, port)

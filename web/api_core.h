@@ -160,6 +160,11 @@ class ApiCore {
   // name is ambiguous or the port is not a number.
   store::PortRecord find_port(Call& c, const PortList& list);
   Response port_action(Call& c, PortActionKind kind);
+  // One read-modify-write of PATCH /workorders/{id}; throws store::StoreConflict when the
+  // order changed between the read and the write.
+  Response patch_once(Call& c, store::Store& st, int64_t id, const nlohmann::json& body,
+                      const std::string& status, const std::string& assignee,
+                      const std::string& note);
 
   ApiBackend& backend_;
   ApiOptions options_;

@@ -93,12 +93,28 @@ Response ApiCore::patch_workorder(Call& c) {
   std::string note = body_string(body, "note", kMaxNote);
 
   auto st = backend_.open_store(/*writable=*/true);
-  auto order = st->workorder(id);
+  // Read, change, write only if nobody (the action worker reopening the order, another PATCH)
+  // wrote it in between; else read again: the fields given here are applied to the newest
+  // order, and a reopen or disable made meanwhile is never overwritten.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return patch_once(c, *st, id, body, status, assignee, note);
+    } catch (const store::StoreConflict&) {
+      if (attempt == 5)
+        throw ApiError(409, "work order " + std::to_string(id) + " keeps changing; try again");
+    }
+  }
+}
+
+Response ApiCore::patch_once(Call& c, store::Store& st, int64_t id, const nlohmann::json& body,
+                             const std::string& status, const std::string& assignee,
+                             const std::string& note) {
+  auto order = st.workorder(id);
   if (!order) throw ApiError(404, "no work order " + std::to_string(id));
   store::WorkOrder o = *order;
   if (status == "resolved" && o.port_disabled) {
     std::string where;
-    for (const auto& d : st->disabled_ports())
+    for (const auto& d : st.disabled_ports())
       if (d.link_key == o.link_key) {
         const store::LinkEnd& end = d.node_guid == o.b.guid && d.port == o.b.port ? o.b : o.a;
         where = (end.node.empty() ? fabric::format_guid(end.guid) : end.node) + "/" +
@@ -117,9 +133,10 @@ Response ApiCore::patch_workorder(Call& c) {
   o.updated_us = c.now_us;
   store::WriteBatch batch;
   batch.outbox = backend_.webhook_outbox();
+  batch.workorders_if_version = true;
   batch.workorders.push_back(o);
-  st->write(batch);
-  auto stored = st->workorder(id);
+  st.write(batch);
+  auto stored = st.workorder(id);
   if (!stored) throw ApiError(500, "work order " + std::to_string(id) + " vanished");
   return json_response(200, ordered(store::workorder_json(*stored)));
 }

@@ -746,3 +746,53 @@ TEST_CASE("store remedy: workorder_json has the contract fields and the extras",
   o.b.location = "R20-U10";
   CHECK(store::workorder_json(o)["locations"] == nlohmann::json::array({"R20-U10"}));
 }
+
+TEST_CASE("store remedy: a conditional order write loses to a concurrent change and writes nothing",
+          "[store][remedy]") {
+  TempDir dir;
+  const std::string path = dir.file("w.db");
+  auto web = Store::open(path);
+  auto worker = Store::open(path);
+  store::WorkOrder o = full_order("L1");
+  const int64_t id = worker->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
+
+  // The web reads version 1, the action worker reopens the order (version 2) meanwhile.
+  store::WorkOrder read = *web->workorder(id);
+  REQUIRE(read.version == 1);
+  store::WorkOrder reopened = *worker->workorder(id);
+  reopened.status = "reopened";
+  reopened.offences = 2;
+  reopened.port_disabled = true;
+  reopened.updated_us = kT0 + 5000;
+  worker->write({.workorders = {reopened}, .outbox = true});
+
+  store::WorkOrder patch = read;
+  patch.note = "taken by night shift";
+  patch.updated_us = kT0 + 6000;
+  store::DecisionRecord d;
+  d.time_us = kT0 + 6000;
+  d.rule = "manual";
+  d.action = "note";
+  d.status = "executed";
+  d.link_key = "L1";
+  CHECK_THROWS_AS(
+      web->write(
+          {.decisions = {d}, .workorders = {patch}, .workorders_if_version = true, .outbox = true}),
+      store::StoreConflict);
+  auto now = *web->workorder(id);
+  CHECK(now.version == 2);
+  CHECK(now.status == "reopened");  // the reopen is not overwritten
+  CHECK(now.offences == 2);
+  CHECK(now.note == o.note);
+  CHECK(all_outbox(*web).size() == 2);  // no item for the lost write
+  CHECK(web->decisions({}).empty());    // the whole batch was rolled back
+
+  // Read again, apply, write: the note lands on top of the reopen.
+  patch = now;
+  patch.note = "taken by night shift";
+  web->write({.workorders = {patch}, .workorders_if_version = true, .outbox = true});
+  now = *web->workorder(id);
+  CHECK(now.version == 3);
+  CHECK(now.status == "reopened");
+  CHECK(now.note == "taken by night shift");
+}
