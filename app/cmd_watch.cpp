@@ -14,6 +14,7 @@
 #include "rules/rules.h"
 #include "store/record_json.h"
 #include "store/store.h"
+#include "web/tls.h"
 
 namespace ibw::app {
 
@@ -92,6 +93,11 @@ int cmd_check_config(int argc, char** argv, int first) {
     if (cfg.fabric.node_name_map)
       check([&] { fabric::load_node_name_map(*cfg.fabric.node_name_map); });
     if (cfg.rules.file) check([&] { rules::load_rules(*cfg.rules.file); });
+    if (cfg.web.tls_cert && cfg.web.tls_key)  // readable, key mode 0600, cert and key match
+      check([&] {
+        web::TlsConfig::load({*cfg.web.tls_cert, *cfg.web.tls_key, cfg.file, cfg.web.tls_cert_line,
+                              cfg.web.tls_key_line});
+      });
     if (!problems.empty()) throw fabric::InputError(std::move(problems));
     if (cfg.workorders.webhook) webhook_secret(cfg);  // throws when set but unusable
     std::cout << cfg.file << ": ok\n";

@@ -72,6 +72,7 @@ struct Runtime {
   SourceHealthBoard health;              // sources' health (OpenSM, counters, UFM): logs, /health
   std::optional<std::string> ufm_log_cursor;  // where UFM's event.log was last read
   std::optional<web::TokenSet> web_tokens;    // loaded by prepare(): a bad file fails the config
+  std::optional<web::TlsConfig> web_tls;      // web.tls_*, loaded by prepare() like the tokens
   // The web API, in destruction order: the server goes first, then the API, then the backend.
   std::unique_ptr<WebBackend> web_backend;
   std::unique_ptr<web::Api> web_api;
@@ -368,6 +369,9 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
   if (cfg.web.enabled) {
     web::parse_listen(cfg.web.listen);  // throws std::invalid_argument naming the problem
     if (cfg.web.tokens_file) rt->web_tokens = web::TokenSet::load(*cfg.web.tokens_file);
+    if (cfg.web.tls_cert && cfg.web.tls_key)  // a reload (SIGHUP) reads renewed files
+      rt->web_tls = web::TlsConfig::load({*cfg.web.tls_cert, *cfg.web.tls_key, cfg.file,
+                                          cfg.web.tls_cert_line, cfg.web.tls_key_line});
   }
   if (cfg.ufm) rt->ufm = std::make_unique<UfmSource>(cfg);  // reads its credentials now
   return rt;
@@ -390,8 +394,9 @@ void maybe_compact(Runtime& rt) {
   }
 }
 
-// Starts the web API (web/) on web.listen. A server that cannot start (address in use) is
-// logged and the daemon goes on without it: ingest and actions matter more than the page.
+// Starts the web API (web/) on web.listen, HTTPS with web.tls_* (checked by prepare()). A
+// server that cannot start (address in use) is logged and the daemon goes on without it:
+// ingest and actions matter more than the page.
 void start_web(Runtime& rt) {
   WebBackendDeps deps;
   deps.cfg = rt.cfg;
@@ -405,6 +410,10 @@ void start_web(Runtime& rt) {
   rt.web_api = std::make_unique<web::Api>(*rt.web_backend, api_options, rt.web_tokens);
   web::ServerOptions options;
   options.listen = rt.cfg.web.listen;
+  options.tls = rt.web_tls;
+  if (rt.web_tls && rt.web_tls->expired())
+    log(LogLevel::warning, "web TLS certificate expired: clients will refuse it",
+        {{"tls_cert", *rt.cfg.web.tls_cert}, {"not_after", rt.web_tls->not_after()}});
   options.access_log = [](const web::AccessRecord& a) {
     log(LogLevel::debug, "http",
         {{"method", a.method},
@@ -421,6 +430,9 @@ void start_web(Runtime& rt) {
     log(LogLevel::info, "web API listening",
         {{"listen", rt.cfg.web.listen},
          {"port", rt.web_server->port()},
+         {"scheme", rt.web_tls ? "https" : "http"},
+         {"tls_subject", rt.web_tls ? rt.web_tls->subject() : ""},
+         {"tls_not_after", rt.web_tls ? rt.web_tls->not_after() : ""},
          {"read_only", rt.cfg.web.read_only || !rt.web_tokens},
          {"tokens", rt.web_tokens ? rt.web_tokens->size() : 0}});
   } catch (const std::exception& e) {

@@ -367,6 +367,16 @@ Config parse_config(std::string_view text, const std::string& file) {
                   }},
                  {"tokens_file", [&](N x, S kk) { r.optional_path(x, kk, &c.web.tokens_file); }},
                  {"read_only", [&](N x, S kk) { r.boolean(x, kk, &c.web.read_only); }},
+                 {"tls_cert",
+                  [&](N x, S kk) {
+                    r.optional_path(x, kk, &c.web.tls_cert);
+                    c.web.tls_cert_line = Reader::line(x);
+                  }},
+                 {"tls_key",
+                  [&](N x, S kk) {
+                    r.optional_path(x, kk, &c.web.tls_key);
+                    c.web.tls_key_line = Reader::line(x);
+                  }},
              });
        }},
       {"log", section({
@@ -408,6 +418,12 @@ Config parse_config(std::string_view text, const std::string& file) {
     sink.add(via_line, "actions.via",
              "\"ufm\" acts through UFM and needs a ufm: section naming the server; use smp "
              "without one");
+  if (c.web.tls_cert && !c.web.tls_key)
+    sink.add(c.web.tls_cert_line, "web.tls_key",
+             "HTTPS needs the private key of web.tls_cert too (give both, or neither for HTTP)");
+  if (c.web.tls_key && !c.web.tls_cert)
+    sink.add(c.web.tls_key_line, "web.tls_cert",
+             "HTTPS needs the certificate of web.tls_key too (give both, or neither for HTTP)");
   if (c.workorders.webhook_secret_file && !c.workorders.webhook_secret_env.empty())
     sink.add(secret_file_line, "workorders.webhook_secret_file",
              "give webhook_secret_env or webhook_secret_file, not both");

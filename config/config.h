@@ -97,6 +97,12 @@ struct WebSection {
   std::string listen = "127.0.0.1:8080";
   std::optional<std::string> tokens_file;  // "ROLE TOKEN" per line; none = read-only viewers
   bool read_only = false;
+  // HTTPS (web/tls.h): both or neither. The files are checked when the daemon prepares its
+  // runtime and by check-config; the lines point their errors into this file.
+  std::optional<std::string> tls_cert;  // PEM certificate chain, the server's first
+  std::optional<std::string> tls_key;   // PEM private key, unencrypted, mode 0600
+  int tls_cert_line = 0;
+  int tls_key_line = 0;
 };
 
 struct LogSection {

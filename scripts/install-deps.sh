@@ -11,9 +11,11 @@ PACKAGES=(
   libibumad-dev libibmad-dev libibnetdisc-dev
   libcurl4-openssl-dev  # webhook delivery of work orders, the UFM client
   libboost-dev          # Boost.Beast/Asio (header-only) for the web API
+  libssl-dev            # OpenSSL: HTTPS of the web API (web.tls_cert, web.tls_key)
   # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
   ibsim-utils opensm infiniband-diags
   python3 curl  # tests: the webhook receiver, the UFM emulator, the web API client
+  openssl       # tests: self-signed certificates for the HTTPS tests
   chromium  # tests: the dashboard end to end in headless Chromium (tests/e2e)
   # benchmarks
   time

@@ -1,4 +1,6 @@
-// The Beast HTTP server (web/server.h). The only file of ibwarden that includes Beast/Asio.
+// The Beast HTTP server (web/server.h). The only file of ibwarden that includes Beast/Asio
+// (web/tls.cpp builds the OpenSSL context it wraps). One Session template serves both
+// transports: beast::tcp_stream (HTTP) and asio::ssl::stream over it (HTTPS, web.tls_*).
 #include "web/server.h"
 
 #include <array>
@@ -7,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -14,11 +17,14 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http.hpp>
 
 #include "web/stream.h"
@@ -31,18 +37,42 @@ namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using SteadyClock = std::chrono::steady_clock;
+using PlainStream = beast::tcp_stream;
+using TlsStream = net::ssl::stream<beast::tcp_stream>;
 
-class Session;
+// How long a closing HTTPS connection waits for the client's close_notify, and a refused or
+// erroneous request's connection for the client to stop sending.
+constexpr std::chrono::seconds kLingerTime{2};
+
+// Answer to a plain-HTTP request on the HTTPS port (like a TLS-terminating proxy would).
+const std::string& plain_on_tls_answer() {
+  static const std::string kBody = R"({"error": "this server speaks HTTPS only: use https://"})";
+  static const std::string kAnswer =
+      "HTTP/1.1 400 Bad Request\r\nServer: ibwarden\r\nContent-Type: application/json\r\n"
+      "Cache-Control: no-store\r\nContent-Length: " +
+      std::to_string(kBody.size()) + "\r\nConnection: close\r\n\r\n" + kBody;
+  return kAnswer;
+}
+
+// What the server needs of a session, whatever its stream.
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void shutdown() = 0;  // on the session's strand, from Server::stop()
+  virtual net::any_io_executor executor() = 0;
+};
 
 // What sessions share with the server. Member order matters for destruction: the worker
 // pool goes first (its pending tasks hold sessions, whose sockets need the io_context), then
-// the io_context (its pending handlers hold sessions, which unregister under the mutex).
+// the io_context (its pending handlers hold sessions, which unregister under the mutex), then
+// the TLS context.
 struct Core {
   ServerOptions options;
   Api& api;
+  std::optional<net::ssl::context> ssl;  // with options.tls: HTTPS only
   std::mutex mutex;
   std::condition_variable drained;
-  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
   bool stopping = false;
   net::io_context ioc;
   // Keeps the io threads running while only worker tasks are outstanding (a handler call in
@@ -50,18 +80,22 @@ struct Core {
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
   std::optional<net::thread_pool> workers;
 
-  Core(ServerOptions o, Api& a) : options(std::move(o)), api(a), ioc(options.io_threads) {}
+  Core(ServerOptions o, Api& a) : options(std::move(o)), api(a), ioc(options.io_threads) {
+    if (!options.tls) return;
+    SSL_CTX_up_ref(options.tls->native());  // shared with the TlsConfig; the context frees one
+    ssl.emplace(options.tls->native());
+  }
   void error(const std::string& message) const {
     if (options.error_log) options.error_log(message);
   }
   // False when stopping (the session must close) or full.
-  bool add(Session* s, const std::shared_ptr<Session>& p) {
+  bool add(SessionBase* s, const std::shared_ptr<SessionBase>& p) {
     std::lock_guard<std::mutex> lock(mutex);
     if (stopping || sessions.size() >= options.max_connections) return false;
     sessions.emplace(s, p);
     return true;
   }
-  void remove(Session* s) {
+  void remove(SessionBase* s) {
     std::lock_guard<std::mutex> lock(mutex);
     sessions.erase(s);
     if (sessions.empty()) drained.notify_all();
@@ -72,37 +106,90 @@ bool is_http_error(const beast::error_code& ec) {
   return &ec.category() == &http::make_error_code(http::error::end_of_stream).category();
 }
 
-class Session : public std::enable_shared_from_this<Session> {
+// One connection. Stream is PlainStream or TlsStream; an HTTPS session first tells TLS from
+// plain HTTP, then handshakes, then runs exactly like an HTTP one.
+template <class Stream>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
  public:
   Session(tcp::socket&& socket, Core& core)
-      : core_(core), stream_(std::move(socket)), timer_(stream_.get_executor()) {
+      : core_(core), stream_(make_stream(std::move(socket), core)), timer_(stream_.get_executor()) {
     beast::error_code ec;
-    auto ep = stream_.socket().remote_endpoint(ec);
+    auto ep = lowest().socket().remote_endpoint(ec);
     if (!ec) peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
   }
-  ~Session() { core_.remove(this); }
+  ~Session() override { core_.remove(this); }
 
   void run() {
-    if (!core_.add(this, shared_from_this())) return close();
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
+    if (!core_.add(this, shared())) return close();
+    net::dispatch(stream_.get_executor(), [s = shared()] {
+      if constexpr (kTls)
+        s->detect();
+      else
+        s->do_read();
+    });
   }
-  // On the session's strand, from Server::stop().
-  void shutdown() {
+  void shutdown() override {
     if (events_ || !busy_) return close();
     keep_alive_ = false;  // close after the response in progress
   }
-  auto executor() { return stream_.get_executor(); }
+  net::any_io_executor executor() override { return stream_.get_executor(); }
 
  private:
+  static Stream make_stream(tcp::socket&& socket, Core& core) {
+    if constexpr (kTls)
+      return Stream(std::move(socket), *core.ssl);
+    else
+      return Stream(std::move(socket));
+  }
+  std::shared_ptr<Session> shared() { return this->shared_from_this(); }
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+  // ---- HTTPS: detect, handshake ----
+
+  void detect() {
+    lowest().expires_after(core_.options.idle_timeout);
+    beast::async_detect_ssl(lowest(), buffer_, [s = shared()](beast::error_code ec, bool tls) {
+      if (ec || s->closed_) return s->close();  // left (or idle) before a first byte: no log
+      if (!tls) return s->refuse_plain();
+      s->stream_.async_handshake(
+          net::ssl::stream_base::server, s->buffer_.data(),
+          [s](beast::error_code ec2, std::size_t used) { s->on_handshake(ec2, used); });
+    });
+  }
+
+  void on_handshake(beast::error_code ec, std::size_t used) {
+    if (closed_) return;
+    if (ec) {
+      core_.error("web: TLS handshake with " + peer_ + " failed: " + ec.message());
+      return close();
+    }
+    buffer_.consume(used);
+    do_read();
+  }
+
+  // A plain-HTTP client on the HTTPS port: an answer it can read, then the connection closes.
+  void refuse_plain() {
+    core_.error("web: plain HTTP from " + peer_ + " on the HTTPS port: answered 400");
+    lowest().expires_after(core_.options.idle_timeout);
+    net::async_write(lowest(), net::buffer(plain_on_tls_answer()),
+                     [s = shared()](beast::error_code ec, std::size_t) {
+                       if (ec) return s->close();
+                       s->linger();
+                     });
+  }
+
+  // ---- requests ----
+
   void do_read() {
     if (closed_) return;
     parser_.emplace();
     parser_->body_limit(core_.options.body_limit);
     parser_->header_limit(static_cast<std::uint32_t>(core_.options.header_limit));
-    stream_.expires_after(core_.options.idle_timeout);
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    lowest().expires_after(core_.options.idle_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [s = shared()](beast::error_code ec, std::size_t) { s->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
@@ -130,7 +217,7 @@ class Session : public std::enable_shared_from_this<Session> {
     method_ = req.method;
     path_ = req.target.substr(0, req.target.find('?'));
     busy_ = true;
-    net::post(*core_.workers, [self = shared_from_this(), req = std::move(req)]() mutable {
+    net::post(*core_.workers, [self = shared(), req = std::move(req)]() mutable {
       Response r;
       try {
         r = self->core_.api.handle(req);
@@ -174,12 +261,12 @@ class Session : public std::enable_shared_from_this<Session> {
     res_ = to_beast(r);
     res_.keep_alive(keep_alive_ && !stopping());
     res_.prepare_payload();
-    stream_.expires_after(core_.options.idle_timeout);
-    http::async_write(stream_, res_,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        if (ec || !self->res_.keep_alive()) return self->close();
-                        self->do_read();
-                      });
+    lowest().expires_after(core_.options.idle_timeout);
+    http::async_write(stream_, res_, [s = shared()](beast::error_code ec, std::size_t) {
+      if (ec) return s->close();
+      if (!s->res_.keep_alive()) return s->finish();
+      s->do_read();
+    });
   }
 
   // An error found while reading: answer, then read and discard what the client still sends
@@ -194,23 +281,40 @@ class Session : public std::enable_shared_from_this<Session> {
     res_ = to_beast(r);
     res_.keep_alive(false);
     res_.prepare_payload();
-    stream_.expires_after(core_.options.idle_timeout);
-    http::async_write(stream_, res_,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        if (ec) return self->close();
-                        beast::error_code ignored;
-                        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-                        self->stream_.expires_after(std::chrono::seconds(2));
-                        self->drain();
-                      });
+    lowest().expires_after(core_.options.idle_timeout);
+    http::async_write(stream_, res_, [s = shared()](beast::error_code ec, std::size_t) {
+      if (ec) return s->close();
+      s->linger();
+    });
+  }
+
+  // No more to send: end the sending side, then read and discard what the client still sends
+  // (raw bytes, also over TLS) until it closes or for kLingerTime.
+  void linger() {
+    beast::error_code ignored;
+    lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    lowest().expires_after(kLingerTime);
+    drain();
   }
 
   void drain() {
-    stream_.async_read_some(net::buffer(drain_),
-                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                              if (ec) return self->close();
-                              self->drain();
-                            });
+    lowest().async_read_some(net::buffer(drain_),
+                             [s = shared()](beast::error_code ec, std::size_t) {
+                               if (ec) return s->close();
+                               s->drain();
+                             });
+  }
+
+  // The end of a connection after a complete answer. HTTPS says goodbye first (close_notify,
+  // waiting up to kLingerTime for the client's), so the client can tell an end from a cut.
+  void finish() {
+    if constexpr (kTls) {
+      if (closed_) return;
+      lowest().expires_after(kLingerTime);
+      stream_.async_shutdown([s = shared()](beast::error_code) { s->close(); });
+    } else {
+      close();
+    }
   }
 
   bool stopping() {
@@ -222,8 +326,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_) return;
     closed_ = true;
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.close();
+    lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+    lowest().close();
     timer_.cancel();
   }
 
@@ -240,18 +344,20 @@ class Session : public std::enable_shared_from_this<Session> {
     sse_header_->keep_alive(chunked_);
     if (chunked_) sse_header_->chunked(true);
     sse_serializer_.emplace(*sse_header_);
+    // The client sends nothing more on this connection: any read completion means it left.
+    // This read has no timeout (a stream may be quiet for long); each write has one, set while
+    // the read is pending (tcp_stream then leaves the read's expiry alone).
+    lowest().expires_never();
+    stream_.async_read_some(net::buffer(drain_),
+                            [s = shared()](beast::error_code, std::size_t) { s->close(); });
     writing_ = true;
-    stream_.expires_after(core_.options.idle_timeout);
+    lowest().expires_after(core_.options.idle_timeout);
     http::async_write_header(stream_, *sse_serializer_,
-                             [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                               if (ec) return self->close();
-                               self->write_next();
+                             [s = shared()](beast::error_code ec, std::size_t) {
+                               if (ec) return s->close();
+                               s->write_next();
                              });
     if (!r.body.empty()) enqueue(std::move(r.body));
-    // The client sends nothing more on this connection: any read completion means it left.
-    stream_.socket().async_read_some(
-        net::buffer(drain_),
-        [self = shared_from_this()](beast::error_code, std::size_t) { self->close(); });
     schedule_poll(std::chrono::milliseconds(0));
   }
 
@@ -272,8 +378,8 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     writing_ = true;
-    stream_.expires_after(core_.options.idle_timeout);
-    auto done = [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    lowest().expires_after(core_.options.idle_timeout);
+    auto done = [self = shared()](beast::error_code ec, std::size_t) {
       if (ec) return self->close();
       self->queue_.pop_front();
       self->write_next();
@@ -286,7 +392,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void schedule_poll(std::chrono::milliseconds delay) {
     timer_.expires_after(delay);
-    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    timer_.async_wait([self = shared()](beast::error_code ec) {
       if (ec || self->closed_) return;
       net::post(*self->core_.workers, [self] {
         EventStream::Poll p;
@@ -309,7 +415,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   Core& core_;
-  beast::tcp_stream stream_;
+  Stream stream_;
   net::steady_timer timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -389,8 +495,12 @@ void Server::Impl::do_accept() {
     if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
     if (ec)
       core_.error("web: accept: " + ec.message());
+    else if (core_.ssl)
+      std::make_shared<server_detail::Session<server_detail::TlsStream>>(std::move(socket), core_)
+          ->run();
     else
-      std::make_shared<server_detail::Session>(std::move(socket), core_)->run();
+      std::make_shared<server_detail::Session<server_detail::PlainStream>>(std::move(socket), core_)
+          ->run();
     do_accept();
   });
 }
@@ -399,7 +509,7 @@ void Server::Impl::stop() {
   namespace net = server_detail::net;
   if (!started_ || stopped_) return;
   stopped_ = true;
-  std::vector<std::shared_ptr<server_detail::Session>> live;
+  std::vector<std::shared_ptr<server_detail::SessionBase>> live;
   {
     std::lock_guard<std::mutex> lock(core_.mutex);
     core_.stopping = true;

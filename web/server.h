@@ -23,17 +23,24 @@
 // stop(): stops accepting, closes idle and streaming connections, lets requests in progress
 // finish for up to stop_grace, then stops the io threads and joins the workers (a backend
 // call in progress is waited for). The Api (and its backend) must outlive the Server.
-// TLS: not in this phase. Put a TLS-terminating proxy in front, or wait for web.tls.
+//
+// TLS (options.tls, web/tls.h): the port speaks HTTPS only. Each connection is first told
+// apart (TLS or plain HTTP) and handshakes within idle_timeout; then everything above holds
+// unchanged. A failed handshake closes that connection only (error_log); a plain-HTTP
+// request is answered 400 {"error": "this server speaks HTTPS only..."} in plain HTTP and its
+// connection closed. A connection ending after an answer sends close_notify first.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "web/api.h"
+#include "web/tls.h"
 
 namespace ibw::web {
 
@@ -66,6 +73,7 @@ struct ServerOptions {
   size_t stream_queue_limit = 1024;  // SSE messages
   std::chrono::milliseconds stream_poll{1000};
   std::chrono::milliseconds stop_grace{2000};
+  std::optional<TlsConfig> tls;                         // HTTPS only with it; plain HTTP without
   std::function<void(const AccessRecord&)> access_log;  // called on io threads
   std::function<void(const std::string&)> error_log;    // e.g. a dropped slow client
 };
