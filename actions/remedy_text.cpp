@@ -190,6 +190,14 @@ nlohmann::json evidence_json(const Finding& f) {
     auto& times = j["link_down_times"] = nlohmann::json::array();
     for (int64_t t : e.event_times) times.push_back(store::iso_time(t));
   }
+  if (!e.ber_events.empty()) {  // ufm_high_ber: UFM's verdicts that fired
+    auto& events = j["ufm_events"] = nlohmann::json::array();
+    for (const auto& b : e.ber_events)
+      events.push_back({{"time", store::iso_time(b.time_us)},
+                        {"source", std::string(ingest::source_name(b.source))},
+                        {"severity", std::string(ingest::severity_name(b.severity))},
+                        {"message", b.message}});
+  }
   if (e.last_time_us) j["last_seen"] = store::iso_time(e.last_time_us);
   if (e.active_width || e.active_speed != fabric::Speed::unknown)
     j["active_rate"] = fabric::rate_name(e.active_width, e.active_speed);

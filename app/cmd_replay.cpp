@@ -1,11 +1,12 @@
 // `ibwarden replay`: the rules and the guard over recorded history, without touching the
 // fabric. The fabric graph is rebuilt from the recorded ports (a node whose recorded ports
 // share one LID is a switch, as switch ports answer on the switch's port-0 LID); counter
-// samples are replayed in time order through a CounterTracker and link events from the store,
-// and the rules are evaluated after every sweep (samples more than a second apart start a new
-// one) and every link event. Verdicts go through actions::Remediator against a scratch store
-// with a simulated executor, so the guard's budgets (per switch, per hour, total) apply as
-// they would have in enforce mode; every would-be disable is reported as dry_run.
+// samples are replayed in time order through a CounterTracker and link events (and UFM's
+// high_ber verdicts, when a ufm_high_ber rule is loaded) from the store, and the rules are
+// evaluated after every sweep (samples more than a second apart start a new one) and every
+// such event. Verdicts go through actions::Remediator against a scratch store with a
+// simulated executor, so the guard's budgets (per switch, per hour, total) apply as they
+// would have in enforce mode; every would-be disable is reported as dry_run.
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,10 +37,11 @@ constexpr const char* kReplayHelp =
     R"(usage: ibwarden replay --config FILE --from STORE [--rules FILE] [--since DURATION|TIME]
                        [--format text|json]
 
-Evaluates the rules over recorded history (counter samples and link events of a store file,
-e.g. a copy of the daemon's store) in dry-run and prints the decisions that would have been
-made, oldest first: the same JSON shape as `ibwarden decisions`. The guard's budgets apply as
-in enforce mode; nothing is sent to the fabric. --rules overrides rules.file.
+Evaluates the rules over recorded history (counter samples, link events and UFM's high_ber
+events of a store file, e.g. a copy of the daemon's store) in dry-run and prints the
+decisions that would have been made, oldest first: the same JSON shape as `ibwarden
+decisions`. The guard's budgets apply as in enforce mode; nothing is sent to the fabric.
+--rules overrides rules.file.
 )";
 
 // Pretends every port action works, so the guard's state evolves as in enforce mode.
@@ -130,10 +132,11 @@ int cmd_replay(int argc, char** argv, int first) {
     store::EventQuery eq;
     eq.since_us = since;
     eq.limit = 0;
+    // Link events and UFM's BER verdicts, as far as the rules use them.
+    rules::EventNeeds needs = rules::event_needs(rules);
     std::vector<ingest::Event> links;
     for (auto& e : src->events(eq))
-      if (e.event.kind == ingest::kind::link_down || e.event.kind == ingest::kind::link_up)
-        links.push_back(std::move(e.event));
+      if (rules::needed(e.event, needs)) links.push_back(std::move(e.event));
 
     scratch = (std::filesystem::temp_directory_path() /
                ("ibwarden-replay-" + std::to_string(::getpid()) + ".db"))
@@ -162,8 +165,7 @@ int cmd_replay(int argc, char** argv, int first) {
     for (size_t i = 0; i < samples.size(); ++i) {
       const auto& s = samples[i];
       for (; li < links.size() && links[li].time_us <= s.time_us; ++li) {
-        history.add_link_event(links[li].node_guid, links[li].port, links[li].time_us,
-                               links[li].kind == ingest::kind::link_down);
+        history.add_event(links[li]);
         evaluate(links[li].time_us);
       }
       scratch_events.clear();
@@ -173,8 +175,7 @@ int cmd_replay(int argc, char** argv, int first) {
         evaluate(s.time_us);
     }
     for (; li < links.size(); ++li) {
-      history.add_link_event(links[li].node_guid, links[li].port, links[li].time_us,
-                             links[li].kind == ingest::kind::link_down);
+      history.add_event(links[li]);
       evaluate(links[li].time_us);
     }
 

@@ -14,7 +14,7 @@ constexpr const char* kRulesHelp = R"(usage: ibwarden rules validate FILE
 
 Loads a rules file (YAML: rules: [{name, type, action, ...}]) and reports every problem as
 file:line: field: message. Rule types: symbol_errors, link_flap, link_degraded,
-error_counters. The shipped defaults are config/rules.yaml.
+error_counters, ufm_high_ber. The shipped defaults are config/rules.yaml.
 Exit status: 0 valid, 2 invalid or unreadable.
 )";
 

@@ -3,7 +3,9 @@
 namespace ibw::app {
 
 RuleRunner::RuleRunner(rules::RuleSet rules)
-    : rules_(std::move(rules)), history_(rules::longest_window(rules_)) {}
+    : rules_(std::move(rules)),
+      needs_(rules::event_needs(rules_)),
+      history_(rules::longest_window(rules_)) {}
 
 void RuleRunner::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -23,15 +25,17 @@ bool RuleRunner::seen_from_other_source(const ingest::Event& e, bool down) {
   return false;
 }
 
-void RuleRunner::add_events(const std::vector<ingest::Event>& events) {
+size_t RuleRunner::add_events(const std::vector<ingest::Event>& events) {
   std::lock_guard<std::mutex> lock(mutex_);
+  size_t kept = 0;
   for (const auto& e : events) {
-    if (!e.node_guid || !e.port) continue;
+    if (!wants(e)) continue;
     bool down = e.kind == ingest::kind::link_down;
-    if (!down && e.kind != ingest::kind::link_up) continue;
-    if (seen_from_other_source(e, down)) continue;
-    history_.add_link_event(e.node_guid, e.port, e.time_us, down);
+    bool link = down || e.kind == ingest::kind::link_up;
+    if (link && seen_from_other_source(e, down)) continue;
+    kept += history_.add_event(e);
   }
+  return kept;
 }
 
 std::vector<rules::Verdict> RuleRunner::evaluate(const Topology& topo, int64_t now_us) {

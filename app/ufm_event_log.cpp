@@ -38,16 +38,14 @@ void run_ufm_event_log(const config::Config& cfg, const UfmSourceHooks& hooks,
           batch.events.push_back(ingest::to_event(*ev));
       auto topo = hooks.topology();
       name_ufm_events(topo.get(), batch.events);
-      std::vector<ingest::Event> links;
-      for (const auto& e : batch.events)
-        if (e.kind == ingest::kind::link_down || e.kind == ingest::kind::link_up)
-          links.push_back(e);
+      std::vector<ingest::Event> for_rules;  // link and BER events, as the rules need them
+      if (hooks.rules)
+        for (const auto& e : batch.events)
+          if (hooks.rules->wants(e)) for_rules.push_back(e);
       batch.cursors.emplace_back("ufm_event_log", lines.back().after.serialize());
       if (!hooks.push(std::move(batch))) return;
-      if (hooks.rules && !links.empty()) {
-        hooks.rules->add_events(links);
-        if (topo) hooks.evaluate(topo);
-      }
+      if (hooks.rules && !for_rules.empty() && hooks.rules->add_events(for_rules) && topo)
+        hooks.evaluate(topo);
     }
     for (int i = 0; i < 5 && hooks.running->load(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -34,8 +34,22 @@ void name_events(const Topology* topo, std::vector<ingest::Event>& events) {
   }
 }
 
-bool is_link_event(const ingest::Event& e) {
-  return e.kind == ingest::kind::link_down || e.kind == ingest::kind::link_up;
+// The events the rules use (link_down / link_up, high_ber / high_ber_cleared, as far as the
+// loaded rules need them; RuleRunner::wants), copied before the batch goes to the store.
+std::vector<ingest::Event> rule_events(const UfmSourceHooks& hooks,
+                                       const std::vector<ingest::Event>& events) {
+  std::vector<ingest::Event> out;
+  if (hooks.rules)
+    for (const auto& e : events)
+      if (hooks.rules->wants(e)) out.push_back(e);
+  return out;
+}
+
+// Hands them to the rules (after the store push) and evaluates when any was kept.
+void feed_rules(const UfmSourceHooks& hooks, const std::vector<ingest::Event>& events,
+                const std::shared_ptr<const Topology>& topo) {
+  if (!hooks.rules || events.empty()) return;
+  if (hooks.rules->add_events(events) && topo) hooks.evaluate(topo);
 }
 
 bool has_rows(const store::WriteBatch& b) {
@@ -128,7 +142,9 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
       if (ports.ok) {
         poller.set_port_index(inventory.index());
         d::log_inventory("ufm ports polled", ports, true);
+        auto for_rules = d::rule_events(hooks, ports.batch.events);  // high_ber changes
         if (d::has_rows(ports.batch) && !hooks.push(std::move(ports.batch))) return;
+        d::feed_rules(hooks, for_rules, topo);
       } else {
         polls = 0;  // try again next poll
       }
@@ -138,9 +154,7 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
     if (r.ok) {
       d::name_events(topo.get(), r.events);
       inventory.fill_peers(topo.get(), r.events);
-      std::vector<ingest::Event> links;
-      for (const auto& e : r.events)
-        if (d::is_link_event(e)) links.push_back(e);
+      std::vector<ingest::Event> for_rules = d::rule_events(hooks, r.events);
       log(r.events.empty() && !r.reset ? LogLevel::debug : LogLevel::info, "ufm events polled",
           {{"fetched", r.fetched},
            {"new", r.fresh.size()},
@@ -159,10 +173,7 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
         stored_cursor = r.cursor;
         if (!hooks.push(std::move(batch))) return;
       }
-      if (hooks.rules && !links.empty()) {
-        hooks.rules->add_events(links);
-        if (topo) hooks.evaluate(topo);
-      }
+      d::feed_rules(hooks, for_rules, topo);
     }
     UfmInventoryResult alarms = inventory.poll_alarms(topo.get(), clock_.now_us());
     if (alarms.ok) {

@@ -12,6 +12,8 @@
 //  - link_down / link_up events go to the rule runner like OpenSM's, so UFM flaps count for
 //    link_flap (RuleRunner drops the same port's same-direction report from another source
 //    within a few seconds, so a flap seen by OpenSM and UFM counts once; rule_runner.h);
+//    high_ber (917/918) and the ports poll's high_ber / high_ber_cleared go there too, for
+//    ufm_high_ber; each kind only when a loaded rule uses it (RuleRunner::wants);
 //  - UFM's resources are polled on the same thread and client (app/ufm_inventory.h):
 //    GET /app/alarms after every events poll (ufm_alarm / ufm_alarm_cleared events, open set
 //    in cursor "ufm_alarms"); GET /resources/ports and /resources/links before the first poll

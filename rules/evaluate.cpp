@@ -8,6 +8,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "rules/eval_ufm_ber.h"
+
 namespace ibw::rules {
 namespace eval_detail {
 
@@ -228,6 +230,11 @@ void fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t no
       break;
     case RuleType::error_counters:
       return error_counters(r, p, now, out);
+    case RuleType::ufm_high_ber: {
+      Signal ber;
+      if (ufm_high_ber_fires(r, p, now, &ber.what, &ber.ev)) s = std::move(ber);
+      break;
+    }
   }
   if (s) out->push_back(std::move(*s));
 }

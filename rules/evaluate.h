@@ -20,6 +20,10 @@
 //    unknown (0) expectations are skipped.
 //  - error_counters: {delta: N} sums the window's deltas; {rate_per_s: X} takes the highest
 //    single-sweep rate in the window.
+//  - ufm_high_ber: UFM's own verdict. Fires when a high_ber event (UFM 917/918 or the port's
+//    high_ber_severity) with severity >= min_severity lies in the window and no
+//    high_ber_cleared of the port follows it (a cleared event drops every high_ber before
+//    it; same-time events keep their arrival order). The evidence lists those events.
 //  - confirm both_ends: the peer's window (found by peer_guid/peer_port) fires the same rule;
 //    errors_and_flap: at least one flap (as above) in the rule's window.
 #pragma once
@@ -31,6 +35,7 @@
 
 #include "fabric/speed.h"
 #include "ingest/counter_tracker.h"
+#include "ingest/event.h"
 #include "rules/rules.h"
 
 namespace ibw::rules {
@@ -41,6 +46,15 @@ struct LinkEvent {
   int64_t time_us = 0;
   bool down = true;        // link_down; false: link_up
   bool from_peer = false;  // reported by the far end
+};
+
+// A UFM BER verdict about one port (ufm_high_ber): a high_ber event, or high_ber_cleared.
+struct BerEvent {
+  int64_t time_us = 0;
+  bool cleared = false;  // high_ber_cleared
+  ingest::Severity severity = ingest::Severity::warning;
+  ingest::EventSource source = ingest::EventSource::ufm;
+  std::string message;
 };
 
 struct PortWindow {
@@ -58,7 +72,8 @@ struct PortWindow {
   // When not empty, used instead of `deltas`: a view of deltas kept elsewhere (rules::History
   // lends its own, so a sweep over 100k ports copies none). Must outlive evaluate().
   std::span<const ingest::CounterDelta> delta_view;
-  std::vector<LinkEvent> events;  // time-ordered
+  std::vector<LinkEvent> events;     // time-ordered
+  std::vector<BerEvent> ber_events;  // this port's own, time-ordered (arrival order on ties)
 
   std::span<const ingest::CounterDelta> all_deltas() const {
     return delta_view.empty() ? std::span<const ingest::CounterDelta>(deltas) : delta_view;
@@ -81,6 +96,7 @@ struct Evidence {
   // a repair from a new offence.
   int64_t last_time_us = 0;
   std::vector<int64_t> event_times;  // link_down times used (merged)
+  std::vector<BerEvent> ber_events;  // ufm_high_ber: the uncleared high_ber events that count
   int active_width = 0, expected_width = 0;
   fabric::Speed active_speed = fabric::Speed::unknown, expected_speed = fabric::Speed::unknown;
 };

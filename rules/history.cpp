@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ingest/ufm_events.h"
+
 namespace ibw::rules {
 
 int64_t longest_window(const RuleSet& rules) {
@@ -9,6 +11,24 @@ int64_t longest_window(const RuleSet& rules) {
   for (const auto& r : rules.rules)
     if (r.enabled) w = std::max(w, r.window_us);
   return w;
+}
+
+EventNeeds event_needs(const RuleSet& rules) {
+  EventNeeds n;
+  for (const auto& r : rules.rules) {
+    if (!r.enabled) continue;
+    n.link |= r.type == RuleType::link_flap || r.confirm == Confirm::errors_and_flap;
+    n.ufm_ber |= r.type == RuleType::ufm_high_ber;
+  }
+  return n;
+}
+
+bool needed(const ingest::Event& e, EventNeeds needs) {
+  if (!e.node_guid || !e.port) return false;
+  if (e.kind == ingest::kind::link_down || e.kind == ingest::kind::link_up) return needs.link;
+  if (e.kind == ingest::ufm_kind::high_ber || e.kind == ingest::ufm_kind::high_ber_cleared)
+    return needs.ufm_ber;
+  return false;
 }
 
 bool History::add_delta(const ingest::CounterDelta& d) {
@@ -33,6 +53,28 @@ void History::add_link_event(uint64_t node_guid, int port, int64_t time_us, bool
   q.insert(at, e);
 }
 
+void History::add_ber_event(const ingest::Event& e) {
+  auto& q = ports_[key(e.node_guid, e.port)].ber;
+  BerEvent b{e.time_us, e.kind == ingest::ufm_kind::high_ber_cleared, e.severity, e.source,
+             e.message};
+  auto at = std::upper_bound(q.begin(), q.end(), e.time_us,
+                             [](int64_t t, const BerEvent& x) { return t < x.time_us; });
+  q.insert(at, std::move(b));
+}
+
+bool History::add_event(const ingest::Event& e) {
+  if (!e.node_guid || !e.port) return false;
+  bool down = e.kind == ingest::kind::link_down;
+  if (down || e.kind == ingest::kind::link_up) {
+    add_link_event(e.node_guid, e.port, e.time_us, down);
+    return true;
+  }
+  if (e.kind != ingest::ufm_kind::high_ber && e.kind != ingest::ufm_kind::high_ber_cleared)
+    return false;
+  add_ber_event(e);
+  return true;
+}
+
 void History::prune(int64_t now_us) {
   int64_t cutoff = now_us - keep_us_;
   for (auto it = ports_.begin(); it != ports_.end();) {
@@ -42,7 +84,9 @@ void History::prune(int64_t now_us) {
     });
     e.deltas.erase(e.deltas.begin(), keep);
     while (!e.events.empty() && e.events.front().time_us <= cutoff) e.events.pop_front();
-    it = e.deltas.empty() && e.events.empty() ? ports_.erase(it) : std::next(it);
+    while (!e.ber.empty() && e.ber.front().time_us <= cutoff) e.ber.pop_front();
+    bool empty = e.deltas.empty() && e.events.empty() && e.ber.empty();
+    it = empty ? ports_.erase(it) : std::next(it);
   }
 }
 
@@ -70,6 +114,7 @@ PortWindow History::window(const LinkInfo& link) const {
   if (const Entry* own = find(link.node_guid, link.port)) {
     w.delta_view = own->deltas;
     w.events.assign(own->events.begin(), own->events.end());
+    w.ber_events.assign(own->ber.begin(), own->ber.end());
   }
   if (const Entry* peer = link.peer_guid ? find(link.peer_guid, link.peer_port) : nullptr) {
     for (LinkEvent e : peer->events) {

@@ -1,9 +1,10 @@
 // History: the recent past of every port that rule windows need, kept between sweeps by the
 // daemon (and by `ibwarden replay`). It holds counter deltas with a non-zero error counter
-// (a clean sweep adds nothing, so a healthy fabric costs no memory) and link down/up events,
-// each for `keep_us` (the longest rule window), and builds rules::PortWindow records for
-// evaluate(): a port's own deltas and events plus its peer's link events (from_peer), since
-// either end may report a flap.
+// (a clean sweep adds nothing, so a healthy fabric costs no memory), link down/up events and
+// UFM's BER verdicts (high_ber / high_ber_cleared), each for `keep_us` (the longest rule
+// window), and builds rules::PortWindow records for evaluate(): a port's own deltas and
+// events plus its peer's link events (from_peer), since either end may report a flap.
+// Callers feed only the event kinds the loaded rules use (event_needs / needed).
 // Pure bookkeeping: no I/O, no clock (times come from the data and the caller). Not
 // thread-safe.
 #pragma once
@@ -34,6 +35,15 @@ struct LinkInfo {
 // The longest window any enabled rule looks at (at least one minute).
 int64_t longest_window(const RuleSet& rules);
 
+// Which event kinds the enabled rules look at; the others need not be kept.
+struct EventNeeds {
+  bool link = false;     // link_down / link_up: link_flap, confirm errors_and_flap
+  bool ufm_ber = false;  // high_ber / high_ber_cleared: ufm_high_ber
+};
+EventNeeds event_needs(const RuleSet& rules);
+// True when e names a port and its kind is one `needs` asks for.
+bool needed(const ingest::Event& e, EventNeeds needs);
+
 class History {
  public:
   explicit History(int64_t keep_us) : keep_us_(keep_us) {}
@@ -42,6 +52,11 @@ class History {
   // Keeps the delta when one of its error counters rose; returns whether it was kept.
   bool add_delta(const ingest::CounterDelta& d);
   void add_link_event(uint64_t node_guid, int port, int64_t time_us, bool down);
+  // A high_ber or high_ber_cleared event of a port (time, severity, source, message kept).
+  void add_ber_event(const ingest::Event& e);
+  // link_down / link_up -> add_link_event, high_ber(_cleared) -> add_ber_event; false (and
+  // nothing kept) for other kinds or events without a port.
+  bool add_event(const ingest::Event& e);
   // Forgets what is older than now - keep.
   void prune(int64_t now_us);
   // Forgets one port's past (after a repair: old errors must not judge the new cable).
@@ -62,6 +77,7 @@ class History {
   struct Entry {
     std::vector<ingest::CounterDelta> deltas;  // time-ordered (a few per port: vector is fine)
     std::deque<LinkEvent> events;              // own events (from_peer false), time-ordered
+    std::deque<BerEvent> ber;                  // own UFM BER verdicts, time-ordered
   };
   static uint64_t key(uint64_t guid, int port) { return guid * 257 + static_cast<uint64_t>(port); }
   const Entry* find(uint64_t guid, int port) const;

@@ -42,6 +42,8 @@ std::string unknown(std::string_view what, std::string_view got,
 // Pass 1: the YAML tree into raw rules; structural problems and repeated keys.
 std::vector<RawRule> read(const YAML::Node& root, DiagnosticSink& sink);
 std::optional<ingest::Severity> parse_severity(std::string_view s);
+// warning | error | critical (UFM's high_ber events are never info).
+std::optional<ingest::Severity> parse_ber_severity(std::string_view s);
 std::optional<DegradedBelow> parse_below(std::string_view s);
 std::vector<std::string_view> rule_counter_names();
 

@@ -9,6 +9,9 @@
 //   link_flap:      cycles (5), window (1m)
 //   link_degraded:  below (plan | enabled | both; default both)
 //   error_counters: window (1m), counters {CounterName: {delta: N} | {rate_per_s: X}}
+//   ufm_high_ber:   min_severity (warning | error | critical; default error), window (10m)
+//                   (UFM's own BER verdicts: high_ber / high_ber_cleared events, so it
+//                   only fires with a ufm: section)
 // Loading collects every problem as file:line: field: message before failing.
 #pragma once
 
@@ -26,7 +29,13 @@
 
 namespace ibw::rules {
 
-enum class RuleType : uint8_t { symbol_errors, link_flap, link_degraded, error_counters };
+enum class RuleType : uint8_t {
+  symbol_errors,
+  link_flap,
+  link_degraded,
+  error_counters,
+  ufm_high_ber
+};
 enum class Action : uint8_t { disable, isolate, work_order, none };
 enum class Confirm : uint8_t { none, both_ends, errors_and_flap };
 // Which expectation link_degraded compares against; `both` means any known one.
@@ -64,7 +73,7 @@ struct Rule {
   Confirm confirm = Confirm::none;
   int line = 0;  // where the rule starts in its file
 
-  int64_t window_us = 0;  // symbol_errors 12m, link_flap / error_counters 1m, degraded 1m
+  int64_t window_us = 0;  // symbol_errors 12m, ufm_high_ber 10m, others 1m
   // symbol_errors: BER threshold per active speed (indexed by fabric::Speed; the compiled
   // table already has `default` filled in; 0 = no BER check at that speed) and the one-sweep
   // fast path (0 = off).
@@ -73,6 +82,8 @@ struct Rule {
   int cycles = 5;                             // link_flap
   DegradedBelow below = DegradedBelow::both;  // link_degraded
   std::vector<CounterLimit> counters;         // error_counters
+  // ufm_high_ber: the least severity of a high_ber event that counts.
+  ingest::Severity min_severity = ingest::Severity::error;
 };
 
 struct RuleSet {

@@ -22,9 +22,11 @@ std::vector<std::string_view> type_keys(std::optional<RuleType> t) {
       return {"below"};
     case RuleType::error_counters:
       return {"window", "counters"};
+    case RuleType::ufm_high_ber:
+      return {"min_severity", "window"};
   }
   // Type unknown: accept any type's key so only the type itself is reported.
-  return {"ber_threshold", "window", "jump", "cycles", "below", "counters"};
+  return {"ber_threshold", "window", "jump", "cycles", "below", "counters", "min_severity"};
 }
 
 // Pass 2 output: the rule plus what compile needs to know about what was given.
@@ -70,8 +72,9 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
   r.line = raw.line;
   std::optional<RuleType> type;
   if (const RawField* f = raw.get("type"))
-    type = rd.choice<RuleType>(f->value, f->line, "type", parse_rule_type,
-                               {"symbol_errors", "link_flap", "link_degraded", "error_counters"});
+    type = rd.choice<RuleType>(
+        f->value, f->line, "type", parse_rule_type,
+        {"symbol_errors", "link_flap", "link_degraded", "error_counters", "ufm_high_ber"});
   for (std::string_view req : {"name", "type", "action", "severity"})
     if (!raw.get(req)) sink.add(raw.line, std::string(req), "missing (every rule needs it)");
   p.ok = type.has_value() && raw.get("name");
@@ -111,6 +114,10 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
             (*type == RuleType::link_flap || *type == RuleType::link_degraded))
           sink.add(f.line, f.key, "errors_and_flap only applies to error rules");
       }
+    } else if (f.key == "min_severity") {
+      if (auto s = rd.choice<ingest::Severity>(v, f.line, f.key, parse_ber_severity,
+                                               {"warning", "error", "critical"}))
+        r.min_severity = *s;
     } else if (f.key == "window") {
       if (auto d = rd.duration(v, f.line, f.key)) r.window_us = *d;
     } else if (f.key == "jump") {
@@ -164,7 +171,9 @@ RuleSet compile(std::vector<Parsed> parsed, const std::string& file, DiagnosticS
             "\"" + r.name + "\" is already used by the rule at line " + std::to_string(it->second));
     }
     if (!r.window_us)
-      r.window_us = r.type == RuleType::symbol_errors ? 12 * 60'000'000LL : 60'000'000LL;
+      r.window_us = r.type == RuleType::symbol_errors  ? 12 * 60'000'000LL
+                    : r.type == RuleType::ufm_high_ber ? 10 * 60'000'000LL
+                                                       : 60'000'000LL;
     for (size_t s = 1; s < kSpeedCount; ++s)
       if (!p.ber_given[s]) r.ber_threshold[s] = p.ber_default.value_or(0);
     set.rules.push_back(std::move(r));

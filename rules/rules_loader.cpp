@@ -79,6 +79,11 @@ std::optional<ingest::Severity> parse_severity(std::string_view s) {
     if (ingest::severity_name(sev) == s) return sev;
   return std::nullopt;
 }
+std::optional<ingest::Severity> parse_ber_severity(std::string_view s) {
+  auto sev = parse_severity(s);
+  if (sev == ingest::Severity::info) return std::nullopt;
+  return sev;
+}
 std::optional<DegradedBelow> parse_below(std::string_view s) {
   if (s == "plan") return DegradedBelow::plan;
   if (s == "enabled") return DegradedBelow::enabled;
@@ -104,12 +109,14 @@ std::string_view rule_type_name(RuleType t) {
       return "link_degraded";
     case RuleType::error_counters:
       return "error_counters";
+    case RuleType::ufm_high_ber:
+      return "ufm_high_ber";
   }
   return "?";
 }
 std::optional<RuleType> parse_rule_type(std::string_view s) {
   for (auto t : {RuleType::symbol_errors, RuleType::link_flap, RuleType::link_degraded,
-                 RuleType::error_counters})
+                 RuleType::error_counters, RuleType::ufm_high_ber})
     if (rule_type_name(t) == s) return t;
   return std::nullopt;
 }

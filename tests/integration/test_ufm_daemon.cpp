@@ -3,7 +3,7 @@
 // and a restart, failure injection with health, port actions through UFM jobs (via: ufm)
 // with the audit event, UFM Telemetry driving the symbol_ber rule, and the polls of UFM's
 // alarms, ports and links (alarms stored once, UFM's port view in `ibwarden ports`, failed
-// resource polls in health).
+// resource polls in health), and UFM's high_ber_severity driving the ufm_high_ber rule.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -559,5 +559,37 @@ TEST_CASE("ufm daemon: failed alarm port and link polls are survived and reporte
   for (const auto& l : log_lines(d.log(), "source health"))
     if (l["source"] == "ufm") states.insert(l["state"].get<std::string>());
   CHECK(states == std::set<std::string>{"degraded", "ok"});
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("ufm daemon: UFM's high_ber_severity error drives the ufm_high_ber rule in dry-run",
+          "[integration][ufm]") {
+  UfmLabOptions o;  // dry-run, the shipped rules (ufm_high_ber: isolate at error)
+  o.rules = ibw::fabric::read_file(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
+  UfmLab w(o);
+  Daemon d = w.daemon();
+  d.start();
+  REQUIRE(d.wait_log("\"ufm ports polled\"", 1, 15s));
+  w.emu->post("port", {{"port", "leaf002/4"}, {"high_ber", "error"}});
+  auto decisions = wait_query(
+      "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 20s);
+  INFO(d.log());
+  REQUIRE(decisions.size() == 1);
+  const json& dec = decisions[0];
+  CHECK(dec["rule"] == "ufm_high_ber");
+  CHECK(dec["status"] == "dry_run");
+  CHECK(dec["action"] == "disable");
+  CHECK(dec["cable_id"] == "C-leaf002-4");
+  const json& ev = dec["evidence"];
+  CHECK(ev["rule_type"] == "ufm_high_ber");
+  REQUIRE(ev["ufm_events"].size() == 1);
+  CHECK(ev["ufm_events"][0]["severity"] == "error");
+  CHECK(ev["ufm_events"][0]["source"] == "ufm");
+  CHECK(ev["ufm_events"][0]["message"].get<std::string>().find("high_ber_severity error") !=
+        std::string::npos);
+  CHECK(recorded(*w.emu, "/app/unhealthy_ports").empty());  // dry-run: nothing sent
+  // Later polls and evaluations add nothing (the link's order is active).
+  REQUIRE(d.wait_log("\"ufm ports polled\"", 3, 15s));
+  CHECK(query_json("decisions", w.config).size() == 1);
   CHECK(d.stop() == 0);
 }
