@@ -17,6 +17,7 @@ work=$(mktemp -d /tmp/ibwarden-bench-daemon.XXXXXX)
 source scripts/lib/simlab.sh
 daemon_pid=
 cleanup() {
+  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
   [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
   sim_stop
   rm -rf "$work"

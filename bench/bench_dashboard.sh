@@ -13,6 +13,7 @@ build=$root/${BUILD_DIR:-build}
 work=$(mktemp -d /tmp/ibwarden-bench-dash.XXXXXX)
 demo=""
 cleanup() {
+  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
   [[ -n $demo ]] && kill "$demo" 2>/dev/null && wait "$demo" 2>/dev/null
   rm -rf "$work"
 }

@@ -45,6 +45,7 @@ source scripts/lib/bench.sh
 daemon_pid=
 keep_work=0
 cleanup() {
+  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
   [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
   sim_stop || true
   ((keep_work)) || rm -rf "$work"

@@ -44,6 +44,7 @@ lab=$(mktemp -d /tmp/ibwarden-demo.XXXXXX)
 source scripts/lib/simlab.sh
 daemon=""
 cleanup() {
+  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
   [[ -n $daemon ]] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
   sim_stop
   if ((keep)); then echo "lab kept in $lab"; else rm -rf "$lab"; fi
@@ -96,6 +97,11 @@ YAML
 daemon=$!
 until grep -q '"web API listening"' "$lab/daemon.log" 2>/dev/null; do
   kill -0 "$daemon" 2>/dev/null || { echo "ibwarden run failed:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
+  if grep -q '"web API not started"' "$lab/daemon.log"; then
+    echo "the dashboard could not start (port $port in use? try --port 0):" >&2
+    grep '"web API not started"' "$lab/daemon.log" >&2
+    exit 1
+  fi
   sleep 0.1
 done
 web_port=$(grep -m1 '"web API listening"' "$lab/daemon.log" | sed -E 's/.*"port":([0-9]+).*/\1/')

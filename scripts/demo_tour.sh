@@ -17,7 +17,11 @@ gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
 
 lab=$(mktemp -d /tmp/ibwarden-demo.XXXXXX)
 source scripts/lib/simlab.sh
-cleanup() { sim_stop; ((keep)) || rm -rf "$lab"; }
+cleanup() {
+  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
+  sim_stop
+  ((keep)) || rm -rf "$lab"
+}
 trap cleanup EXIT
 
 echo "== 1. A 2-tier fat tree (8 leaves, 4 spines, 64 hosts) cabled with mistakes"

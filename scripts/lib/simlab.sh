@@ -49,11 +49,12 @@ sim_run() {
   (cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD "$@")
 }
 
+# Safe under set -e: a killed process's status (143) does not end the caller.
 sim_stop() {
-  [[ -n ${SIM_OPENSM_PID:-} ]] && kill "$SIM_OPENSM_PID" 2>/dev/null && wait "$SIM_OPENSM_PID" 2>/dev/null
-  [[ -n ${SIM_IBSIM_PID:-} ]] && kill "$SIM_IBSIM_PID" 2>/dev/null
+  [[ -n ${SIM_OPENSM_PID:-} ]] && kill "$SIM_OPENSM_PID" 2>/dev/null && { wait "$SIM_OPENSM_PID" 2>/dev/null || true; }
+  [[ -n ${SIM_IBSIM_PID:-} ]] && { kill "$SIM_IBSIM_PID" 2>/dev/null || true; }
   [[ -n ${SIM_CONSOLE_FD:-} ]] && exec {SIM_CONSOLE_FD}>&-
-  [[ -n ${SIM_IBSIM_PID:-} ]] && wait "$SIM_IBSIM_PID" 2>/dev/null
+  [[ -n ${SIM_IBSIM_PID:-} ]] && { wait "$SIM_IBSIM_PID" 2>/dev/null || true; }
   SIM_OPENSM_PID= SIM_IBSIM_PID= SIM_CONSOLE_FD=
   if [[ -n ${SIM_DIR:-} ]]; then rm -rf "$SIM_DIR"/sys-* 2>/dev/null || true; fi
 }
