@@ -1,5 +1,6 @@
 // UFM alarm tracking and mapping; see ufm_alarm_tracker.h.
 #include "ingest/ufm_alarm_tracker.h"
+#include "ingest/text.h"
 
 #include <cctype>
 
@@ -9,19 +10,6 @@
 
 namespace ibw::ingest {
 namespace ufm_alarm_tracker_detail {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string one_line(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return out;
-}
 
 std::string identity(const UfmAlarm& a) {
   return ufm_alarm_identity(a.id, a.event_type, a.object_name);
@@ -48,10 +36,10 @@ Event ufm_alarm_event(const UfmAlarm& a, int64_t now_us) {
   e.port = a.object.port;
   e.node = a.object.node;
   e.message = "UFM alarm " + std::to_string(a.id) + " (" + std::to_string(a.event_type) + " " +
-              d::one_line(a.name) + ", " + std::to_string(a.event_count) + " events)";
+              single_line(a.name) + ", " + std::to_string(a.event_count) + " events)";
   if (!a.severity.empty()) e.message += " " + a.severity;
-  if (!a.reason.empty()) e.message += ": " + d::one_line(a.reason);
-  e.dedup_key = "ufm_alarm:" + d::identity(a) + ":" + d::lower(a.severity);
+  if (!a.reason.empty()) e.message += ": " + single_line(a.reason);
+  e.dedup_key = "ufm_alarm:" + d::identity(a) + ":" + ascii_lower(a.severity);
   return e;
 }
 
@@ -67,7 +55,7 @@ Event ufm_alarm_cleared_event(const UfmOpenAlarm& a, int64_t now_us) {
   e.port = ref.port;
   e.node = ref.node;
   e.message = "UFM alarm " + std::to_string(a.id) + " (" + std::to_string(a.event_type) + " " +
-              d::one_line(a.name) + ") cleared";
+              single_line(a.name) + ") cleared";
   e.dedup_key = "ufm_alarm_cleared:" + ufm_alarm_identity(a.id, a.event_type, a.object_name);
   return e;
 }
@@ -100,7 +88,7 @@ UfmAlarmUpdate UfmAlarmTracker::update(const std::vector<UfmAlarm>& current) {
     if (next.count(id)) continue;  // listed twice
     if (next.size() >= kMaxOpen) break;
     auto it = open_.find(id);
-    if (it == open_.end() || d::lower(it->second.severity) != d::lower(a.severity)) {
+    if (it == open_.end() || ascii_lower(it->second.severity) != ascii_lower(a.severity)) {
       out.raised.push_back(a);
       out.changed = true;
     }

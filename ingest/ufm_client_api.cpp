@@ -4,16 +4,11 @@
 #include <cstdio>
 #include <regex>
 
+#include "ingest/text.h"
 #include "ingest/ufm_client.h"
 
 namespace ibw::ingest {
 namespace ufm_client_api_detail {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 template <typename T, typename Parse>
 UfmFetched<T> fetch(UfmClient& client, const std::string& path, Parse parse) {
@@ -99,7 +94,7 @@ std::string_view job_outcome_name(UfmJobOutcome o) {
 }
 
 std::optional<UfmJobOutcome> ufm_job_outcome(std::string_view status) {
-  std::string s = ufm_client_api_detail::lower(status);
+  std::string s = ascii_lower(status);
   if (s == "completed") return UfmJobOutcome::completed;
   if (s == "completed with warnings") return UfmJobOutcome::completed_with_warnings;
   if (s.rfind("completed", 0) == 0 || s.rfind("aborted", 0) == 0 || s.rfind("fail", 0) == 0 ||

@@ -1,5 +1,6 @@
 // UFM event parsing and mapping; see ufm_events.h.
 #include "ingest/ufm_events.h"
+#include "ingest/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -28,19 +29,6 @@ int64_t days_from_civil(int64_t y, int m, int d) {
   const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + doe - 719468;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string one_line(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return out;
 }
 
 // Where the event-type number is: event_type (6.17+), else a numeric "type" (<= 6.16).
@@ -277,7 +265,7 @@ std::optional<Counter> ufm_threshold_counter(int type) {
 }
 
 Severity ufm_severity(std::string_view severity) {
-  std::string s = ufm_events_detail::lower(severity);
+  std::string s = ascii_lower(severity);
   if (s == "warning" || s == "minor") return Severity::warning;
   if (s == "major" || s == "error") return Severity::error;
   if (s == "critical") return Severity::critical;
@@ -299,10 +287,10 @@ Event to_event(const UfmEvent& u) {
   e.peer_guid = ends.peer.guid;
   e.peer_port = ends.peer.port;
   e.peer_node = ends.peer.node;
-  e.message = "UFM " + std::to_string(u.type) + " " + ufm_events_detail::one_line(u.name);
+  e.message = "UFM " + std::to_string(u.type) + " " + single_line(u.name);
   if (auto c = ufm_threshold_counter(u.type))
     e.message += " (" + std::string(counter_name(*c)) + ")";
-  if (!u.description.empty()) e.message += ": " + ufm_events_detail::one_line(u.description);
+  if (!u.description.empty()) e.message += ": " + single_line(u.description);
   e.dedup_key = ufm_dedup_key(u);
   return e;
 }

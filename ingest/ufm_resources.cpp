@@ -1,5 +1,6 @@
 // Parsing of UFM alarms, ports, links, jobs and unhealthy ports; see ufm_resources.h.
 #include "ingest/ufm_resources.h"
+#include "ingest/text.h"
 
 #include <cctype>
 
@@ -7,12 +8,6 @@ namespace ibw::ingest {
 namespace ufm_resources_detail {
 
 namespace j = ufm_json_detail;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The first non-empty of two fields.
 std::string either(const j::Json& o, std::string_view a, std::string_view b) {
@@ -193,7 +188,7 @@ std::optional<UfmJob> parse_ufm_job(std::string_view json) {
 }
 
 int ufm_width_lanes(std::string_view width) {
-  std::string w = ufm_resources_detail::lower(width);
+  std::string w = ascii_lower(width);
   if (w.rfind("ib_", 0) == 0) w.erase(0, 3);
   if (w.empty() || w.back() != 'x') return 0;
   w.pop_back();
@@ -202,7 +197,7 @@ int ufm_width_lanes(std::string_view width) {
 }
 
 int ufm_logical_state(std::string_view state) {
-  std::string s = ufm_resources_detail::lower(state);
+  std::string s = ascii_lower(state);
   if (s == "down") return 1;
   if (s == "init" || s == "initialize") return 2;
   if (s == "armed") return 3;
@@ -211,7 +206,7 @@ int ufm_logical_state(std::string_view state) {
 }
 
 int ufm_physical_state(std::string_view state) {
-  std::string s = ufm_resources_detail::lower(state);
+  std::string s = ascii_lower(state);
   if (s == "sleep") return 1;
   if (s == "polling") return 2;
   if (s == "disabled") return 3;

@@ -1,5 +1,6 @@
 // UFM Telemetry CSV / Prometheus parsing; see ufm_telemetry.h for shapes and the mapping.
 #include "ingest/ufm_telemetry.h"
+#include "ingest/text.h"
 
 #include <cctype>
 #include <charconv>
@@ -258,7 +259,7 @@ TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us)
           if (line[k] == '\\' && k + 1 < line.size()) ++k;
           value += line[k];
         }
-        labels[d::lower(key)] = value;
+        labels[ascii_lower(key)] = value;
         i = k + 1;
         while (i < line.size() && (line[i] == ',' || line[i] == ' ')) ++i;
       }
@@ -280,7 +281,7 @@ TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us)
     if (f.kind != d::Kind::counter && f.kind != d::Kind::phy) continue;
     auto label = [&](std::initializer_list<const char*> keys) -> std::string {
       for (const char* k : keys)
-        if (auto it = labels.find(d::lower(k)); it != labels.end()) return it->second;
+        if (auto it = labels.find(ascii_lower(k)); it != labels.end()) return it->second;
       return {};
     };
     uint64_t guid = ufm_json_detail::parse_guid(label({"node_guid", "nodeGUID"}));

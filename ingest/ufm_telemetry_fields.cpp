@@ -4,23 +4,18 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ingest/text.h"
 #include "ingest/ufm_telemetry.h"
 #include "ingest/ufm_telemetry_fields.h"
 
 namespace ibw::ingest {
 namespace ufm_telemetry_detail {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 const std::unordered_map<std::string, Field>& table() {
   static const std::unordered_map<std::string, Field> t = [] {
     std::unordered_map<std::string, Field> m;
     auto meta = [&](Kind k, std::initializer_list<const char*> names) {
-      for (const char* n : names) m[lower(n)] = Field{k};
+      for (const char* n : names) m[ascii_lower(n)] = Field{k};
     };
     meta(Kind::node_guid, {"node_guid", "nodeGUID"});
     meta(Kind::port_guid, {"port_guid"});
@@ -32,7 +27,7 @@ const std::unordered_map<std::string, Field>& table() {
                       "remote_reason_opcode", "time_to_link_up_msec", "link_partner_description"});
     for (size_t i = 0; i < kCounterCount; ++i) {
       auto c = static_cast<Counter>(i);
-      m[lower(counter_name(c))] = Field{Kind::counter, c};
+      m[ascii_lower(counter_name(c))] = Field{Kind::counter, c};
     }
     const std::pair<const char*, Counter> aliases[] = {
         {"Infiniband_SymbolErrors", Counter::SymbolErrorCounter},
@@ -51,9 +46,9 @@ const std::unordered_map<std::string, Field>& table() {
         {"Infiniband_PckOut", Counter::PortXmitPkts},
         {"Infiniband_PckIn", Counter::PortRcvPkts},
     };
-    for (const auto& [name, c] : aliases) m[lower(name)] = Field{Kind::counter, c};
+    for (const auto& [name, c] : aliases) m[ascii_lower(name)] = Field{Kind::counter, c};
     auto phy = [&](Phy p, std::initializer_list<const char*> names, int lane = 0) {
-      for (const char* n : names) m[lower(n)] = Field{Kind::phy, Counter{}, p, lane};
+      for (const char* n : names) m[ascii_lower(n)] = Field{Kind::phy, Counter{}, p, lane};
     };
     phy(Phy::raw_ber, {"Total_Raw_BER", "raw_ber"});
     phy(Phy::effective_ber, {"Effective_BER"});
@@ -78,7 +73,7 @@ const std::unordered_map<std::string, Field>& table() {
 }
 
 Field classify(std::string_view name) {
-  std::string n = lower(name);
+  std::string n = ascii_lower(name);
   if (size_t u = n.find("_u_"); u != std::string::npos) n.erase(u);  // "..._u_Errors"
   const auto& t = table();
   if (auto it = t.find(n); it != t.end()) return it->second;

@@ -35,7 +35,6 @@ struct Field {
   int lane = 0;
 };
 
-std::string lower(std::string_view s);
 // Case-insensitive; a "_u_<unit>" suffix and, for counters, an "Extended" suffix are ignored.
 Field classify(std::string_view name);
 

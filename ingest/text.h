@@ -1,0 +1,27 @@
+// Small text helpers shared by the ingest parsers (UFM REST, event.log, telemetry):
+// ASCII lower-casing for case-insensitive keys and states, and flattening a field that may
+// hold line breaks or tabs into one log-safe line.
+#pragma once
+
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace ibw::ingest {
+
+// "HEALTHY" -> "healthy"; bytes >= 0x80 are left alone (no locale).
+inline std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "a\nb\tc" -> "a b c": each CR, LF or tab becomes a space, so a message stays one line.
+inline std::string single_line(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return out;
+}
+
+}  // namespace ibw::ingest
