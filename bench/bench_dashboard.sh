@@ -22,7 +22,11 @@ IBW_BIN=$build/app/ibwarden IBW_LABGEN=$build/tests/lab/ibw-labgen \
   scripts/demo.sh --no-build --large --port 0 --faults off --duration 900 \
   --ready-file "$work/ready" >"$work/demo.log" 2>&1 &
 demo=$!
-for _ in $(seq 1 1800); do [[ -f $work/ready ]] && break; sleep 0.1; done
+for _ in $(seq 1 1800); do
+  [[ -f $work/ready ]] && break
+  kill -0 "$demo" 2>/dev/null || { cat "$work/demo.log" >&2; exit 1; }
+  sleep 0.1
+done
 [[ -f $work/ready ]] || { cat "$work/demo.log" >&2; exit 1; }
 declare -A cfg
 while IFS='=' read -r key value; do cfg[$key]=$value; done <"$work/ready"

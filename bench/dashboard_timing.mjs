@@ -25,10 +25,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = { overview: [], grid: [], filter: [], link: [] };
 for (let i = 0; i < runs; ++i) {
   results.overview.push(await timed(async () => {
+    await page.goto('about:blank');  // a real page load each run, not a hash change
     await page.goto(url + '#/');
     await page.getByTestId('fabric-stats').getByText('ports', { exact: true }).waitFor();
   }));
   results.grid.push(await timed(async () => {
+    await page.goto('about:blank');
     await page.goto(url + '#/ports');
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid=port-grid] .cell').length === n,
       fabric.ports, { polling: 20 });
@@ -38,6 +40,7 @@ for (let i = 0; i < runs; ++i) {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=switch-row]').length <= 10, null, { polling: 10 });
   }));
   results.link.push(await timed(async () => {
+    await page.goto('about:blank');
     await page.goto(url + '#/port/leaf005/34');
     await page.getByTestId('counter-chart').waitFor();
   }));

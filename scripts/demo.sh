@@ -106,7 +106,10 @@ until grep -q '"web API listening"' "$lab/daemon.log" 2>/dev/null; do
 done
 web_port=$(grep -m1 '"web API listening"' "$lab/daemon.log" | sed -E 's/.*"port":([0-9]+).*/\1/')
 url="http://127.0.0.1:$web_port/"
-until grep -q '"fabric discovered"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
+until grep -q '"fabric discovered"' "$lab/daemon.log" 2>/dev/null; do
+  kill -0 "$daemon" 2>/dev/null || { echo "ibwarden run failed:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
+  sleep 0.1
+done
 curl -sf -X POST -H "Authorization: Bearer $operator" "${url}api/v1/audit" >/dev/null ||
   say "the first audit failed (see $lab/daemon.log)"
 

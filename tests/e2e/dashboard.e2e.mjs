@@ -8,10 +8,11 @@
 //   3. opens the port's work order from that row and checks the cable and locations;
 //   4. re-enables the port from the order page, giving a reason, and sees the order resolved
 //      and the port gone from the disabled list; the API then shows the executed enable;
-//   5. visits the port grid, the link page (chart) and the audit;
+//   5. visits the port grid, the link page (chart), tries to disable a host's only link (the
+//      guard's refusal shows in the dialog) and the audit;
 //   6. unlinks a whole leaf and sees the burst of link-down events as one storm line.
 // Any uncaught page error or console error (a CSP violation, say) fails the test.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
 const url = process.env.IBW_URL;
@@ -25,6 +26,15 @@ if (!url || !operator || !consoleFifo) {
 mkdirSync(out, { recursive: true });
 
 const kPort = 'leaf005/10';
+// A whole-test deadline below ctest's TIMEOUT, so that a hang still ends in a report.
+setTimeout(() => { console.error('FAILED: the test took over 240 s'); process.exit(1); }, 240000).unref();
+
+// One ibsim console command. Non-blocking: with ibsim gone, opening its FIFO fails (ENXIO)
+// instead of blocking the whole event loop.
+function inject(command) {
+  const fd = openSync(consoleFifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  try { writeSync(fd, command + '\n'); } finally { closeSync(fd); }
+}
 const problems = [];
 const step = (s) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}] ${s}`);
 
@@ -49,8 +59,11 @@ let failed = false;
 const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
 page.on('pageerror', (e) => problems.push('page error: ' + e.message));
 let signedIn = false;  // before sign-in, the first API call's 401 is expected
+let expect409 = false;  // the browser logs the guard's refusal (an API answer) as an error
 page.on('console', (m) => {
-  if (m.type() === 'error' && signedIn) problems.push('console error: ' + m.text());
+  if (m.type() !== 'error' || !signedIn) return;
+  if (expect409 && /status of 409/.test(m.text())) return;
+  problems.push('console error: ' + m.text());
 });
 try {
   // 1. Open and sign in.
@@ -70,7 +83,7 @@ try {
   // 2. A fault: the rules disable the uplink; the open page shows it without a reload.
   check((await page.locator(`[data-testid=disabled-port][data-port="${kPort}"]`).count()) === 0,
     `${kPort} is not disabled before the fault`);
-  appendFileSync(consoleFifo, `PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000\n`);
+  inject('PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000');
   step('fault injected: SymbolErrorCounter=5000 on ' + kPort);
   const row = page.locator(`[data-testid=disabled-port][data-port="${kPort}"]`);
   await row.waitFor({ timeout: 60000 });
@@ -116,6 +129,19 @@ try {
   await page.getByTestId('counter-chart').waitFor({ timeout: 15000 });
   check(true, 'the link page draws a counter chart');
   await page.screenshot({ path: `${out}/6-link.png`, fullPage: true });
+  // The guard's refusal reaches the operator: a host's only link is never disabled.
+  await page.goto(url + '#/port/leaf006/1');
+  await page.getByTestId('disable-button').click();
+  check(await page.locator('#confirm-force-row').isHidden(), 'no force option for an operator');
+  await page.getByTestId('reason-input').fill('e2e: try to cut a host off');
+  expect409 = true;
+  await page.getByTestId('confirm-action').click();
+  const refusal = page.locator('#confirm-error');
+  await refusal.filter({ hasText: 'refused' }).waitFor({ timeout: 15000 });
+  check((await refusal.textContent()).includes('host'),
+    `the dialog shows the guard's reason (${(await refusal.textContent()).slice(0, 90)}...)`);
+  await page.locator('#confirm-cancel').click();
+  expect409 = false;
   await page.goto(url + '#/audit');
   await page.getByTestId('audit-finding').first().waitFor({ timeout: 15000 });
   check(true, 'the audit page lists the demo fabric\'s cabling mistakes');
@@ -124,12 +150,12 @@ try {
   // 6. A storm: a whole leaf unlinked at once gives one grouped line, not a page of events.
   await page.goto(url + '#/');
   await page.getByTestId('feed').waitFor({ timeout: 10000 });
-  appendFileSync(consoleFifo, 'Unlink "leaf011"\n');
+  inject('Unlink "leaf011"');
   step('fault injected: every link of leaf011 unlinked');
-  const storm = page.getByTestId('feed-storm').first();
+  const storm = page.getByTestId('feed-storm').filter({ hasText: 'link_down' }).first();
   await storm.waitFor({ timeout: 30000 });
   const summary = await storm.locator('summary').textContent();
-  check(/^\d+ events from \w+ in [\d.]+ s on \d+ nodes: .*link_down/.test(summary),
+  check(/^\d+ events from [\w +]+ in [\d.]+ s on \d+ nodes: .*link_down/.test(summary),
     `the feed groups the leaf's link-down storm (${summary})`);
   await page.screenshot({ path: `${out}/8-storm.png`, fullPage: true });
   check(problems.length === 0, 'no page or console errors' + (problems.length ? ': ' + problems.join('; ') : ''));

@@ -6,9 +6,10 @@
 const kTokenKey = 'ibwarden.token';
 
 export class ApiFailure extends Error {
-  constructor(status, message) {
+  constructor(status, message, data) {
     super(message);
     this.status = status;
+    this.data = data;  // the parsed body: a port action's 409/502 answer is its decision
   }
 }
 
@@ -42,8 +43,9 @@ export async function api(path, { method = 'GET', body } = {}) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
   if (!res.ok) {
-    const msg = data && data.error ? data.error : `HTTP ${res.status}`;
-    throw new ApiFailure(res.status, msg);
+    const msg = data && data.error ? data.error
+      : data && data.reason ? `${data.status}: ${data.reason}` : `HTTP ${res.status}`;
+    throw new ApiFailure(res.status, msg, data);
   }
   return data;
 }
@@ -65,15 +67,24 @@ export function portPath(node, port) {
 }
 
 // The live feed. onMessage(type, data) for each "event", "decision" and "workorder" message;
-// onState('live'|'reconnecting'|'unauthorized'). Returns stop().
+// onState('live'|'reconnecting'|'unauthorized'); after 'reconnecting', the next 'live' means
+// messages may have been missed (work-order changes are not replayed): reload views then.
+// Returns stop().
 export function openStream(onMessage, onState) {
   let lastId = '';
   let stopped = false;
   let controller = null;
+  let lastByte = Date.now();
+  // The server sends a keep-alive after 15 s of silence: nothing for 45 s means a dead
+  // connection (VPN drop, laptop sleep) that TCP has not noticed. Abort and reconnect.
+  const watchdog = setInterval(() => {
+    if (controller && Date.now() - lastByte > 45000) controller.abort();
+  }, 5000);
   async function once() {
     controller = new AbortController();
     const h = headers({ Accept: 'text/event-stream' });
     if (lastId) h['Last-Event-ID'] = lastId;
+    lastByte = Date.now();
     const res = await fetch('/api/v1/stream', { headers: h, signal: controller.signal, cache: 'no-store' });
     if (res.status === 401) { onState('unauthorized'); return false; }
     if (!res.ok || !res.body) throw new Error('HTTP ' + res.status);
@@ -83,7 +94,8 @@ export function openStream(onMessage, onState) {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return true;
-      buf += value;
+      lastByte = Date.now();
+      buf += value.replace(/\r\n?/g, '\n');
       let cut;
       while ((cut = buf.indexOf('\n\n')) >= 0) {
         const block = buf.slice(0, cut);
@@ -118,5 +130,5 @@ export function openStream(onMessage, onState) {
       delay = Math.min(delay * 2, 15000);
     }
   })();
-  return () => { stopped = true; if (controller) controller.abort(); };
+  return () => { stopped = true; clearInterval(watchdog); if (controller) controller.abort(); };
 }

@@ -68,6 +68,7 @@ async function refreshHealth() {
       });
     replace(document.getElementById('sources'), srcs);
     if (!document.getElementById('banner').classList.contains('info')) showBanner(null);
+    if (!stopStream) boot();  // the daemon was down when the page loaded: start now
   } catch (e) {
     if (e instanceof ApiFailure && e.status === 401) return signIn('Your token was not accepted.');
     showBanner(e.message);
@@ -114,8 +115,14 @@ function route() {
     if (!m) continue;
     for (const a of document.querySelectorAll('header nav a'))
       a.classList.toggle('active', a.dataset.view === nav);
+    let params;
+    try {
+      params = m.slice(1).map(decodeURIComponent);
+    } catch {
+      break;  // a malformed escape: no such page
+    }
     const root = replace(document.getElementById('view'));
-    current = view.render(root, ctx, m.slice(1).map(decodeURIComponent)) || null;
+    current = view.render(root, ctx, params) || null;
     return;
   }
   replace(document.getElementById('view'), h('p', { class: 'empty' }, 'No such page. ',
@@ -124,21 +131,32 @@ function route() {
 
 function start() {
   if (stopStream) stopStream();
+  let wasDown = false;
   stopStream = openStream((type, data) => {
     ctx.feed.add(type, data);
     if (current && current.onLive) current.onLive(type, data);
   }, (state) => {
     if (state === 'unauthorized') signIn('Sign in to see the fabric.');
+    if (state === 'reconnecting') wasDown = true;
+    if (state === 'live' && wasDown) {  // changes made while away are not replayed: reload
+      wasDown = false;
+      ctx.feed.reload();
+      route();
+    }
     ctx.feed.setState(state);
   });
   refreshHealth();
   route();
 }
 
+let booted = false;
 async function boot() {
-  document.getElementById('logout').onclick = () => { setToken(''); location.reload(); };
-  window.addEventListener('hashchange', route);
-  setInterval(refreshHealth, 5000);
+  if (!booted) {
+    booted = true;
+    document.getElementById('logout').onclick = () => { setToken(''); location.reload(); };
+    window.addEventListener('hashchange', route);
+    setInterval(refreshHealth, 5000);
+  }
   try {
     await loadWho();
     start();

@@ -1,41 +1,59 @@
 // feed.js: the live feed. Events from the stream (and the last half hour from /events) are
-// grouped: a burst from one source (each event within kBurstGapMs of the previous one) of
-// kStormSize or more events shows as one "storm" line with counts per kind, expandable, so a
-// UFM restart or a leaf reboot does not push everything else off the page. Decisions and
-// work-order changes are single lines.
+// grouped: a burst (each event within kBurstGapMs of the previous one, whatever its source)
+// of kStormSize or more events shows as one "storm" line with counts per source and kind,
+// expandable, so a UFM restart or a leaf reboot does not push everything else off the page.
+// A group keeps its counts and at most kKeepItems events (the first ones and the last), so a
+// port flapping for hours costs constant memory. Decisions and work-order changes are single
+// lines.
 import { api } from './api.js';
 import { badge, clock, h, portLink, replace } from './ui.js';
 
 const kBurstGapMs = 1000;
 const kStormSize = 10;
 const kMaxGroups = 300;
+const kKeepItems = 100;
 
 export class Feed {
   constructor() {
-    this.groups = [];  // newest last: {kind: 'events'|'decision'|'workorder', items: [...]}
+    // newest last: {kind: 'events'|'decision'|'workorder', items: [...]}; an events group also
+    // has count, counts (Map "source kind" -> n), nodes (Set), last (the newest event).
+    this.groups = [];
+    this.open = new Set();  // storms the user expanded, by their first event's id
     this.state = 'connecting';
     this.views = new Set();
     this.loaded = false;
     this.lastEventId = 0;
   }
 
-  // Fills the feed with recent history once (the stream only sends what is new).
+  // After a reconnect: read the history again (events missed while away fill in by id).
+  reload() {
+    this.loaded = false;
+    if (this.views.size) this.load().catch((e) => { this.loadError = e.message; this.render(); });
+  }
+
+  // Fills the feed with recent history once (the stream only sends what is new): the newest
+  // 3,000 events of the last half hour.
   async load() {
     if (this.loaded) return;
     this.loaded = true;
     let after = 0;
-    const recent = [];
-    for (let page = 0; page < 5; ++page) {
+    let recent = [];
+    this.truncated = false;
+    for (let page = 0; page < 50; ++page) {
       const r = await api(`/events?since=30m&limit=2000${after ? '&after_id=' + after : ''}`);
-      recent.push(...r.events);
+      recent = recent.concat(r.events);
+      if (recent.length > 3000) { recent = recent.slice(-3000); this.truncated = true; }
       if (!r.more) break;
       after = r.last_id;
     }
     const live = this.groups;  // what the stream brought while this loaded
     this.groups = [];
     this.lastEventId = 0;
-    for (const e of recent.slice(-3000)) this.addEvent(e);
-    for (const g of live) for (const it of g.items) this.add(g.kind === 'events' ? 'event' : g.kind, it, true);
+    for (const e of recent) this.addEvent(e);
+    for (const g of live) {
+      if (g.kind !== 'events') this.add(g.kind, g.items[0], true);
+      else for (const it of g.items) this.addEvent(it);
+    }
     this.render();
   }
 
@@ -52,15 +70,17 @@ export class Feed {
   addEvent(e) {
     if (e.id <= this.lastEventId) return;
     this.lastEventId = e.id;
-    const last = this.groups[this.groups.length - 1];
-    if (last && last.kind === 'events') {
-      const prev = last.items[last.items.length - 1];
-      if (prev.source === e.source && Math.abs(Date.parse(e.time) - Date.parse(prev.time)) <= kBurstGapMs) {
-        last.items.push(e);
-        return;
-      }
+    let g = this.groups[this.groups.length - 1];
+    if (!(g && g.kind === 'events' && Math.abs(Date.parse(e.time) - Date.parse(g.last.time)) <= kBurstGapMs)) {
+      g = { kind: 'events', items: [], count: 0, counts: new Map(), nodes: new Set() };
+      this.groups.push(g);
     }
-    this.groups.push({ kind: 'events', items: [e] });
+    g.count += 1;
+    const key = `${e.source} ${e.kind}`;
+    g.counts.set(key, (g.counts.get(key) || 0) + 1);
+    if (e.node && g.nodes.size < 100000) g.nodes.add(e.node);
+    g.last = e;
+    if (g.items.length < kKeepItems) g.items.push(e);
   }
 
   // Shows the feed in `el` until the element leaves the page.
@@ -85,12 +105,13 @@ export class Feed {
   renderInto() {
     const rows = [];
     const status = h('p', { class: 'dim' }, `feed: ${this.state}`,
-      this.loadError ? ` (history: ${this.loadError})` : '');
+      this.loadError ? ` (history: ${this.loadError})` : '',
+      this.truncated ? ' (history: only the newest 3,000 events of the last 30 minutes)' : '');
     for (let i = this.groups.length - 1; i >= 0 && rows.length < 200; --i) {
       const g = this.groups[i];
       if (g.kind === 'decision') rows.push(decisionRow(g.items[0]));
       else if (g.kind === 'workorder') rows.push(orderRow(g.items[0]));
-      else if (g.items.length >= kStormSize) rows.push(stormRow(g.items));
+      else if (g.count >= kStormSize) rows.push(stormRow(g, this.open));
       else for (let j = g.items.length - 1; j >= 0; --j) rows.push(eventRow(g.items[j]));
     }
     return [status, h('div', { class: 'feed', 'data-testid': 'feed' },
@@ -108,24 +129,21 @@ function eventRow(e) {
       h('span', { class: 'dim' }, ` ${e.source}: ${e.message}`)));
 }
 
-function stormRow(items) {
-  const kinds = new Map();
-  const nodes = new Set();
-  for (const e of items) {
-    kinds.set(e.kind, (kinds.get(e.kind) || 0) + 1);
-    if (e.node) nodes.add(e.node);
-  }
-  const first = items[0], last = items[items.length - 1];
-  const secs = ((Date.parse(last.time) - Date.parse(first.time)) / 1000).toFixed(1);
-  const summary = [...kinds].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n}× ${k}`).join(', ');
+function stormRow(g, open) {
+  const first = g.items[0];
+  const secs = ((Date.parse(g.last.time) - Date.parse(first.time)) / 1000).toFixed(1);
+  const sources = new Set([...g.counts.keys()].map((k) => k.split(' ')[0]));
+  const summary = [...g.counts].sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${n}× ${sources.size > 1 ? k : k.split(' ')[1]}`).join(', ');
+  const details = h('details', { open: open.has(first.id),
+    ontoggle: (ev) => { if (ev.target.open) open.add(first.id); else open.delete(first.id); } },
+  h('summary', {}, `${g.count} events from ${[...sources].join(' + ')} in ${secs} s on ` +
+    `${g.nodes.size} nodes: ${summary}`),
+  g.items.map((e) => h('div', { class: 'sub' }, `${clock(e.time)} ${e.source} ${e.kind} `,
+    portLink(e.node, e.port), ` ${e.message}`)),
+  g.count > g.items.length ? h('div', { class: 'sub' }, `… and ${g.count - g.items.length} more`) : '');
   return h('div', { class: 'item storm', 'data-testid': 'feed-storm' },
-    h('span', { class: 't', title: first.time }, clock(first.time)),
-    badge('storm', 'warning'),
-    h('details', {},
-      h('summary', {}, `${items.length} events from ${first.source} in ${secs} s on ${nodes.size} nodes: ${summary}`),
-      items.slice(0, 100).map((e) => h('div', { class: 'sub' }, `${clock(e.time)} ${e.kind} `,
-        portLink(e.node, e.port), ` ${e.message}`)),
-      items.length > 100 ? h('div', { class: 'sub' }, `… and ${items.length - 100} more`) : ''));
+    h('span', { class: 't', title: first.time }, clock(first.time)), badge('storm', 'warning'), details);
 }
 
 function decisionRow(d) {

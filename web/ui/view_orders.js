@@ -45,10 +45,13 @@ function detail(root, ctx, id) {
   const body = h('div', { 'data-testid': 'order-detail' });
   replace(root, h('p', {}, h('a', { href: '#/orders' }, '← all work orders')), body);
   async function load() {
-    const o = await api(`/workorders/${id}`);
+    if (body.contains(document.activeElement) && document.activeElement.form) return;  // typing
+    const [o, fab] = await Promise.all([api(`/workorders/${id}`), api('/fabric')]);
     const [an, ap] = splitEnd(o.a), [bn, bp] = splitEnd(o.b);
+    // The end ibwarden disabled (the switch side, usually not end A where the rule fired).
+    const off = fab.disabled_ports.find((d) => d.link_key === o.link_key);
     const kv = (k, v) => [h('dt', {}, k), h('dd', {}, v)];
-    const form = ctx.who.can_operate ? editForm(o, load) : '';
+    const form = ctx.who.can_operate ? editForm(o, () => reload()) : '';
     replace(body,
       h('h1', {}, `Work order #${o.id} `, badge(o.status), ' ', badge(o.severity)),
       h('div', { class: 'grid2' },
@@ -63,11 +66,12 @@ function detail(root, ctx, id) {
           kv('opened', timeCell(o.opened)), kv('updated', timeCell(o.updated)),
           kv('resolved', o.resolved ? timeCell(o.resolved) : '—'),
           kv('assignee', o.assignee || '—'), kv('note', o.note || '—')),
-          o.port_disabled ? h('p', {}, enableButton(ctx, an, ap, load)) : ''),
+          off ? h('p', {}, enableButton(ctx, off.node, off.port, reload)) : ''),
         h('div', {}, form, panel('Evidence', h('pre', { class: 'evidence' }, JSON.stringify(o.evidence, null, 2))))));
   }
-  load().catch((e) => replace(body, h('p', { class: 'error' }, e.message)));
-  return { onLive: (type, data) => { if (type === 'workorder' && String(data.id) === id) load(); } };
+  const reload = () => load().catch((e) => replace(body, h('p', { class: 'error' }, e.message)));
+  reload();
+  return { onLive: (type, data) => { if (type === 'workorder' && String(data.id) === id) reload(); } };
 }
 
 function editForm(o, reload) {
@@ -86,6 +90,7 @@ function editForm(o, reload) {
       if (note.value !== o.note) patch.note = note.value;
       try {
         await api(`/workorders/${o.id}`, { method: 'PATCH', body: patch });
+        document.activeElement.blur();
         reload();
       } catch (e) {
         err.textContent = e.message;

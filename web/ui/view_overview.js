@@ -35,7 +35,7 @@ export function render(root, ctx) {
 
   async function load() {
     const [fab, orders, dec] = await Promise.all([
-      api('/fabric'), api('/workorders?status=active'), newest('/decisions?since=7d', 15)]);
+      api('/fabric'), api('/workorders?status=active'), newest('/decisions?since=24h', 15)]);
     const byLink = new Map(orders.workorders.map((o) => [o.link_key, o]));
     const stat = (n, label, alert) => h('div', { class: 'stat' + (alert && n ? ' alert' : '') },
       h('b', {}, n), h('span', {}, label));
@@ -65,15 +65,16 @@ export function render(root, ctx) {
       dec.reverse().map((d) => h('tr', {},
         h('td', {}, timeCell(d.time)), h('td', {}, d.action), h('td', {}, portLink(d.node, d.port)),
         h('td', {}, badge(d.status)), h('td', {}, d.reason))),
-      'no decisions in the last 7 days'));
+      'no decisions in the last 24 hours'));
   }
   const refresh = debounce(() => load().catch(showError), 300);
   function showError(e) { replace(stats, h('p', { class: 'error' }, e.message)); }
   load().catch(showError);
   const timer = setInterval(refresh, 10000);
+  // Decisions and orders change what this page shows; plain events only the feed (and the
+  // numbers, which the 10 s refresh catches up with).
   return {
-    onLive: (type) => { if (type !== 'event') refresh(); else refreshSoon(); },
+    onLive: (type) => { if (type !== 'event') refresh(); },
     stop: () => clearInterval(timer),
   };
-  function refreshSoon() { setTimeout(refresh, 1000); }
 }

@@ -90,7 +90,13 @@ export function render(root, ctx) {
   filter.addEventListener('input', debounce(draw, 150));
   onlyBad.addEventListener('change', draw);
   load();
-  const refresh = debounce(load, 2000);
-  const timer = setInterval(load, 10000);
-  return { onLive: refresh, stop: () => clearInterval(timer) };
+  // Redraw on what changes a cell (link events, decisions); else every 15 s; never while the
+  // tab is hidden (a 10,000-port list is ~15 MB of JSON).
+  const refresh = debounce(() => { if (!document.hidden) load(); }, 2000);
+  const timer = setInterval(() => { if (!document.hidden) load(); }, 15000);
+  const cellKinds = /^(link_|port_|counter_jump|high_ber|width)/;
+  return {
+    onLive: (type, d) => { if (type === 'decision' || (type === 'event' && cellKinds.test(d.kind))) refresh(); },
+    stop: () => clearInterval(timer),
+  };
 }
