@@ -39,6 +39,7 @@ if ((build)); then
 fi
 bin=${IBW_BIN:-$root/${BUILD_DIR:-build}/app/ibwarden}
 gen=${IBW_LABGEN:-$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen}
+bin=$(realpath -m "$bin") gen=$(realpath -m "$gen")  # the daemon runs from the lab directory
 
 lab=$(mktemp -d /tmp/ibwarden-demo.XXXXXX)
 source scripts/lib/simlab.sh

@@ -12,6 +12,7 @@ PACKAGES=(
   libcurl4-openssl-dev  # webhook delivery of work orders, the UFM client
   libboost-dev          # Boost.Beast/Asio (header-only) for the web API
   libssl-dev            # OpenSSL: HTTPS of the web API (web.tls_cert, web.tls_key)
+  zlib1g-dev            # gzip of large web API answers
   # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
   ibsim-utils opensm infiniband-diags
   python3 curl  # tests: the webhook receiver, the UFM emulator, the web API client

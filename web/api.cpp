@@ -4,6 +4,7 @@
 
 #include "web/api_core.h"
 #include "web/assets.h"
+#include "web/compress.h"
 
 namespace ibw::web {
 namespace api_route_detail {
@@ -214,6 +215,14 @@ Response ApiCore::handle(const Request& req) {
     res = error_response(500, std::string("internal error: ") + e.what());
   }
   res.actor = who.actor;
+  if (res.status == 200 && !res.stream && res.body.size() >= kMinGzipBytes &&
+      accepts_gzip(req.header("accept-encoding"))) {
+    if (auto z = gzip(res.body)) {
+      res.body = std::move(*z);
+      res.headers.emplace_back("Content-Encoding", "gzip");
+      res.headers.emplace_back("Vary", "Accept-Encoding");
+    }
+  }
   return res;
 }
 

@@ -1,0 +1,105 @@
+// gzip of large API answers (web/compress.h): Accept-Encoding parsing, the encoding itself
+// (checked by inflating it with zlib), and Api::handle compressing only what it should.
+#include <catch2/catch.hpp>
+
+#include <zlib.h>
+
+#include "tests/unit/test_web_helpers.h"
+#include "web/compress.h"
+
+using namespace ibw;
+using namespace ibw::web_test;
+
+namespace web_compress_test {
+
+std::string gunzip(const std::string& z) {
+  z_stream zs{};
+  REQUIRE(inflateInit2(&zs, 15 + 16) == Z_OK);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
+  zs.avail_in = static_cast<uInt>(z.size());
+  std::string out;
+  int rc = Z_OK;
+  char chunk[65536];
+  while (rc == Z_OK) {
+    zs.next_out = reinterpret_cast<Bytef*>(chunk);
+    zs.avail_out = sizeof chunk;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(chunk, sizeof chunk - zs.avail_out);
+  }
+  inflateEnd(&zs);
+  REQUIRE(rc == Z_STREAM_END);
+  return out;
+}
+
+std::string header_value(const web::Response& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers)
+    if (k == name) return v;
+  return "";
+}
+
+}  // namespace web_compress_test
+
+using namespace web_compress_test;
+
+TEST_CASE("web gzip: Accept-Encoding values", "[web]") {
+  CHECK(web::accepts_gzip("gzip"));
+  CHECK(web::accepts_gzip("gzip, deflate, br"));
+  CHECK(web::accepts_gzip("br;q=1.0, GZIP;q=0.5"));
+  CHECK(web::accepts_gzip("x-gzip"));
+  CHECK(web::accepts_gzip("*"));
+  CHECK(web::accepts_gzip("deflate, *;q=0.1"));
+  CHECK_FALSE(web::accepts_gzip(""));
+  CHECK_FALSE(web::accepts_gzip("identity"));
+  CHECK_FALSE(web::accepts_gzip("deflate, br"));
+  CHECK_FALSE(web::accepts_gzip("gzip;q=0"));
+  CHECK_FALSE(web::accepts_gzip("gzip; q=0.000, *"));  // gzip named and refused wins over *
+  CHECK_FALSE(web::accepts_gzip("*;q=0"));
+  CHECK_FALSE(web::accepts_gzip("gzipx"));
+}
+
+TEST_CASE("web gzip: the encoding inflates back to the same bytes", "[web]") {
+  std::string data;
+  for (int i = 0; i < 20000; ++i) data += "{\"node\":\"leaf" + std::to_string(i % 97) + "\"},";
+  auto z = web::gzip(data);
+  REQUIRE(z.has_value());
+  CHECK(z->size() * 10 < data.size());
+  CHECK(static_cast<unsigned char>((*z)[0]) == 0x1f);  // gzip magic
+  CHECK(static_cast<unsigned char>((*z)[1]) == 0x8b);
+  CHECK(gunzip(*z) == data);
+  CHECK(gunzip(*web::gzip("")).empty());
+}
+
+TEST_CASE("web gzip: large answers are compressed when asked - small ones and assets never",
+          "[web]") {
+  WebBench b;
+  store::WriteBatch batch;
+  for (int i = 0; i < 200; ++i)
+    batch.events.push_back(port_event(100 + i, kLeaf, 1, "leaf001", "link_down"));
+  b.db->write(batch);
+  auto api = b.api();
+  web::Request plain = request("GET", "/api/v1/events?since=1d&limit=1000");
+  web::Response r1 = api->handle(plain);
+  REQUIRE(r1.status == 200);
+  REQUIRE(r1.body.size() >= web::kMinGzipBytes);
+  CHECK(header_value(r1, "Content-Encoding").empty());
+
+  web::Request zipped = plain;
+  zipped.headers["accept-encoding"] = "gzip, deflate, br";
+  web::Response r2 = api->handle(zipped);
+  REQUIRE(r2.status == 200);
+  CHECK(header_value(r2, "Content-Encoding") == "gzip");
+  CHECK(header_value(r2, "Vary") == "Accept-Encoding");
+  CHECK(r2.content_type == "application/json");
+  CHECK(r2.body.size() * 5 < r1.body.size());
+  CHECK(gunzip(r2.body) == r1.body);
+
+  web::Request small = request("GET", "/api/v1/whoami");
+  small.headers["accept-encoding"] = "gzip";
+  CHECK(header_value(api->handle(small), "Content-Encoding").empty());
+  web::Request error = request("GET", "/api/v1/events?limit=0");
+  error.headers["accept-encoding"] = "gzip";
+  CHECK(header_value(api->handle(error), "Content-Encoding").empty());
+  web::Request asset = request("GET", "/ui/app.js", nullptr);
+  asset.headers["accept-encoding"] = "gzip";
+  CHECK(header_value(api->handle(asset), "Content-Encoding").empty());
+}
