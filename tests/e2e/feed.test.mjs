@@ -1,7 +1,7 @@
 // Unit test of the dashboard's live-feed grouping (web/ui/feed.js), run by Node without a
 // browser: a burst becomes one group whatever the sources (counted per source and kind);
-// an event after a gap starts a new one; decisions stay single lines; ids are never shown
-// twice; a storm keeps counts but only its first 100 events.
+// an event after a gap starts a new one; decisions stay single lines and do not split a
+// burst; ids are never shown twice; a storm keeps counts but only its first 100 events.
 import assert from 'node:assert/strict';
 import { Feed } from '../../web/ui/feed.js';
 
@@ -19,11 +19,12 @@ f.add('event', ev(1200, 'counters', 'counter_jump'), true);            // anothe
 f.add('event', ev(5000), true);                                         // after a 3.8 s gap
 f.add('event', ev(5500), true);
 f.add('decision', { id: 1, action: 'disable', status: 'executed' }, true);
-f.add('event', ev(5600), true);                                         // a decision splits
+f.add('event', ev(5600), true);                   // joins its burst across the decision line
+f.add('event', ev(9000), true);                                         // a new burst
 f.add('event', { ...ev(5700), id: 3 }, true);                           // an old id: dropped
 
 assert.deepEqual(f.groups.map((g) => [g.kind, g.kind === 'events' ? g.count : 1]),
-  [['events', 61], ['events', 2], ['decision', 1], ['events', 1]]);
+  [['events', 61], ['events', 3], ['decision', 1], ['events', 1]]);
 assert.deepEqual([...f.groups[0].counts], [['opensm link_down', 60], ['counters counter_jump', 1]]);
 const rows = f.groups.filter((g) => g.kind === 'events' && g.count >= 10);
 assert.equal(rows.length, 1, 'exactly one storm');

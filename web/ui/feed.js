@@ -70,8 +70,12 @@ export class Feed {
   addEvent(e) {
     if (e.id <= this.lastEventId) return;
     this.lastEventId = e.id;
-    let g = this.groups[this.groups.length - 1];
-    if (!(g && g.kind === 'events' && Math.abs(Date.parse(e.time) - Date.parse(g.last.time)) <= kBurstGapMs)) {
+    // The newest events group, looking past a few decision/order lines that the stream may
+    // deliver in the middle of a burst.
+    let g = null;
+    for (let i = this.groups.length - 1; i >= 0 && i >= this.groups.length - 4; --i)
+      if (this.groups[i].kind === 'events') { g = this.groups[i]; break; }
+    if (!(g && Math.abs(Date.parse(e.time) - Date.parse(g.last.time)) <= kBurstGapMs)) {
       g = { kind: 'events', items: [], count: 0, counts: new Map(), nodes: new Set() };
       this.groups.push(g);
     }

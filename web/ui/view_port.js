@@ -60,6 +60,9 @@ export function render(root, ctx, [node, port]) {
       panel('Decisions', table(['time', 'action', 'status', 'reason'],
         [...data.decisions].reverse().map((d) => h('tr', {}, h('td', {}, timeCell(d.time)), h('td', {}, d.action),
           h('td', {}, badge(d.status)), h('td', {}, d.reason))), 'none')),
+      p.ufm ? panel('UFM\'s view', h('dl', { class: 'kv', 'data-testid': 'ufm-view' },
+        Object.entries(p.ufm).filter(([, v]) => v !== '' && v !== null && typeof v !== 'object')
+          .flatMap(([k, v]) => [h('dt', {}, k.replace(/_/g, ' ')), h('dd', {}, String(v))]))) : '',
       panel('Counters now', table(['counter', 'value', 'last delta', '/s'],
         Object.keys(p.counters).map((n) => h('tr', {}, h('td', {}, n), h('td', {}, p.counters[n]),
           h('td', {}, p.deltas[n] ?? ''), h('td', {}, p.rates[n] !== undefined ? p.rates[n].toFixed(2) : ''))))));
