@@ -53,7 +53,8 @@ constexpr const char* kPortsHelp =
 
 Prints the last known state and counters of every port (or of one node's ports). JSON: an
 array of {node, node_guid, port, lid, peer_node, peer_port, cable_id, state, phys_state,
-width, speed, counters: {...}, rates: {...}, last_change}.
+width, speed, counters: {...}, rates: {...}, last_change} (+ ufm: UFM's view of the port, when
+UFM reports it; the text format then ends with ufm:STATE [high_ber=SEVERITY]).
 )";
 
 std::unique_ptr<store::Store> open_store(const config::Config& cfg) {
@@ -195,6 +196,11 @@ int cmd_ports(int argc, char** argv, int first) {
       if (!p.cable_id.empty()) std::cout << "  [" << p.cable_id << "]";
       if (p.counters.has(ingest::Counter::SymbolErrorCounter))
         std::cout << "  SymbolErrorCounter=" << p.counters.get(ingest::Counter::SymbolErrorCounter);
+      if (p.ufm) {  // UFM's view, when UFM reports the port
+        std::cout << "  ufm:" << (p.ufm->logical_state.empty() ? "?" : p.ufm->logical_state);
+        if (!p.ufm->high_ber_severity.empty())
+          std::cout << " high_ber=" << p.ufm->high_ber_severity;
+      }
       std::cout << "\n";
     }
     return 0;

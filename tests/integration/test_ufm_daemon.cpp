@@ -498,6 +498,11 @@ TEST_CASE("ufm daemon: ibwarden ports shows UFM's view and high BER gives one ev
   CHECK(u["width"] == "4x");
   CHECK(u["peer_node"] == "spine002");
   CHECK(u["peer_port"] == 2);
+  // The text format ends with UFM's state and BER grade.
+  CmdResult text = run_cmd({IBW_BINARY, "ports", "--config", w.config, "--node", "leaf002"});
+  CHECK(text.out.find("leaf002/4  Active/LinkUp  -> spine002/2  [C-leaf002-4]") !=
+        std::string::npos);
+  CHECK(text.out.find("ufm:Active high_ber=warning\n") != std::string::npos);
   CHECK(u["peer_from"] == "links");
   CHECK(u["state_differs"] == false);
   CHECK(p["state"] == "Active");  // our own (discovered) state is still there
