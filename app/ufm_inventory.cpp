@@ -39,6 +39,16 @@ UfmInventoryResult UfmInventory::poll_ports(const Topology* topo, int64_t now_us
     out.error = "ports: " + d::failure(ports.response, ports.parsed.error);
     return out;
   }
+  // UFM answering with no ports, or fewer than half of those it listed before, is taken for a
+  // partial answer (a restart, a schema change skipping records), not for half the fabric
+  // gone: applying it would remove every row and re-raise each port's high BER on the next
+  // good read.
+  size_t known = ports_.size();
+  if (known > 0 && ports.parsed.items.size() * 2 < known) {
+    out.error = "ports: UFM listed " + std::to_string(ports.parsed.items.size()) + " of " +
+                std::to_string(known) + " known ports; not trusted, the last view is kept";
+    return out;
+  }
   out.ok = true;
   out.listed = ports.parsed.items.size();
   auto links = client_.links();

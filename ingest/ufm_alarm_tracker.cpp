@@ -39,7 +39,8 @@ Event ufm_alarm_event(const UfmAlarm& a, int64_t now_us) {
               single_line(a.name) + ", " + std::to_string(a.event_count) + " events)";
   if (!a.severity.empty()) e.message += " " + a.severity;
   if (!a.reason.empty()) e.message += ": " + single_line(a.reason);
-  e.dedup_key = "ufm_alarm:" + d::identity(a) + ":" + ascii_lower(a.severity);
+  e.dedup_key = "ufm_alarm:" + d::identity(a) + ":" + ascii_lower(a.severity) + ":" +
+                std::to_string(e.time_us);
   return e;
 }
 
@@ -56,7 +57,8 @@ Event ufm_alarm_cleared_event(const UfmOpenAlarm& a, int64_t now_us) {
   e.node = ref.node;
   e.message = "UFM alarm " + std::to_string(a.id) + " (" + std::to_string(a.event_type) + " " +
               single_line(a.name) + ") cleared";
-  e.dedup_key = "ufm_alarm_cleared:" + ufm_alarm_identity(a.id, a.event_type, a.object_name);
+  e.dedup_key = "ufm_alarm_cleared:" + ufm_alarm_identity(a.id, a.event_type, a.object_name) + ":" +
+                std::to_string(now_us);
   return e;
 }
 
@@ -69,12 +71,17 @@ UfmAlarmTracker::UfmAlarmTracker(const std::optional<std::string>& cursor) {
   for (const auto& o : doc["open"]) {
     if (!o.is_object()) continue;
     UfmOpenAlarm a;
-    a.id = o.value("id", int64_t{0});
-    a.event_type = o.value("type", 0);
-    a.name = o.value("name", "");
-    a.severity = o.value("severity", "");
-    a.object_name = o.value("object", "");
-    a.object_path = o.value("path", "");
+    try {  // a field of the wrong type skips the entry, never the UFM thread
+      a.id = o.value("id", int64_t{0});
+      a.event_type = o.value("type", 0);
+      a.name = o.value("name", "");
+      a.severity = o.value("severity", "");
+      a.object_name = o.value("object", "");
+      a.object_path = o.value("path", "");
+      a.misses = o.value("misses", 0);
+    } catch (const nlohmann::json::exception&) {
+      continue;
+    }
     open_.emplace(ufm_alarm_identity(a.id, a.event_type, a.object_name), std::move(a));
   }
 }
@@ -94,11 +101,17 @@ UfmAlarmUpdate UfmAlarmTracker::update(const std::vector<UfmAlarm>& current) {
     }
     next.emplace(std::move(id), d::open_of(a));
   }
-  for (const auto& [id, a] : open_)
-    if (!next.count(id)) {
-      out.cleared.push_back(a);
-      out.changed = true;
+  for (const auto& [id, a] : open_) {
+    if (next.count(id)) continue;
+    out.changed = true;
+    if (a.misses + 1 < kMissesToClear) {  // absent once: maybe a partial answer, keep it open
+      UfmOpenAlarm kept = a;
+      ++kept.misses;
+      next.emplace(id, std::move(kept));
+      continue;
     }
+    out.cleared.push_back(a);
+  }
   open_ = std::move(next);
   out.open = open_.size();
   return out;
@@ -112,7 +125,8 @@ std::string UfmAlarmTracker::cursor() const {
                     {"name", a.name},
                     {"severity", a.severity},
                     {"object", a.object_name},
-                    {"path", a.object_path}});
+                    {"path", a.object_path},
+                    {"misses", a.misses}});
   return nlohmann::json{{"v", 1}, {"open", std::move(list)}}.dump();
 }
 

@@ -15,11 +15,14 @@
 // update(current):
 //  - an alarm not open before is `raised`; an open one whose severity changed is raised again
 //    (escalation or de-escalation). Its event: kind ufm_alarm, UFM's severity, time the
-//    alarm's timestamp, dedup_key "ufm_alarm:<identity>:<severity>", so an alarm that stays
+//    alarm's timestamp, dedup_key "ufm_alarm:<identity>:<severity>:<time>", so an alarm that stays
 //    open is stored once, also across restarts (a return to a severity it already had is
 //    therefore not stored again);
-//  - an open alarm no longer listed is `cleared`: kind ufm_alarm_cleared, info, time of the
-//    poll, dedup_key "ufm_alarm_cleared:<identity>".
+//  - an open alarm missing from kMissesToClear successive reads is `cleared` (one empty or
+//    partial answer clears nothing): kind ufm_alarm_cleared, info, time of the poll,
+//    dedup_key "ufm_alarm_cleared:<identity>:<poll time>" (each clear is its own event);
+//  - a raise's dedup_key also carries the alarm's timestamp, so an alarm raised again after a
+//    clear is stored again.
 // The open set is the tracker's cursor (JSON, at most kMaxOpen alarms), stored with the events
 // so that a restart neither repeats raised alarms nor misses clears made while stopped.
 #pragma once
@@ -44,6 +47,7 @@ struct UfmOpenAlarm {
   std::string severity;
   std::string object_name;
   std::string object_path;
+  int misses = 0;  // successive reads that did not list it
   bool operator==(const UfmOpenAlarm&) const = default;
 };
 
@@ -65,6 +69,7 @@ struct UfmAlarmUpdate {
 class UfmAlarmTracker {
  public:
   static constexpr size_t kMaxOpen = 10'000;
+  static constexpr int kMissesToClear = 2;
   // A cursor from cursor(); nullopt or one that does not parse = nothing open.
   explicit UfmAlarmTracker(const std::optional<std::string>& cursor = std::nullopt);
   UfmAlarmUpdate update(const std::vector<UfmAlarm>& current);
