@@ -94,7 +94,7 @@ int cmd_check_config(int argc, char** argv, int first) {
     if (cfg.fabric.node_name_map)
       check([&] { fabric::load_node_name_map(*cfg.fabric.node_name_map); });
     if (cfg.rules.file) check([&] { rules::load_rules(*cfg.rules.file); });
-    if (cfg.web.tls_cert && cfg.web.tls_key)  // readable, key mode 0600, cert and key match
+    if (cfg.web.enabled && cfg.web.tls_cert && cfg.web.tls_key)  // readable, 0600, matching
       check([&] {
         web::TlsConfig::load({*cfg.web.tls_cert, *cfg.web.tls_key, cfg.file, cfg.web.tls_cert_line,
                               cfg.web.tls_key_line});

@@ -94,12 +94,20 @@ Response ApiCore::patch_workorder(Call& c) {
 
   auto st = backend_.open_store(/*writable=*/true);
   // Read, change, write only if nobody (the action worker reopening the order, another PATCH)
-  // wrote it in between; else read again: the fields given here are applied to the newest
-  // order, and a reopen or disable made meanwhile is never overwritten.
+  // wrote it in between. After such a write, an assignee or note is applied to the newest
+  // order; a status is not when the order was reopened or re-graded meanwhile: the client
+  // decided about an offence that is no longer the current one (409, reload).
+  std::optional<store::WorkOrder> first = st->workorder(id);
   for (int attempt = 1;; ++attempt) {
     try {
       return patch_once(c, *st, id, body, status, assignee, note);
     } catch (const store::StoreConflict&) {
+      auto now = st->workorder(id);
+      if (first && now && !status.empty() &&
+          (now->status != first->status || now->offences != first->offences))
+        throw ApiError(409, "work order " + std::to_string(id) + " changed meanwhile (now " +
+                                now->status + ", offence " + std::to_string(now->offences) +
+                                "); reload it and decide again");
       if (attempt == 5)
         throw ApiError(409, "work order " + std::to_string(id) + " keeps changing; try again");
     }

@@ -61,6 +61,7 @@ bool accepts_gzip(std::string_view value) {
 }
 
 std::optional<std::string> gzip(std::string_view data, int level) {
+  if (data.size() > 0xFFFF'FFFFu) return std::nullopt;  // avail_in is 32 bits: sent plain
   z_stream zs{};
   // windowBits 15 + 16: a gzip header and trailer instead of zlib's.
   if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
