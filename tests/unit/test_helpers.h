@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +14,15 @@
 #include "fabric/diagnostics.h"
 
 namespace ibw::test {
+
+// A recorded UFM answer from tests/data/ufm/ (fails the test when missing or empty).
+inline std::string ufm_recording(const std::string& name) {
+  std::ifstream in(std::string(IBW_TEST_DATA) + "/ufm/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  REQUIRE(!ss.str().empty());
+  return ss.str();
+}
 
 // Joins lines with '\n' so that element i is line i + 1.
 inline std::string join_lines(std::initializer_list<std::string_view> lines) {

@@ -9,16 +9,14 @@
 
 #include "ingest/ufm_alarm_tracker.h"
 #include "ingest/ufm_events.h"
+#include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;
 
 namespace ufm_alarm_tracker_test {
 
 std::vector<UfmAlarm> recorded() {
-  std::ifstream in(std::string(IBW_TEST_DATA) + "/ufm/alarms.json", std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto a = parse_ufm_alarms(ss.str(), {});
+  auto a = parse_ufm_alarms(ibw::test::ufm_recording("alarms.json"), {});
   REQUIRE(a.ok);
   REQUIRE(a.items.size() == 2);
   return a.items;

@@ -8,18 +8,11 @@
 #include <vector>
 
 #include "ingest/ufm_events.h"
+#include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;
 
 namespace ufm_events_test {
-
-std::string slurp(const std::string& name) {
-  std::ifstream in(std::string(IBW_TEST_DATA) + "/ufm/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  REQUIRE(!ss.str().empty());
-  return ss.str();
-}
 
 // The fields both schema generations must agree on (the time differs by the milliseconds
 // only 6.16 writes).
@@ -33,8 +26,6 @@ std::string identity(const Event& e) {
 }
 
 }  // namespace ufm_events_test
-
-using ufm_events_test::slurp;
 
 TEST_CASE("ufm events: timestamps are server-local and converted with the offset", "[ufm]") {
   auto utc = parse_ufm_timestamp("2024-03-01 10:15:30.125", 0);
@@ -52,8 +43,8 @@ TEST_CASE("ufm events: timestamps are server-local and converted with the offset
 
 TEST_CASE("ufm events: both schema generations give the same internal events", "[ufm]") {
   UfmTimeContext tc{3600};
-  auto legacy = parse_ufm_events(slurp("events-6.16.json"), tc);
-  auto current = parse_ufm_events(slurp("events-6.17.json"), tc);
+  auto legacy = parse_ufm_events(ibw::test::ufm_recording("events-6.16.json"), tc);
+  auto current = parse_ufm_events(ibw::test::ufm_recording("events-6.17.json"), tc);
   REQUIRE(legacy.ok);
   REQUIRE(current.ok);
   REQUIRE(legacy.items.size() == 11);
@@ -71,7 +62,7 @@ TEST_CASE("ufm events: both schema generations give the same internal events", "
 }
 
 TEST_CASE("ufm events: the events that matter map to internal kinds", "[ufm]") {
-  auto parsed = parse_ufm_events(slurp("events-6.17.json"), {});
+  auto parsed = parse_ufm_events(ibw::test::ufm_recording("events-6.17.json"), {});
   REQUIRE(parsed.ok);
   std::vector<Event> e;
   for (const auto& u : parsed.items) e.push_back(to_event(u));
@@ -121,7 +112,7 @@ TEST_CASE("ufm events: the events that matter map to internal kinds", "[ufm]") {
 }
 
 TEST_CASE("ufm events: odd records are read leniently or skipped with a reason", "[ufm]") {
-  auto parsed = parse_ufm_events(slurp("events-odd.json"), {});
+  auto parsed = parse_ufm_events(ibw::test::ufm_recording("events-odd.json"), {});
   REQUIRE(parsed.ok);
   REQUIRE(parsed.items.size() == 3);
   CHECK(parsed.skipped == 2);
@@ -146,7 +137,7 @@ TEST_CASE("ufm events: odd records are read leniently or skipped with a reason",
 }
 
 TEST_CASE("ufm events: event.log lines parse like REST events", "[ufm]") {
-  std::istringstream in(slurp("event.log"));
+  std::istringstream in(ibw::test::ufm_recording("event.log"));
   std::vector<UfmEvent> got;
   for (std::string line; std::getline(in, line);)
     if (auto e = parse_ufm_event_log_line(line, {})) got.push_back(*e);
@@ -161,7 +152,7 @@ TEST_CASE("ufm events: event.log lines parse like REST events", "[ufm]") {
   CHECK(got[1].object_name.empty());
   CHECK(got[3].object_path == "default");
 
-  auto rest = parse_ufm_events(slurp("events-6.16.json"), {});
+  auto rest = parse_ufm_events(ibw::test::ufm_recording("events-6.16.json"), {});
   REQUIRE(rest.ok);
   Event from_log = to_event(got[0]);
   Event from_rest = to_event(rest.items[0]);

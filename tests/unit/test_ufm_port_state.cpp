@@ -9,22 +9,15 @@
 
 #include "ingest/ufm_events.h"
 #include "ingest/ufm_port_state.h"
+#include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;
 
 namespace ufm_port_state_test {
 
-std::string slurp(const std::string& name) {
-  std::ifstream in(std::string(IBW_TEST_DATA) + "/ufm/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  REQUIRE(!ss.str().empty());
-  return ss.str();
-}
-
 std::vector<UfmPortState> recorded(bool with_links, int64_t now) {
-  auto ports = parse_ufm_ports(slurp("ports.json"));
-  auto links = parse_ufm_links(slurp("links.json"));
+  auto ports = parse_ufm_ports(ibw::test::ufm_recording("ports.json"));
+  auto links = parse_ufm_links(ibw::test::ufm_recording("links.json"));
   REQUIRE(ports.ok);
   REQUIRE(links.ok);
   return ufm_port_states(ports.items, with_links ? &links.items : nullptr, now);

@@ -8,25 +8,12 @@
 
 #include "ingest/ufm_poller.h"
 #include "ingest/ufm_resources.h"
+#include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;
 
-namespace ufm_resources_test {
-
-std::string slurp(const std::string& name) {
-  std::ifstream in(std::string(IBW_TEST_DATA) + "/ufm/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  REQUIRE(!ss.str().empty());
-  return ss.str();
-}
-
-}  // namespace ufm_resources_test
-
-using ufm_resources_test::slurp;
-
 TEST_CASE("ufm resources: alarms", "[ufm]") {
-  auto a = parse_ufm_alarms(slurp("alarms.json"), {});
+  auto a = parse_ufm_alarms(ibw::test::ufm_recording("alarms.json"), {});
   REQUIRE(a.ok);
   REQUIRE(a.items.size() == 2);
   CHECK(a.skipped == 1);
@@ -46,7 +33,7 @@ TEST_CASE("ufm resources: alarms", "[ufm]") {
 }
 
 TEST_CASE("ufm resources: ports with state speeds widths peer and high BER", "[ufm]") {
-  auto p = parse_ufm_ports(slurp("ports.json"));
+  auto p = parse_ufm_ports(ibw::test::ufm_recording("ports.json"));
   REQUIRE(p.ok);
   REQUIRE(p.items.size() == 4);
   CHECK(p.skipped == 1);
@@ -87,7 +74,7 @@ TEST_CASE("ufm resources: ports with state speeds widths peer and high BER", "[u
 }
 
 TEST_CASE("ufm resources: links plain paged and old", "[ufm]") {
-  auto l = parse_ufm_links(slurp("links.json"));
+  auto l = parse_ufm_links(ibw::test::ufm_recording("links.json"));
   REQUIRE(l.ok);
   REQUIRE(l.items.size() == 2);
   CHECK(l.skipped == 1);
@@ -98,40 +85,40 @@ TEST_CASE("ufm resources: links plain paged and old", "[ufm]") {
   CHECK(l.items[0].width_lanes == 4);
   CHECK(l.items[1].source.port_name.empty());  // 6.11 records lack it
   CHECK(l.items[1].width_lanes == 4);          // "IB_4x"
-  auto paged = parse_ufm_links(slurp("links-paged.json"));
+  auto paged = parse_ufm_links(ibw::test::ufm_recording("links-paged.json"));
   REQUIRE(paged.ok);
   CHECK(paged.items.size() == 1);
   CHECK_FALSE(parse_ufm_links("{\"links\": []}").ok);
 }
 
 TEST_CASE("ufm resources: jobs and unhealthy ports", "[ufm]") {
-  auto running = parse_ufm_job(slurp("job-running.json"));
+  auto running = parse_ufm_job(ibw::test::ufm_recording("job-running.json"));
   REQUIRE(running);
   CHECK(running->id == "77");
   CHECK(running->status == "Running");
   CHECK(running->progress == 40);
-  auto done = parse_ufm_job(slurp("job-completed.json"));
+  auto done = parse_ufm_job(ibw::test::ufm_recording("job-completed.json"));
   REQUIRE(done);
   CHECK(done->status == "Completed");
   CHECK(done->summary == "port 9c0591030090e000_33 disabled");
-  CHECK_FALSE(parse_ufm_job(slurp("job-unknown.json")));
+  CHECK_FALSE(parse_ufm_job(ibw::test::ufm_recording("job-unknown.json")));
   CHECK_FALSE(parse_ufm_job("not json"));
 
-  auto old = parse_ufm_unhealthy_ports(slurp("unhealthy-ports-6.20.json"));
+  auto old = parse_ufm_unhealthy_ports(ibw::test::ufm_recording("unhealthy-ports-6.20.json"));
   REQUIRE(old.ok);
   REQUIRE(old.items.size() == 1);
   CHECK(old.items[0].guid == 0x9c0591030090e000);
   CHECK(old.items[0].number == 33);
   CHECK(old.items[0].peer_guid == 0xfc6a1c0300244e00);
   CHECK(old.items[0].conditions == std::vector<std::string>{"MANUAL"});
-  auto now = parse_ufm_unhealthy_ports(slurp("unhealthy-ports-6.22.json"));
+  auto now = parse_ufm_unhealthy_ports(ibw::test::ufm_recording("unhealthy-ports-6.22.json"));
   REQUIRE(now.ok);
   CHECK(now.items[0].conditions == std::vector<std::string>{"MANUAL", "FLAPPING"});
   CHECK(now.items[0].node == "node0042 mlx5_0");
 }
 
 TEST_CASE("ufm resources: the port index completes ports named by label", "[ufm]") {
-  auto ports = parse_ufm_ports(slurp("ports.json"));
+  auto ports = parse_ufm_ports(ibw::test::ufm_recording("ports.json"));
   REQUIRE(ports.ok);
   UfmPortIndex index(ports.items);
   CHECK(index.by_name("9c0591030090e000_52")->number == 52);
@@ -146,7 +133,7 @@ TEST_CASE("ufm resources: the port index completes ports named by label", "[ufm]
   CHECK(ref.port == 8);
 
   // A 702 whose peer is named by label only gets its GUID and number.
-  auto events = parse_ufm_events(slurp("events-6.17.json"), {});
+  auto events = parse_ufm_events(ibw::test::ufm_recording("events-6.17.json"), {});
   REQUIRE(events.ok);
   Event plain = to_event(events.items[2]);
   Event resolved = to_event(events.items[2], index);

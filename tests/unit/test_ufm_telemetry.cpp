@@ -10,20 +10,13 @@
 
 #include "ingest/counter_tracker.h"
 #include "ingest/ufm_telemetry.h"
+#include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;
 
 namespace ufm_telemetry_test {
 
 constexpr int64_t kNow = 1'700'000'000'000'000;
-
-std::string slurp(const std::string& name) {
-  std::ifstream in(std::string(IBW_TEST_DATA) + "/ufm/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  REQUIRE(!ss.str().empty());
-  return ss.str();
-}
 
 bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -32,10 +25,9 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
 }  // namespace ufm_telemetry_test
 
 using ufm_telemetry_test::kNow;
-using ufm_telemetry_test::slurp;
 
 TEST_CASE("ufm telemetry: primary CSV becomes counter samples", "[ufm]") {
-  TelemetryParse t = parse_telemetry(slurp("telemetry-primary.csv"), kNow);
+  TelemetryParse t = parse_telemetry(ibw::test::ufm_recording("telemetry-primary.csv"), kNow);
   REQUIRE(t.ok);
   CHECK(t.format == TelemetryFormat::csv);
   CHECK(t.rows == 4);
@@ -67,7 +59,7 @@ TEST_CASE("ufm telemetry: primary CSV becomes counter samples", "[ufm]") {
 }
 
 TEST_CASE("ufm telemetry: secondary CSV keeps BER fields aside", "[ufm]") {
-  TelemetryParse t = parse_telemetry_csv(slurp("telemetry-secondary.csv"), kNow);
+  TelemetryParse t = parse_telemetry_csv(ibw::test::ufm_recording("telemetry-secondary.csv"), kNow);
   REQUIRE(t.ok);
   REQUIRE(t.phy.size() == 2);
   const TelemetryPhy& p = t.phy[0];
@@ -95,7 +87,7 @@ TEST_CASE("ufm telemetry: secondary CSV keeps BER fields aside", "[ufm]") {
 }
 
 TEST_CASE("ufm telemetry: Prometheus text", "[ufm]") {
-  TelemetryParse t = parse_telemetry(slurp("telemetry.prom"), kNow);
+  TelemetryParse t = parse_telemetry(ibw::test::ufm_recording("telemetry.prom"), kNow);
   REQUIRE(t.ok);
   CHECK(t.format == TelemetryFormat::prometheus);
   REQUIRE(t.samples.size() == 2);
