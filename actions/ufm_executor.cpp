@@ -67,6 +67,18 @@ PortReading UfmExecutor::read(Target& t) {
   return reading;
 }
 
+std::string UfmExecutor::run_port_job(const Target& t, const char* action) {
+  uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
+  auto result = client_->run_action(
+      ingest::ufm_port_action(action, system, t.name, "ibwarden: " + context_.reason),
+      options_.job);
+  if (result.outcome != ingest::UfmJobOutcome::completed &&
+      result.outcome != ingest::UfmJobOutcome::completed_with_warnings)
+    throw std::runtime_error("UFM " + std::string(action) + " of " + t.label + ": " + result.error);
+  return "UFM job " + result.job_id + " (" + std::string(ingest::job_outcome_name(result.outcome)) +
+         ")";
+}
+
 bool UfmExecutor::listed_unhealthy(const Target& t) {
   auto list = client_->unhealthy_ports();
   if (!list.ok())
@@ -110,15 +122,7 @@ PortChange UfmExecutor::disable(const PortAddress&, int port) {
       audit(c, t, d::kEventWarning, "isolated");
       return c;
     }
-    uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
-    auto result = client_->run_action(
-        ingest::ufm_port_action("disable", system, t.name, "ibwarden: " + context_.reason),
-        options_.job);
-    if (result.outcome != ingest::UfmJobOutcome::completed &&
-        result.outcome != ingest::UfmJobOutcome::completed_with_warnings)
-      throw std::runtime_error("UFM disable of " + t.label + ": " + result.error);
-    c.via = "UFM job " + result.job_id + " (" +
-            std::string(ingest::job_outcome_name(result.outcome)) + ")";
+    c.via = run_port_job(t, "disable");
     c.after = read(t);
     c.set_reply = c.after;
     audit(c, t, d::kEventWarning, "disabled");
@@ -143,17 +147,8 @@ PortChange UfmExecutor::enable(const PortAddress&, int port) {
       if (!r.ok) throw std::runtime_error("de-isolating " + t.label + " through UFM: " + r.error);
       c.via = "UFM de-isolation (PUT /app/unhealthy_ports HEALTHY)";
     }
-    if (!isolated || c.before.phys_state == fabric::kPhysDisabled) {
-      uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
-      auto result = client_->run_action(
-          ingest::ufm_port_action("enable", system, t.name, "ibwarden: " + context_.reason),
-          options_.job);
-      if (result.outcome != ingest::UfmJobOutcome::completed &&
-          result.outcome != ingest::UfmJobOutcome::completed_with_warnings)
-        throw std::runtime_error("UFM enable of " + t.label + ": " + result.error);
-      c.via += (c.via.empty() ? "" : "; ") + std::string("UFM job ") + result.job_id + " (" +
-               std::string(ingest::job_outcome_name(result.outcome)) + ")";
-    }
+    if (!isolated || c.before.phys_state == fabric::kPhysDisabled)
+      c.via += (c.via.empty() ? "" : "; ") + run_port_job(t, "enable");
     c.after = read(t);
     c.set_reply = c.after;
     audit(c, t, d::kEventNotice, isolated ? "de-isolated" : "enabled");

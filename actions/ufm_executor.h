@@ -52,6 +52,9 @@ class UfmExecutor : public PortExecutor {
   Target target(int port);
   PortReading read(Target& t);
   bool listed_unhealthy(const Target& t);
+  // POST /actions for the port ("disable" or "enable") and its job until done; the "UFM job
+  // ID (outcome)" text, or a runtime_error when the job did not complete.
+  std::string run_port_job(const Target& t, const char* action);
   void audit(PortChange& change, const Target& t, int event_id, const std::string& what);
 
   ingest::SystemClock clock_;
