@@ -197,6 +197,15 @@ Config parse_config(std::string_view text, const std::string& file) {
   };
   int secret_file_line = 0, via_line = 0, ufm_line = 0, token_line = 0;
   bool ufm_map = false, url_given = false;
+  // A zone key (opensm.timezone, ufm.timezone): "UTC" or a fixed offset like +02:00.
+  auto utc_offset = [&](N v, S k, int* out) {
+    std::string s;
+    if (!r.scalar(v, k, &s)) return;
+    auto off = parse_utc_offset(s);
+    if (!off)
+      return sink.add(Reader::line(v), k, "\"" + s + "\" is not UTC or an offset like +02:00");
+    *out = *off;
+  };
   auto ufm_url = [&](std::optional<std::string>* out, bool allow_null) {
     return [&r, out, allow_null](N v, S k) { r.url(v, k, out, allow_null); };
   };
@@ -222,15 +231,7 @@ Config parse_config(std::string_view text, const std::string& file) {
       {"verify_tls", [&](N v, S k) { r.boolean(v, k, &c.ufm->verify_tls); }},
       {"poll_interval", [&](N v, S k) { r.duration(v, k, &c.ufm->poll_interval_us); }},
       {"event_log", [&](N v, S k) { r.optional_path(v, k, &c.ufm->event_log); }},
-      {"timezone",
-       [&](N v, S k) {
-         std::string s;
-         if (!r.scalar(v, k, &s)) return;
-         auto off = parse_utc_offset(s);
-         if (!off)
-           return sink.add(Reader::line(v), k, "\"" + s + "\" is not UTC or an offset like +02:00");
-         c.ufm->utc_offset_s = *off;
-       }},
+      {"timezone", [&](N v, S k) { utc_offset(v, k, &c.ufm->utc_offset_s); }},
       {"telemetry", [&](N v, S k) {
          config_detail::walk(
              r, v, k,
@@ -257,15 +258,7 @@ Config parse_config(std::string_view text, const std::string& file) {
                      {"log", [&](N v, S k) { r.path(v, k, &c.opensm.log); }},
                      {"dump_dir", [&](N v, S k) { r.path(v, k, &c.opensm.dump_dir); }},
                      {"timezone",
-                      [&](N v, S k) {
-                        std::string s;
-                        if (!r.scalar(v, k, &s)) return;
-                        auto off = parse_utc_offset(s);
-                        if (!off)
-                          return sink.add(Reader::line(v), k,
-                                          "\"" + s + "\" is not UTC or an offset like +02:00");
-                        c.opensm.utc_offset_s = *off;
-                      }},
+                      [&](N v, S k) { utc_offset(v, k, &c.opensm.utc_offset_s); }},
                      {"poll", [&](N v, S k) { r.duration(v, k, &c.opensm.poll_us); }},
                      {"rediscover_delay",
                       [&](N v, S k) { r.duration(v, k, &c.opensm.rediscover_delay_us); }},
