@@ -33,18 +33,25 @@ std::string placeholders(int n) {
   return s;
 }
 
-// "a, b" with prefix "p." -> "p.a, p.b".
-std::string prefixed(const std::string& cols, const std::string& prefix) {
-  std::string out;
+// "a, b" -> {"a", "b"}: the names of a column list.
+std::vector<std::string> column_names(const std::string& cols) {
+  std::vector<std::string> out;
   size_t pos = 0;
   while (pos < cols.size()) {
     size_t comma = cols.find(',', pos);
     if (comma == std::string::npos) comma = cols.size();
     std::string c = cols.substr(pos, comma - pos);
     c.erase(0, c.find_first_not_of(' '));
-    out += (out.empty() ? "" : ", ") + prefix + c;
+    out.push_back(std::move(c));
     pos = comma + 1;
   }
+  return out;
+}
+
+// "a, b" with prefix "p." -> "p.a, p.b".
+std::string prefixed(const std::string& cols, const std::string& prefix) {
+  std::string out;
+  for (const std::string& c : column_names(cols)) out += (out.empty() ? "" : ", ") + prefix + c;
   return out;
 }
 
@@ -53,13 +60,7 @@ std::string upsert_by_port(const std::string& table, const std::string& cols, in
   std::string s = "INSERT INTO " + table + " (" + cols + ") VALUES (" + placeholders(count) +
                   ") ON CONFLICT (node_guid, port) DO UPDATE SET ";
   bool first = true;
-  size_t pos = 0;
-  while (pos < cols.size()) {
-    size_t comma = cols.find(',', pos);
-    if (comma == std::string::npos) comma = cols.size();
-    std::string c = cols.substr(pos, comma - pos);
-    c.erase(0, c.find_first_not_of(' '));
-    pos = comma + 1;
+  for (const std::string& c : column_names(cols)) {
     if (c == "node_guid" || c == "port") continue;
     s += (first ? "" : ", ") + c + " = excluded." + c;
     first = false;
