@@ -5,6 +5,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <mutex>
@@ -237,5 +243,42 @@ inline nlohmann::json body_of(const web::Response& r) {
 inline std::string error_of(const web::Response& r) {
   return body_of(r).value("error", "");
 }
+
+// A raw loopback TCP client of the web server (no HTTP library): for malformed requests, limits
+// and what the server sends byte for byte. Receives time out after 5 s.
+struct RawClient {
+  int fd = -1;
+  explicit RawClient(uint16_t port) {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  }
+  ~RawClient() { ::close(fd); }
+  void send_all(const std::string& data) {
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+      if (n <= 0) return;  // the server may close early (413)
+      done += static_cast<size_t>(n);
+    }
+  }
+  // Reads until `until` appears in what was read, EOF or the timeout.
+  std::string read_until(const std::string& until = "") {
+    std::string out;
+    char buf[4096];
+    while (until.empty() || out.find(until) == std::string::npos) {
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
+  }
+};
 
 }  // namespace ibw::web_test

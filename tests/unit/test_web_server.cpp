@@ -22,40 +22,6 @@ using namespace ibw::web_test;
 namespace web_server_test {
 
 // A connected socket, closed on destruction; reads time out after 5 s.
-struct Client {
-  int fd = -1;
-  explicit Client(uint16_t port) {
-    fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    timeval tv{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  }
-  ~Client() { ::close(fd); }
-  void send_all(const std::string& data) {
-    size_t done = 0;
-    while (done < data.size()) {
-      ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
-      if (n <= 0) return;  // the server may close early (413)
-      done += static_cast<size_t>(n);
-    }
-  }
-  // Reads until `until` appears in what was read, EOF or the timeout.
-  std::string read_until(const std::string& until = "") {
-    std::string out;
-    char buf[4096];
-    while (until.empty() || out.find(until) == std::string::npos) {
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
-  }
-};
 
 std::string get(const std::string& target, const char* token, bool close = true) {
   std::string r = "GET " + target + " HTTP/1.1\r\nHost: localhost\r\n";
@@ -101,7 +67,7 @@ TEST_CASE("web server: a real request gets the JSON answer and is logged without
           "[web]") {
   ServerBench s;
   REQUIRE(s.server->port() != 0);
-  Client c(s.server->port());
+  RawClient c(s.server->port());
   c.send_all(get("/api/v1/fabric", kViewerToken));
   std::string res = c.read_until();
   CHECK(res.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
@@ -120,7 +86,7 @@ TEST_CASE("web server: a real request gets the JSON answer and is logged without
 
 TEST_CASE("web server: keep-alive serves two requests on one connection", "[web]") {
   ServerBench s;
-  Client c(s.server->port());
+  RawClient c(s.server->port());
   c.send_all(get("/api/v1/health", kViewerToken, /*close=*/false) +
              get("/api/v1/audit", kViewerToken));
   std::string res = c.read_until();
@@ -130,7 +96,7 @@ TEST_CASE("web server: keep-alive serves two requests on one connection", "[web]
 
 TEST_CASE("web server: 401 carries WWW-Authenticate", "[web]") {
   ServerBench s;
-  Client c(s.server->port());
+  RawClient c(s.server->port());
   c.send_all(get("/api/v1/health", nullptr));
   std::string res = c.read_until();
   CHECK(res.rfind("HTTP/1.1 401 Unauthorized\r\n", 0) == 0);
@@ -140,7 +106,7 @@ TEST_CASE("web server: 401 carries WWW-Authenticate", "[web]") {
 TEST_CASE("web server: an oversized body is answered 413 and a malformed request 400", "[web]") {
   ServerBench s;
   {
-    Client c(s.server->port());
+    RawClient c(s.server->port());
     std::string body(size_t{100} * 1024, 'x');
     c.send_all("PATCH /api/v1/workorders/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
                std::string(kOperatorToken) +
@@ -151,7 +117,7 @@ TEST_CASE("web server: an oversized body is answered 413 and a malformed request
     CHECK(body_after_headers(res).find("request body over 65536 bytes") != std::string::npos);
   }
   {
-    Client c(s.server->port());
+    RawClient c(s.server->port());
     c.send_all("GARBAGE\r\n\r\n");
     CHECK(c.read_until().rfind("HTTP/1.1 400 Bad Request\r\n", 0) == 0);
   }
@@ -162,7 +128,7 @@ TEST_CASE("web server: an idle connection is closed after the timeout", "[web]")
   web::ServerOptions o;
   o.idle_timeout = std::chrono::milliseconds(200);
   ServerBench s(o);
-  Client c(s.server->port());
+  RawClient c(s.server->port());
   auto t0 = std::chrono::steady_clock::now();
   CHECK(c.read_until().empty());  // EOF, not the 5 s client timeout
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
@@ -170,7 +136,7 @@ TEST_CASE("web server: an idle connection is closed after the timeout", "[web]")
 
 TEST_CASE("web server: the stream sends hello then new events as they are stored", "[web]") {
   ServerBench s;
-  Client c(s.server->port());
+  RawClient c(s.server->port());
   c.send_all(get("/api/v1/stream", kViewerToken, /*close=*/false));
   std::string head = c.read_until("event: hello");
   CHECK(head.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
@@ -187,7 +153,7 @@ TEST_CASE("web server: a stream client too far behind is dropped", "[web]") {
   web::ServerOptions o;
   o.stream_queue_limit = 1;
   ServerBench s(o);
-  Client c(s.server->port());
+  RawClient c(s.server->port());
   c.send_all(get("/api/v1/stream", kViewerToken, /*close=*/false));
   c.read_until("event: hello");
   store::WriteBatch w;
@@ -201,8 +167,8 @@ TEST_CASE("web server: a stream client too far behind is dropped", "[web]") {
 
 TEST_CASE("web server: stop returns promptly with idle and streaming connections open", "[web]") {
   ServerBench s;
-  Client idle(s.server->port());
-  Client streaming(s.server->port());
+  RawClient idle(s.server->port());
+  RawClient streaming(s.server->port());
   streaming.send_all(get("/api/v1/stream", kViewerToken, /*close=*/false));
   streaming.read_until("event: hello");
   auto t0 = std::chrono::steady_clock::now();

@@ -59,22 +59,9 @@ struct TlsBench {
 
 // A raw TCP connection: sends `data`, then reads until the server closes (5 s at most).
 std::string raw_exchange(uint16_t port, const std::string& data) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  if (!data.empty()) ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-  std::string out;
-  char buf[4096];
-  ssize_t n = 0;
-  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) out.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  return out;
+  RawClient c(port);
+  if (!data.empty()) c.send_all(data);
+  return c.read_until();
 }
 
 }  // namespace web_tls_test
