@@ -62,6 +62,21 @@ export async function allPorts(filter = '') {
   }
 }
 
+// Pages through /events, /decisions or /workorders (oldest first, by after_id until `more`
+// is false, at most `pages` pages) and returns the newest `keep` items of `key`, with
+// truncated = true when older ones were dropped.
+export async function byId(path, key, { keep = Infinity, pages = 50 } = {}) {
+  let after = 0, items = [], truncated = false;
+  for (let i = 0; i < pages; ++i) {
+    const r = await api(`${path}${after ? '&after_id=' + after : ''}`);
+    items = items.concat(r[key]);
+    if (items.length > keep) { items = items.slice(-keep); truncated = true; }
+    if (!r.more) break;
+    after = r.last_id;
+  }
+  return { items, truncated };
+}
+
 export function portPath(node, port) {
   return `/ports/${encodeURIComponent(node)}/${encodeURIComponent(port)}`;
 }

@@ -5,7 +5,7 @@
 // A group keeps its counts and at most kKeepItems events (the first ones and the last), so a
 // port flapping for hours costs constant memory. Decisions and work-order changes are single
 // lines.
-import { api } from './api.js';
+import { byId } from './api.js';
 import { badge, clock, h, portLink, replace } from './ui.js';
 
 const kBurstGapMs = 1000;
@@ -36,16 +36,9 @@ export class Feed {
   async load() {
     if (this.loaded) return;
     this.loaded = true;
-    let after = 0;
-    let recent = [];
-    this.truncated = false;
-    for (let page = 0; page < 50; ++page) {
-      const r = await api(`/events?since=30m&limit=2000${after ? '&after_id=' + after : ''}`);
-      recent = recent.concat(r.events);
-      if (recent.length > 3000) { recent = recent.slice(-3000); this.truncated = true; }
-      if (!r.more) break;
-      after = r.last_id;
-    }
+    const { items: recent, truncated } =
+      await byId('/events?since=30m&limit=2000', 'events', { keep: 3000 });
+    this.truncated = truncated;
     const live = this.groups;  // what the stream brought while this loaded
     this.groups = [];
     this.lastEventId = 0;

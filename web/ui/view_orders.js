@@ -2,7 +2,7 @@
 // ("#/orders/ID") with what a technician needs: the cable, both ends and their rack
 // locations, the advice, the evidence, and (for operators) status, assignee and note, saved
 // with PATCH. A disabled link's order is resolved by enabling the port, not by PATCH.
-import { api } from './api.js';
+import { api, byId } from './api.js';
 import { debounce, enableButton } from './actions.js';
 import { badge, h, panel, portLink, replace, splitEnd, timeCell } from './ui.js';
 
@@ -22,14 +22,7 @@ function board(root, ctx) {
   const cols = h('div', { class: 'board', 'data-testid': 'order-board' });
   replace(root, h('h1', {}, 'Work orders'), cols);
   async function load() {
-    const all = [];
-    let after = 0;
-    for (let i = 0; i < 20; ++i) {
-      const r = await api(`/workorders?limit=1000${after ? '&after_id=' + after : ''}`);
-      all.push(...r.workorders);
-      if (!r.more) break;
-      after = r.last_id;
-    }
+    const { items: all } = await byId('/workorders?limit=1000', 'workorders', { pages: 20 });
     replace(cols, kColumns.map((s) => {
       const list = all.filter((o) => o.status === s).sort((a, b) => b.updated.localeCompare(a.updated));
       return h('div', { class: 'column', dataset: { status: s } },

@@ -1,21 +1,9 @@
 // view_overview.js: the page an on-call engineer opens first. Fabric numbers at a glance, what
 // ibwarden has disabled (with the reason, its work order and an Enable button), orders that
 // need a human, the latest decisions, and the live feed.
-import { api } from './api.js';
+import { api, byId } from './api.js';
 import { debounce, enableButton } from './actions.js';
 import { badge, h, panel, portLink, replace, table, timeCell } from './ui.js';
-
-// The newest n decisions: pages through by id (the API answers oldest first).
-async function newest(path, n) {
-  let after = 0, keep = [];
-  for (let i = 0; i < 50; ++i) {
-    const r = await api(`${path}&limit=1000${after ? '&after_id=' + after : ''}`);
-    keep = keep.concat(r.decisions).slice(-n);
-    if (!r.more) break;
-    after = r.last_id;
-  }
-  return keep;
-}
 
 export function render(root, ctx) {
   const stats = h('div', { class: 'stats', 'data-testid': 'fabric-stats' });
@@ -35,7 +23,8 @@ export function render(root, ctx) {
 
   async function load() {
     const [fab, orders, dec] = await Promise.all([
-      api('/fabric'), api('/workorders?status=active'), newest('/decisions?since=24h', 15)]);
+      api('/fabric'), api('/workorders?status=active'),
+      byId('/decisions?since=24h&limit=1000', 'decisions', { keep: 15 })]);
     const byLink = new Map(orders.workorders.map((o) => [o.link_key, o]));
     const stat = (n, label, alert) => h('div', { class: 'stat' + (alert && n ? ' alert' : '') },
       h('b', {}, n), h('span', {}, label));
@@ -62,7 +51,7 @@ export function render(root, ctx) {
         h('td', { class: 'mono' }, o.cable_id), h('td', { class: 'mono' }, `${o.a} ↔ ${o.b}`),
         h('td', {}, o.summary))), 'nothing waits for a human'));
     replace(decisions, table(['time', 'action', 'port', 'status', 'reason'],
-      dec.reverse().map((d) => h('tr', {},
+      dec.items.reverse().map((d) => h('tr', {},
         h('td', {}, timeCell(d.time)), h('td', {}, d.action), h('td', {}, portLink(d.node, d.port)),
         h('td', {}, badge(d.status)), h('td', {}, d.reason))),
       'no decisions in the last 24 hours'));
