@@ -32,9 +32,20 @@ const char* kSecurityPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const EmbeddedFile* find(std::string_view name) {
-  for (const EmbeddedFile& f : embedded_files())
-    if (f.name == name) return &f;
+// Each file with its ETag, hashed once: the bytes only change with the binary.
+struct Asset {
+  const EmbeddedFile* file;
+  std::string tag;
+};
+
+const Asset* find(std::string_view name) {
+  static const std::vector<Asset> kAssets = [] {
+    std::vector<Asset> out;
+    for (const EmbeddedFile& f : embedded_files()) out.push_back({&f, etag(f.bytes)});
+    return out;
+  }();
+  for (const Asset& a : kAssets)
+    if (a.file->name == name) return &a;
   return nullptr;
 }
 
@@ -45,19 +56,20 @@ std::optional<Response> serve_asset(const std::string& method,
                                     const Request& request) {
   using namespace web_assets_detail;
   if (!segments.empty() && segments[0] == "api") return std::nullopt;
-  const EmbeddedFile* file = nullptr;
+  const Asset* asset = nullptr;
   if (segments.empty() || (segments.size() == 1 && segments[0].empty()))
-    file = find("index.html");
+    asset = find("index.html");
   else if (segments.size() == 2 && segments[0] == "ui")
-    file = find(segments[1]);
-  if (!file) return error_response(404, "not found");
+    asset = find(segments[1]);
+  if (!asset) return error_response(404, "not found");
+  const EmbeddedFile* file = asset->file;
   if (method != "GET") {
     Response r = error_response(405, "method " + method + " not allowed (allowed: GET)");
     r.headers.emplace_back("Allow", "GET");
     return r;
   }
   Response r;
-  std::string tag = etag(file->bytes);
+  const std::string& tag = asset->tag;
   r.headers.emplace_back("ETag", tag);
   r.headers.emplace_back("Content-Security-Policy", kSecurityPolicy);
   r.headers.emplace_back("X-Frame-Options", "DENY");
