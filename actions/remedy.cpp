@@ -155,26 +155,49 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   d.evidence_json = evidence.dump();
   batch.decisions.push_back(d);
   batch.workorders.push_back(order);
-  store::WriteResult res = store_.write(batch);
+  store::WriteResult res = write_after_action(batch, old);
   d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
   return d;
+}
+
+store::WriteResult Remediator::write_after_action(store::WriteBatch& batch,
+                                                  const std::optional<store::WorkOrder>& before) {
+  if (batch.workorders.size() != 1) return store_.write(batch);
+  constexpr int kAttempts = 5;
+  batch.workorders_if_version = true;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return store_.write(batch);
+    } catch (const store::StoreConflict&) {
+      store::WorkOrder& o = batch.workorders[0];
+      o = remedy_text::rebase_order(std::move(o), before, store_.workorder_by_link(o.link_key));
+      // The port action happened: after repeated conflicts its record goes in regardless.
+      if (attempt + 1 == kAttempts) batch.workorders_if_version = false;
+    }
+  }
 }
 
 int Remediator::verify_due(int64_t now) {
   store::WorkOrderQuery q;
   q.status = "resolved";
   q.limit = 0;
-  store::WriteBatch batch;
-  batch.outbox = config_.outbox;
+  int verified = 0;
   for (auto o : store_.workorders(q)) {
     if (!o.resolved_us || o.resolved_us + config_.verify_after_us > now) continue;
     o.status = "verified";
     o.updated_us = now;
     o.summary = "verified: clean since the repair at " + store::iso_time(o.resolved_us);
+    store::WriteBatch batch;
+    batch.outbox = config_.outbox;
+    batch.workorders_if_version = true;  // an operator's edit since the read wins
     batch.workorders.push_back(std::move(o));
+    try {
+      store_.write(batch);
+      ++verified;
+    } catch (const store::StoreConflict&) {  // looked at again on the next call
+    }
   }
-  if (!batch.workorders.empty()) store_.write(batch);
-  return static_cast<int>(batch.workorders.size());
+  return verified;
 }
 
 }  // namespace ibw::actions

@@ -113,6 +113,13 @@ class Remediator {
   static GuardState load_guard_state(store::Store& store, int64_t now_us);
 
  private:
+  // Writes a batch whose one work order was built from `before` (read before the port action,
+  // which can take seconds), conditionally on the order's version: when an operator changed
+  // the order meanwhile (PATCH), the order is rebased on the fresh row (rebase_order) and the
+  // batch written again, so neither the action's record nor the operator's edit is lost.
+  store::WriteResult write_after_action(store::WriteBatch& batch,
+                                        const std::optional<store::WorkOrder>& before);
+
   RemedyConfig config_;
   Guard guard_;
   store::Store& store_;

@@ -112,7 +112,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
   }
   d.evidence_json = evidence.dump();
   batch.decisions.push_back(d);
-  store::WriteResult res = store_.write(batch);
+  store::WriteResult res = write_after_action(batch, order);
   d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
   return d;
 }

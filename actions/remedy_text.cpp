@@ -156,6 +156,20 @@ store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const Li
   return o;
 }
 
+store::WorkOrder rebase_order(store::WorkOrder order, const std::optional<store::WorkOrder>& before,
+                              const std::optional<store::WorkOrder>& fresh) {
+  if (!fresh) {
+    order.id = 0, order.version = 0;
+    return order;
+  }
+  order.id = fresh->id;
+  order.version = fresh->version;
+  order.opened_us = fresh->opened_us;
+  if (!before || fresh->assignee != before->assignee) order.assignee = fresh->assignee;
+  if (!before || fresh->note != before->note) order.note = fresh->note;
+  return order;
+}
+
 std::set<PortKey> ports_to_avoid(const GuardState& state) {
   std::set<PortKey> avoid = state.disabled;
   for (const auto& [port, far] : state.peer_of) avoid.insert(far);

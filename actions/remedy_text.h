@@ -38,6 +38,12 @@ bool order_active(const std::string& status);
 // (offences + 1), or a new one.
 store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
                             int64_t now_us);
+// `order` (built from `before`, the row read before a slow port action) moved onto the row
+// stored now (`fresh`, nullopt when there is none): its id, version and opened_us, and the
+// operator's fields (assignee, note) where the operator changed them since `before`. The
+// action's own fields (status, offences, summary...) stay: the action did happen.
+store::WorkOrder rebase_order(store::WorkOrder order, const std::optional<store::WorkOrder>& before,
+                              const std::optional<store::WorkOrder>& fresh);
 // Ports SMPs must not travel through: those ibwarden disabled and their far ends.
 std::set<PortKey> ports_to_avoid(const GuardState& state);
 

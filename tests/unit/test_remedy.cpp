@@ -4,6 +4,7 @@
 // evidence, reopening and escalation of repeat offenders, verification, failures.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "actions/remedy.h"
@@ -24,13 +25,15 @@ class FakeExecutor : public PortExecutor {
  public:
   std::vector<std::string> calls;
   bool fail = false;
-  bool ignore_disable = false;  // read-back shows the port still LinkUp
+  bool ignore_disable = false;   // read-back shows the port still LinkUp
+  std::function<void()> during;  // runs while the port action is "on the wire"
   PortChange disable(const PortAddress& a, int port) override { return act("disable", a, port, 3); }
   PortChange enable(const PortAddress& a, int port) override { return act("enable", a, port, 2); }
 
  private:
   PortChange act(const char* op, const PortAddress& a, int port, uint8_t phys) {
     calls.push_back(std::string(op) + " " + a.text() + " port " + std::to_string(port));
+    if (during) during();
     if (fail) throw std::runtime_error("PortInfo Set failed for " + a.text());
     PortChange c;
     c.before = {4, 5};
@@ -268,4 +271,55 @@ TEST_CASE("remedy: manual disable goes through the guard and force is recorded",
   CHECK(forced.reason.find("operator: flapping too") == 0);
   CHECK(b.db->disabled_ports().size() == 2);
   CHECK(b.db->workorders({}).size() == 2);
+}
+
+TEST_CASE("remedy: an operator edit made during a port action is kept", "[remedy]") {
+  Bench b;
+  auto r = b.remediator();
+  // What PATCH /workorders/{id} does, from its own connection: a version-conditional write.
+  auto web = store::Store::open(b.dir.file("s.db"));
+  auto patch = [&](const std::string& assignee, const std::string& note) {
+    auto o = *web->workorder_by_link(b.db->workorders({})[0].link_key);
+    o.assignee = assignee, o.note = note;
+    store::WriteBatch w;
+    w.workorders_if_version = true;
+    w.workorders.push_back(o);
+    web->write(w);
+  };
+  REQUIRE(r.on_finding(symbol_errors(leaf_guid(0), 4, kNow), b.ctx, kNow)->status == "executed");
+  patch("ana", "ticket 7");
+  b.exec.during = [&] { patch("ana", "ticket 7; cleaned both ends"); };
+  REQUIRE(r.manual(PortAction::enable, leaf_guid(0), 4, "cleaned", false, b.ctx, kNow + kSecond)
+              .status == "executed");
+  auto o = b.db->workorders({});
+  REQUIRE(o.size() == 1);
+  CHECK(o[0].status == "resolved");  // the enable's change...
+  CHECK_FALSE(o[0].port_disabled);
+  CHECK(o[0].note == "ticket 7; cleaned both ends");  // ...and the operator's, both kept
+  CHECK(o[0].assignee == "ana");
+
+  // A second offence reopens the order; the operator assigns it while the disable runs.
+  b.exec.during = [&] { patch("bo", "ticket 7; cleaned both ends"); };
+  auto d =
+      r.on_finding(symbol_errors(leaf_guid(0), 4, kNow + 60 * kSecond), b.ctx, kNow + 60 * kSecond);
+  REQUIRE(d);
+  CHECK(d->status == "executed");
+  o = b.db->workorders({});
+  CHECK(o[0].status == "reopened");
+  CHECK(o[0].offences == 2);
+  CHECK(o[0].port_disabled);
+  CHECK(o[0].assignee == "bo");
+  CHECK(o[0].note == "ticket 7; cleaned both ends");
+  CHECK(b.db->decisions({}).size() == 3);  // disable, enable, disable: each recorded once
+  REQUIRE(b.db->disabled_ports().size() == 1);
+  CHECK(b.db->disabled_ports()[0].decision_id == d->id);
+
+  // Without an edit during the action a reopen still clears the old assignee.
+  b.exec.during = nullptr;
+  r.manual(PortAction::enable, leaf_guid(0), 4, "replaced", false, b.ctx, kNow + 90 * kSecond);
+  REQUIRE(r.on_finding(symbol_errors(leaf_guid(0), 4, kNow + 120 * kSecond), b.ctx,
+                       kNow + 120 * kSecond));
+  o = b.db->workorders({});
+  CHECK(o[0].status == "reopened");
+  CHECK(o[0].assignee.empty());
 }
