@@ -153,6 +153,14 @@ Principal ApiCore::authenticate(const Request& req,
 
 Response ApiCore::handle(const Request& req) {
   using namespace api_route_detail;
+  if (req.method == "HEAD") {  // as GET, headers only (RFC 9110 9.3.2); no live stream
+    Request get = req;
+    get.method = "GET";
+    Response r = handle(get);
+    r.stream.reset();
+    r.head = true;
+    return r;
+  }
   std::shared_ptr<const TokenSet> tokens;
   bool read_only;
   {
@@ -193,6 +201,7 @@ Response ApiCore::handle(const Request& req) {
         allow += (allow.empty() ? "" : ", ") + std::string(r.method);
     }
     if (!route && allow.empty()) throw ApiError(404, "not found");
+    if (auto at = allow.find("GET"); at != std::string::npos) allow.insert(at + 3, ", HEAD");
     if (!route) {
       res = error_response(405, "method " + req.method + " not allowed (allowed: " + allow + ")");
       res.headers.emplace_back("Allow", allow);

@@ -64,8 +64,8 @@ std::optional<Response> serve_asset(const std::string& method,
   if (!asset) return error_response(404, "not found");
   const EmbeddedFile* file = asset->file;
   if (method != "GET") {
-    Response r = error_response(405, "method " + method + " not allowed (allowed: GET)");
-    r.headers.emplace_back("Allow", "GET");
+    Response r = error_response(405, "method " + method + " not allowed (allowed: GET, HEAD)");
+    r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }
   Response r;

@@ -45,6 +45,7 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;  // extra, e.g. Allow
   std::shared_ptr<EventStream> stream;                       // GET /stream only
   std::string actor;                                         // for logs; never sent
+  bool head = false;  // answer to HEAD: the server sends the headers, body length, no body
 };
 
 class ApiError : public std::runtime_error {

@@ -261,6 +261,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     res_ = to_beast(r);
     res_.keep_alive(keep_alive_ && !stopping());
     res_.prepare_payload();
+    if (r.head) res_.body().clear();  // Content-Length stays that of the GET answer
     lowest().expires_after(core_.options.idle_timeout);
     http::async_write(stream_, res_, [s = shared()](beast::error_code ec, std::size_t) {
       if (ec) return s->close();

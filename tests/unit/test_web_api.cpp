@@ -87,7 +87,7 @@ TEST_CASE("web api: unknown paths are 404 and wrong methods 405 with Allow", "[w
   Response r = api->handle(request("DELETE", "/api/v1/workorders/1", kAdminToken));
   CHECK(r.status == 405);
   REQUIRE(r.headers.size() == 1);
-  CHECK(r.headers[0] == std::pair<std::string, std::string>{"Allow", "GET, PATCH"});
+  CHECK(r.headers[0] == std::pair<std::string, std::string>{"Allow", "GET, HEAD, PATCH"});
   r = api->handle(request("GET", "/api/v1/ports/leaf001/1/disable"));
   CHECK(r.status == 405);
   CHECK(r.headers[0].second == "POST");

@@ -88,7 +88,14 @@ TEST_CASE("web assets: ETag revalidation - unknown files - other methods", "[web
   CHECK(api->handle(request("GET", "/ui/embed.cmake", nullptr)).status == 404);
   r = api->handle(request("POST", "/ui/app.js", nullptr, "{}"));
   CHECK(r.status == 405);
-  CHECK(header_of(r, "Allow") == "GET");
+  CHECK(header_of(r, "Allow") == "GET, HEAD");
+  r = api->handle(request("HEAD", "/ui/app.js", nullptr));
+  CHECK(r.status == 200);
+  CHECK(r.head);
+  CHECK(header_of(r, "ETag") == tag);
+  r = api->handle(request("DELETE", "/api/v1/fabric", kViewerToken));
+  CHECK(r.status == 405);
+  CHECK(header_of(r, "Allow") == "GET, HEAD");
 }
 
 TEST_CASE("web whoami: the caller's role and what it may do", "[web]") {

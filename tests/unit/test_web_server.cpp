@@ -94,6 +94,38 @@ TEST_CASE("web server: keep-alive serves two requests on one connection", "[web]
   CHECK(res.find("HTTP/1.1 404 Not Found\r\n") != std::string::npos);
 }
 
+TEST_CASE("web server: HEAD answers the GET headers and length without a body", "[web]") {
+  ServerBench s;
+  auto head = [](const std::string& target, const char* token) {
+    std::string r = get(target, token, /*close=*/false);
+    return "HEAD" + r.substr(3);
+  };
+  std::string full;
+  {
+    RawClient c(s.server->port());
+    c.send_all(get("/api/v1/fabric", kViewerToken));
+    full = c.read_until();
+  }
+  RawClient c(s.server->port());
+  // HEAD, HEAD and GET on one connection: a body after a HEAD answer would be read as the
+  // start of the next answer.
+  c.send_all(head("/api/v1/fabric", kViewerToken) + head("/api/v1/stream", kViewerToken) +
+             get("/ui/app.js", nullptr));
+  std::string res = c.read_until();
+  std::string length = "Content-Length: " + std::to_string(body_after_headers(full).size());
+  size_t second = res.find("HTTP/1.1", 1);
+  REQUIRE(second != std::string::npos);
+  CHECK(res.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+  CHECK(res.substr(0, second).find(length + "\r\n") != std::string::npos);
+  CHECK(res.substr(0, second).find("\r\n\r\n") == second - 4);  // headers, then nothing
+  size_t third = res.find("HTTP/1.1", second + 1);
+  REQUIRE(third != std::string::npos);
+  CHECK(res.substr(second, 17) == "HTTP/1.1 200 OK\r\n");
+  CHECK(res.substr(second, third - second).find("text/event-stream") != std::string::npos);
+  CHECK(res.substr(third, 17) == "HTTP/1.1 200 OK\r\n");
+  CHECK(body_after_headers(res.substr(third)).find("import") != std::string::npos);
+}
+
 TEST_CASE("web server: 401 carries WWW-Authenticate", "[web]") {
   ServerBench s;
   RawClient c(s.server->port());
