@@ -88,6 +88,35 @@ struct Core {
   void error(const std::string& message) const {
     if (options.error_log) options.error_log(message);
   }
+  // Connection-level noise any scanner can cause (failed TLS handshakes, plain HTTP on the
+  // HTTPS port): at most kNoisePerMinute lines a minute; the rest are counted and reported
+  // with the next one after the minute.
+  void noisy(const std::string& message) {
+    static constexpr int kNoisePerMinute = 10;
+    std::string summary, line;
+    {
+      std::lock_guard<std::mutex> lock(noise_mutex);
+      auto now = std::chrono::steady_clock::now();
+      if (now - noise_window >= std::chrono::minutes(1)) {
+        if (noise_suppressed)
+          summary = "web: " + std::to_string(noise_suppressed) +
+                    " more connection errors were not logged in the minute before";
+        noise_window = now, noise_logged = 0, noise_suppressed = 0;
+      }
+      if (noise_logged < kNoisePerMinute)
+        line = message + (++noise_logged == kNoisePerMinute
+                              ? " (more connection errors this minute are only counted)"
+                              : "");
+      else
+        ++noise_suppressed;
+    }
+    if (!summary.empty()) error(summary);
+    if (!line.empty()) error(line);
+  }
+  std::mutex noise_mutex;
+  std::chrono::steady_clock::time_point noise_window{};
+  int noise_logged = 0;
+  int64_t noise_suppressed = 0;
   // False when stopping (the session must close) or full.
   bool add(SessionBase* s, const std::shared_ptr<SessionBase>& p) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -162,7 +191,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void on_handshake(beast::error_code ec, std::size_t used) {
     if (closed_) return;
     if (ec) {
-      core_.error("web: TLS handshake with " + peer_ + " failed: " + ec.message());
+      core_.noisy("web: TLS handshake with " + peer_ + " failed: " + ec.message());
       return close();
     }
     buffer_.consume(used);
@@ -171,7 +200,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   // A plain-HTTP client on the HTTPS port: an answer it can read, then the connection closes.
   void refuse_plain() {
-    core_.error("web: plain HTTP from " + peer_ + " on the HTTPS port: answered 400");
+    core_.noisy("web: plain HTTP from " + peer_ + " on the HTTPS port: answered 400");
     lowest().expires_after(core_.options.idle_timeout);
     net::async_write(lowest(), net::buffer(plain_on_tls_answer()),
                      [s = shared()](beast::error_code ec, std::size_t) {

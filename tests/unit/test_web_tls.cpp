@@ -102,6 +102,18 @@ TEST_CASE("web tls: a plain HTTP request is answered 400 and HTTPS goes on", "[w
   CHECK(next.status == 200);
 }
 
+TEST_CASE("web tls: a scan of bad connections logs ten lines a minute, not one each",
+          "[web][tls]") {
+  TlsBench s;
+  for (int i = 0; i < 25; ++i)
+    CHECK(raw_exchange(s.server->port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+              .rfind("HTTP/1.1 400", 0) == 0);
+  std::lock_guard<std::mutex> lock(s.log_mutex);
+  REQUIRE(s.errors.size() == 10);
+  CHECK(s.errors[0].rfind("web: plain HTTP from 127.0.0.1:", 0) == 0);
+  CHECK(s.errors[9].find("only counted") != std::string::npos);
+}
+
 TEST_CASE("web tls: failed handshakes close only their own connection", "[web][tls]") {
   TlsBench s;
   HttpsClient trusting(s.pki.cert);
