@@ -102,7 +102,7 @@ TEST_CASE("web tls: a plain HTTP request is answered 400 and HTTPS goes on", "[w
   CHECK(next.status == 200);
 }
 
-TEST_CASE("web tls: a scan of bad connections logs ten lines a minute, not one each",
+TEST_CASE("web tls: a scan of bad connections logs ten lines a minute and not one each",
           "[web][tls]") {
   TlsBench s;
   for (int i = 0; i < 25; ++i)
