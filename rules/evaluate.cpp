@@ -6,9 +6,9 @@
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
-#include <unordered_map>
 
 #include "rules/eval_ufm_ber.h"
+#include "rules/port_index.h"
 
 namespace ibw::rules {
 namespace eval_detail {
@@ -57,13 +57,13 @@ Sum counter_sum(const PortWindow& p, Counter c, int64_t now, int64_t window) {
   Sum sum;
   size_t i = static_cast<size_t>(c);
   for (const auto& d : p.all_deltas()) {
-    if (!(d.valid & bit(c)) || !in_window(d.sample.time_us, now, window)) continue;
+    if (!(d.valid & bit(c)) || !in_window(d.time_us, now, window)) continue;
     ++sum.samples;
     sum.total += d.delta[i];
     sum.max_delta = std::max(sum.max_delta, d.delta[i]);
-    sum.max_rate = std::max(sum.max_rate, d.rate[i]);
+    sum.max_rate = std::max(sum.max_rate, d.rate(i));
     if (d.at_least & bit(c)) sum.at_least = true;
-    if (d.delta[i]) sum.last_time = std::max(sum.last_time, d.sample.time_us);
+    if (d.delta[i]) sum.last_time = std::max(sum.last_time, d.time_us);
   }
   return sum;
 }
@@ -248,13 +248,13 @@ uint64_t port_key(uint64_t guid, int port) {
 std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow>& ports,
                               int64_t now_us) {
   using namespace eval_detail;
-  std::unordered_map<uint64_t, const PortWindow*> index;
-  index.reserve(ports.size());
-  for (const auto& p : ports) index.emplace(port_key(p.node_guid, p.port), &p);
+  PortIndex index(ports.size());
+  for (size_t i = 0; i < ports.size(); ++i)
+    index.insert(port_key(ports[i].node_guid, ports[i].port), static_cast<uint32_t>(i));
   auto peer_of = [&](const PortWindow& p) -> const PortWindow* {
     if (!p.peer_guid) return nullptr;
-    auto it = index.find(port_key(p.peer_guid, p.peer_port));
-    return it == index.end() ? nullptr : it->second;
+    auto at = index.find(port_key(p.peer_guid, p.peer_port));
+    return at ? &ports[*at] : nullptr;
   };
 
   std::vector<Verdict> out;

@@ -28,6 +28,7 @@
 //    errors_and_flap: at least one flap (as above) in the rule's window.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -57,6 +58,27 @@ struct BerEvent {
   std::string message;
 };
 
+// One sweep of one port as rule windows use it: the sweep's time and every counter's delta
+// and flags; the rate is delta / interval, as ingest::CounterTracker computes it. 160 bytes
+// against CounterDelta's 570 (which also carries the raw reading and the rates): History
+// keeps one per erroring port per sweep for the longest window, so this is what a fabric
+// with errors everywhere costs in memory and in the walks of every rule.
+struct WindowDelta {
+  int64_t time_us = 0;
+  int64_t interval_us = 0;
+  uint32_t valid = 0;     // bit i: delta i is known
+  uint32_t at_least = 0;  // bit i: saturated, the true delta may be larger
+  std::array<uint64_t, ingest::kCounterCount> delta{};
+
+  static WindowDelta of(const ingest::CounterDelta& d) {
+    return {d.sample.time_us, d.interval_us, d.valid, d.at_least, d.delta};
+  }
+  double rate(size_t i) const {
+    return interval_us > 0 ? static_cast<double>(delta[i]) * 1e6 / static_cast<double>(interval_us)
+                           : 0.0;
+  }
+};
+
 struct PortWindow {
   uint64_t node_guid = 0;
   int port = 0;
@@ -68,15 +90,15 @@ struct PortWindow {
   fabric::Speed plan_speed = fabric::Speed::unknown;
   int enabled_width = 0;  // best both ends have enabled
   fabric::Speed enabled_speed = fabric::Speed::unknown;
-  std::vector<ingest::CounterDelta> deltas;  // time-ordered by sample.time_us
+  std::vector<WindowDelta> deltas;  // time-ordered by time_us
   // When not empty, used instead of `deltas`: a view of deltas kept elsewhere (rules::History
   // lends its own, so a sweep over 100k ports copies none). Must outlive evaluate().
-  std::span<const ingest::CounterDelta> delta_view;
+  std::span<const WindowDelta> delta_view;
   std::vector<LinkEvent> events;     // time-ordered
   std::vector<BerEvent> ber_events;  // this port's own, time-ordered (arrival order on ties)
 
-  std::span<const ingest::CounterDelta> all_deltas() const {
-    return delta_view.empty() ? std::span<const ingest::CounterDelta>(deltas) : delta_view;
+  std::span<const WindowDelta> all_deltas() const {
+    return delta_view.empty() ? std::span<const WindowDelta>(deltas) : delta_view;
   }
 };
 

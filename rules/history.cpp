@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ingest/ufm_events.h"
+#include "rules/port_index.h"
 
 namespace ibw::rules {
 
@@ -38,10 +39,9 @@ bool History::add_delta(const ingest::CounterDelta& d) {
            ingest::is_error_counter(static_cast<ingest::Counter>(i));
   if (!rose) return false;
   auto& q = ports_[key(d.sample.node_guid, d.sample.port)].deltas;
-  auto at = std::upper_bound(
-      q.begin(), q.end(), d.sample.time_us,
-      [](int64_t t, const ingest::CounterDelta& x) { return t < x.sample.time_us; });
-  q.insert(at, d);
+  auto at = std::upper_bound(q.begin(), q.end(), d.sample.time_us,
+                             [](int64_t t, const WindowDelta& x) { return t < x.time_us; });
+  q.insert(at, WindowDelta::of(d));
   return true;
 }
 
@@ -79,9 +79,8 @@ void History::prune(int64_t now_us) {
   int64_t cutoff = now_us - keep_us_;
   for (auto it = ports_.begin(); it != ports_.end();) {
     auto& e = it->second;
-    auto keep = std::find_if(e.deltas.begin(), e.deltas.end(), [&](const ingest::CounterDelta& d) {
-      return d.sample.time_us > cutoff;
-    });
+    auto keep = std::find_if(e.deltas.begin(), e.deltas.end(),
+                             [&](const WindowDelta& d) { return d.time_us > cutoff; });
     e.deltas.erase(e.deltas.begin(), keep);
     while (!e.events.empty() && e.events.front().time_us <= cutoff) e.events.pop_front();
     while (!e.ber.empty() && e.ber.front().time_us <= cutoff) e.ber.pop_front();
@@ -141,19 +140,21 @@ bool below_expected(const LinkInfo& l) {
 std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) const {
   // A link is worth evaluating with data on either end or a rate below expectation; its peer
   // comes along so that both_ends confirmation sees a clean peer as observed.
-  std::unordered_map<uint64_t, size_t> index;
-  index.reserve(links.size());
+  PortIndex index(links.size());
   for (size_t i = 0; i < links.size(); ++i)
-    index.emplace(key(links[i].node_guid, links[i].port), i);
+    index.insert(key(links[i].node_guid, links[i].port), static_cast<uint32_t>(i));
   std::vector<char> take(links.size(), 0);
+  size_t taken = 0;
   for (size_t i = 0; i < links.size(); ++i) {
     const auto& l = links[i];
     if (!has_data(l) && !history_detail::below_expected(l)) continue;
+    taken += !take[i];
     take[i] = 1;
-    if (auto it = index.find(key(l.peer_guid, l.peer_port)); l.peer_guid && it != index.end())
-      take[it->second] = 1;
+    if (auto at = l.peer_guid ? index.find(key(l.peer_guid, l.peer_port)) : std::nullopt)
+      taken += !take[*at], take[*at] = 1;
   }
   std::vector<PortWindow> out;
+  out.reserve(taken);
   for (size_t i = 0; i < links.size(); ++i)
     if (take[i]) out.push_back(window(links[i]));
   return out;

@@ -75,9 +75,9 @@ class History {
 
  private:
   struct Entry {
-    std::vector<ingest::CounterDelta> deltas;  // time-ordered (a few per port: vector is fine)
-    std::deque<LinkEvent> events;              // own events (from_peer false), time-ordered
-    std::deque<BerEvent> ber;                  // own UFM BER verdicts, time-ordered
+    std::vector<WindowDelta> deltas;  // time-ordered (window / sweep interval per port)
+    std::deque<LinkEvent> events;     // own events (from_peer false), time-ordered
+    std::deque<BerEvent> ber;         // own UFM BER verdicts, time-ordered
   };
   static uint64_t key(uint64_t guid, int port) { return guid * 257 + static_cast<uint64_t>(port); }
   const Entry* find(uint64_t guid, int port) const;

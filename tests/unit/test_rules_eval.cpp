@@ -11,7 +11,6 @@
 using namespace ibw::rules;
 using ibw::fabric::Speed;
 using ibw::ingest::Counter;
-using ibw::ingest::CounterDelta;
 
 namespace rules_eval_test {
 
@@ -23,13 +22,12 @@ RuleSet defaults() {
   return load_rules(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
 }
 
-CounterDelta delta(int64_t t, Counter c, uint64_t d, bool at_least = false,
-                   int64_t interval = kMin) {
-  CounterDelta x;
-  x.sample.time_us = t;
+ibw::rules::WindowDelta delta(int64_t t, Counter c, uint64_t d, bool at_least = false,
+                              int64_t interval = kMin) {
+  ibw::rules::WindowDelta x;
+  x.time_us = t;
   auto i = static_cast<size_t>(c);
   x.delta[i] = d;
-  x.rate[i] = static_cast<double>(d) * 1e6 / static_cast<double>(interval);
   x.valid = ~0u;
   x.at_least = at_least ? 1u << i : 0;
   x.interval_us = interval;
