@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "fabric/flat_map.h"
 #include "rules/eval_ufm_ber.h"
-#include "rules/port_index.h"
 
 namespace ibw::rules {
 namespace eval_detail {
@@ -248,9 +248,10 @@ uint64_t port_key(uint64_t guid, int port) {
 std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow>& ports,
                               int64_t now_us) {
   using namespace eval_detail;
-  PortIndex index(ports.size());
+  fabric::FlatMap64 index;
+  index.reserve(ports.size());
   for (size_t i = 0; i < ports.size(); ++i)
-    index.insert(port_key(ports[i].node_guid, ports[i].port), static_cast<uint32_t>(i));
+    index.emplace(port_key(ports[i].node_guid, ports[i].port), static_cast<uint32_t>(i));
   auto peer_of = [&](const PortWindow& p) -> const PortWindow* {
     if (!p.peer_guid) return nullptr;
     auto at = index.find(port_key(p.peer_guid, p.peer_port));

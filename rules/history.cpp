@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "fabric/flat_map.h"
 #include "ingest/ufm_events.h"
-#include "rules/port_index.h"
 
 namespace ibw::rules {
 
@@ -140,9 +140,10 @@ bool below_expected(const LinkInfo& l) {
 std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) const {
   // A link is worth evaluating with data on either end or a rate below expectation; its peer
   // comes along so that both_ends confirmation sees a clean peer as observed.
-  PortIndex index(links.size());
+  fabric::FlatMap64 index;
+  index.reserve(links.size());
   for (size_t i = 0; i < links.size(); ++i)
-    index.insert(key(links[i].node_guid, links[i].port), static_cast<uint32_t>(i));
+    index.emplace(key(links[i].node_guid, links[i].port), static_cast<uint32_t>(i));
   std::vector<char> take(links.size(), 0);
   size_t taken = 0;
   for (size_t i = 0; i < links.size(); ++i) {
