@@ -2,11 +2,13 @@
 // stream code in web/server.cpp.
 #include "web/tls.h"
 
+#include <fcntl.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -48,21 +50,40 @@ std::string openssl_reason() {
   return reason ? reason : "unknown error";
 }
 
-// The whole file, or false with *error set ("/etc/x.pem: Permission denied").
-bool read_pem(const std::string& path, std::string* out, std::string* error) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
+// The whole file, or false with *error set ("/etc/x.pem: Permission denied"). A `secret`
+// (the private key) must be a regular file that group and others cannot read or write; this
+// is checked on the opened descriptor, so the file read is the file checked, and the read
+// buffer is wiped.
+bool read_pem(const std::string& path, std::string* out, std::string* error, bool secret) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block
+  if (fd < 0) {
     *error = path + ": " + std::strerror(errno);
     return false;
   }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    *error = path + ": " + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    *error = path + ": not a regular file";
+  else if (secret && (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)))
+    *error = path +
+             ": group or other users may read or write it (chmod 600; a private key is a "
+             "secret)";
+  else if (st.st_size > static_cast<off_t>(kMaxPemBytes))
+    *error = path + ": over 1 MiB: not a PEM file";
+  if (!error->empty()) {
+    ::close(fd);
+    return false;
+  }
+  out->reserve(static_cast<size_t>(st.st_size) + 1);  // no reallocation leaving copies behind
   char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && out->size() <= kMaxPemBytes)
-    out->append(buf, n);
-  bool bad = std::ferror(f) != 0;
-  std::fclose(f);
-  if (bad) *error = path + ": read error";
-  if (out->size() > kMaxPemBytes) *error = path + ": over 1 MiB: not a PEM file";
+  ssize_t n = 0;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0 && out->size() <= kMaxPemBytes)
+    out->append(buf, static_cast<size_t>(n));
+  if (n < 0) *error = path + ": " + std::strerror(errno);
+  OPENSSL_cleanse(buf, sizeof buf);
+  ::close(fd);
+  if (error->empty() && out->size() > kMaxPemBytes) *error = path + ": over 1 MiB: not a PEM file";
   return error->empty();
 }
 
@@ -117,22 +138,11 @@ TlsConfig TlsConfig::load(const TlsFiles& files) {
   fabric::DiagnosticSink sink(files.config_file);
   const std::string cert_field = "web.tls_cert", key_field = "web.tls_key";
   std::string cert_pem, key_pem, error;
-  bool have_cert = read_pem(files.cert, &cert_pem, &error);
+  bool have_cert = read_pem(files.cert, &cert_pem, &error, /*secret=*/false);
   if (!have_cert) sink.add(files.cert_line, cert_field, error);
   error.clear();
-  struct stat st {};
-  bool have_key = false;
-  if (::stat(files.key.c_str(), &st) != 0)
-    sink.add(files.key_line, key_field, files.key + ": " + std::strerror(errno));
-  else if (!S_ISREG(st.st_mode))
-    sink.add(files.key_line, key_field, files.key + ": not a regular file");
-  else if (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH))
-    sink.add(files.key_line, key_field,
-             files.key +
-                 ": group or other users may read or write it (chmod 600; a private key "
-                 "is a secret)");
-  else if (!(have_key = read_pem(files.key, &key_pem, &error)))
-    sink.add(files.key_line, key_field, error);
+  bool have_key = read_pem(files.key, &key_pem, &error, /*secret=*/true);
+  if (!have_key) sink.add(files.key_line, key_field, error);
 
   TlsConfig out;
   ERR_clear_error();

@@ -96,6 +96,18 @@ TEST_CASE("web tls config: a key that group or others may read is refused", "[co
   }
 }
 
+TEST_CASE("web tls config: a key that is a directory or a FIFO is refused without blocking",
+          "[config]") {
+  SelfSigned pki;
+  std::filesystem::create_directory(pki.dir.file("keydir"));
+  REQUIRE(::mkfifo(pki.dir.file("keyfifo").c_str(), 0600) == 0);
+  for (const char* name : {"keydir", "keyfifo"}) {
+    auto d = tls_errors(write_config(pki, "cert.pem", name));
+    REQUIRE(ibw::test::keys(d) == std::vector<std::string>{"4:web.tls_key"});
+    CHECK(d[0].message.find("not a regular file") != std::string::npos);
+  }
+}
+
 TEST_CASE("web tls config: a key that does not match the certificate is refused", "[config]") {
   SelfSigned pki;
   std::string config = write_config(pki, "cert.pem", "other_key.pem");
