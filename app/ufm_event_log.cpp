@@ -4,6 +4,7 @@
 
 #include "app/logger.h"
 #include "app/ufm_source.h"
+#include "ingest/clock.h"
 #include "ingest/file_tailer.h"
 #include "ingest/ufm_events.h"
 
@@ -38,10 +39,8 @@ void run_ufm_event_log(const config::Config& cfg, const UfmSourceHooks& hooks,
           batch.events.push_back(ingest::to_event(*ev));
       auto topo = hooks.topology();
       name_ufm_events(topo.get(), batch.events);
-      std::vector<ingest::Event> for_rules;  // link and BER events, as the rules need them
-      if (hooks.rules)
-        for (const auto& e : batch.events)
-          if (hooks.rules->wants(e)) for_rules.push_back(e);
+      std::vector<ingest::Event> for_rules =
+          ufm_rule_events(hooks, batch.events, ingest::SystemClock().now_us());
       batch.cursors.emplace_back("ufm_event_log", lines.back().after.serialize());
       if (!hooks.push(std::move(batch))) return;
       if (hooks.rules && !for_rules.empty() && hooks.rules->add_events(for_rules) && topo)

@@ -34,15 +34,10 @@ void name_events(const Topology* topo, std::vector<ingest::Event>& events) {
   }
 }
 
-// The events the rules use (link_down / link_up, high_ber / high_ber_cleared, as far as the
-// loaded rules need them; RuleRunner::wants), copied before the batch goes to the store.
-std::vector<ingest::Event> rule_events(const UfmSourceHooks& hooks,
-                                       const std::vector<ingest::Event>& events) {
-  std::vector<ingest::Event> out;
-  if (hooks.rules)
-    for (const auto& e : events)
-      if (hooks.rules->wants(e)) out.push_back(e);
-  return out;
+std::string minutes_text(int64_t us) {
+  int64_t min = us / 60'000'000;
+  return min >= 120 ? std::to_string(min / 60) + " h " + std::to_string(min % 60) + " min"
+                    : std::to_string(min) + " min";
 }
 
 // Hands them to the rules (after the store push) and evaluates when any was kept.
@@ -78,6 +73,37 @@ std::string joined(const std::vector<std::string>& parts) {
 
 void name_ufm_events(const Topology* topo, std::vector<ingest::Event>& events) {
   ufm_source_detail::name_events(topo, events);
+}
+
+std::vector<ingest::Event> ufm_rule_events(const UfmSourceHooks& hooks,
+                                           const std::vector<ingest::Event>& events,
+                                           int64_t now_us) {
+  std::vector<ingest::Event> out;
+  if (hooks.rules)
+    for (const auto& e : events)
+      if (hooks.rules->wants(e)) {
+        out.push_back(e);
+        out.back().time_us = std::min(e.time_us, now_us);
+      }
+  return out;
+}
+
+std::optional<std::string> ufm_clock_warning(const std::vector<ingest::UfmEvent>& fresh,
+                                             int64_t now_us, bool backlog) {
+  constexpr int64_t kAhead = 5LL * 60'000'000, kBehind = 30LL * 60'000'000;
+  int64_t newest = 0;
+  for (const auto& e : fresh) newest = std::max(newest, e.time_us);
+  if (!newest) return std::nullopt;  // nothing new, or no readable timestamp
+  using ufm_source_detail::minutes_text;
+  if (newest - now_us > kAhead)
+    return "the newest UFM event is " + minutes_text(newest - now_us) +
+           " ahead of this host's clock: check ufm.timezone (UFM's local zone) and both clocks; "
+           "rules take such events as happening now";
+  if (!backlog && now_us - newest > kBehind)
+    return "the newest UFM event of a steady poll is " + minutes_text(now_us - newest) +
+           " behind this host's clock: check ufm.timezone (UFM's local zone) and both clocks; "
+           "rule windows may miss UFM's events";
+  return std::nullopt;
 }
 
 UfmSource::UfmSource(const config::Config& cfg) : cfg_(cfg) {
@@ -125,6 +151,9 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
   ufm_ports_.clear();
   std::string stored_cursor = cursor_.value_or("");
   int polls = 0;
+  bool first_poll = true;  // its backlog may be old: no "behind" clock warning
+  constexpr int64_t kHourUs = 3600LL * 1'000'000;
+  int64_t clock_warned_us = -kHourUs;  // one clock warning an hour at most
   auto begun = std::chrono::steady_clock::now();
   while (*hooks.running) {
     // Wait a little for the first discovery, so events get fabric names and cables; UFM
@@ -142,7 +171,8 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
       if (ports.ok) {
         poller.set_port_index(inventory.index());
         d::log_inventory("ufm ports polled", ports, true);
-        auto for_rules = d::rule_events(hooks, ports.batch.events);  // high_ber changes
+        auto for_rules =
+            ufm_rule_events(hooks, ports.batch.events, clock_.now_us());  // high_ber changes
         if (d::has_rows(ports.batch) && !hooks.push(std::move(ports.batch))) return;
         d::feed_rules(hooks, for_rules, topo);
       } else {
@@ -154,7 +184,13 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
     if (r.ok) {
       d::name_events(topo.get(), r.events);
       inventory.fill_peers(topo.get(), r.events);
-      std::vector<ingest::Event> for_rules = d::rule_events(hooks, r.events);
+      std::vector<ingest::Event> for_rules = ufm_rule_events(hooks, r.events, clock_.now_us());
+      if (auto w = ufm_clock_warning(r.fresh, clock_.now_us(), first_poll || r.reset);
+          w && clock_.now_us() - clock_warned_us >= kHourUs) {
+        log(LogLevel::warning, "ufm clock offset", {{"detail", *w}});
+        clock_warned_us = clock_.now_us();
+      }
+      first_poll = false;
       log(r.events.empty() && !r.reset ? LogLevel::debug : LogLevel::info, "ufm events polled",
           {{"fetched", r.fetched},
            {"new", r.fresh.size()},

@@ -66,8 +66,23 @@ struct UfmSourceHooks {
   const std::atomic<bool>* running = nullptr;
 };
 
+// UFM stamps events in its local time with no zone (ufm.timezone says which). In a steady
+// poll (not the first one nor one after an id reset, whose backlog may be old) the newest new
+// event should be about now: more than 5 minutes ahead of this host's clock, or more than 30
+// minutes behind, means ufm.timezone or a clock is wrong. Returns the warning, else nullopt.
+std::optional<std::string> ufm_clock_warning(const std::vector<ingest::UfmEvent>& fresh,
+                                             int64_t now_us, bool backlog);
+
 // Display names from the fabric for UFM events, then the correlator's peer and cable.
 void name_ufm_events(const Topology* topo, std::vector<ingest::Event>& events);
+
+// Copies of the events the loaded rules use (link_down / link_up, high_ber(_cleared):
+// RuleRunner::wants), taken before the batch goes to the store. A time ahead of now (UFM's
+// clock or ufm.timezone off) becomes now: rule windows end at now, so a future event would
+// otherwise count only once this host's clock caught up. The stored events keep UFM's time.
+std::vector<ingest::Event> ufm_rule_events(const UfmSourceHooks& hooks,
+                                           const std::vector<ingest::Event>& events,
+                                           int64_t now_us);
 
 // Tails UFM's event.log (cfg.ufm->event_log) with the same tailer as the OpenSM log, from
 // `cursor` (the stored "ufm_event_log" position; none = the end of the file), until

@@ -11,6 +11,7 @@
 #include "app/rule_runner.h"
 #include "app/source_health.h"
 #include "app/ufm_setup.h"
+#include "app/ufm_source.h"
 #include "rules/rules.h"
 #include "tests/ufm_emulator/emulator_fixture.h"
 #include "tests/unit/test_fabrics.h"
@@ -60,6 +61,64 @@ TEST_CASE("ufm wiring: a flap reported by OpenSM and by UFM counts once", "[ufm]
   same.add_events({link_event(EventSource::ufm, leaf, uplink, t0),
                    link_event(EventSource::ufm, leaf, uplink, t0 + 2'000'000)});
   CHECK_FALSE(same.evaluate(*topo, t0 + 3'000'000).empty());
+}
+
+TEST_CASE("ufm wiring: events stamped ahead of this host's clock count now for the rules",
+          "[ufm][rules]") {
+  app::RuleRunner runner(rules::parse_rules(
+      "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
+      "    confirm: none\n    cycles: 2\n    window: 1m\n",
+      "rules.yaml"));
+  const int64_t t0 = 1'700'000'000'000'000, hour = 3'600'000'000;
+  auto topo = app::make_topology(test_fabric::two_tier(2, 2, 2), nullptr, t0);
+  const uint64_t leaf = test_fabric::leaf_guid(0);
+  using ingest::EventSource;
+  // UFM an hour ahead (ufm.timezone one zone off): two drops of leaf000/3 "in an hour".
+  std::vector<ingest::Event> events = {
+      link_event(EventSource::ufm, leaf, 3, t0 + hour),
+      link_event(EventSource::ufm, leaf, 3, t0 + hour + 1'000'000, false),
+      link_event(EventSource::ufm, leaf, 3, t0 + hour + 2'000'000),
+      link_event(EventSource::ufm, leaf, 4, t0 - 10'000'000)};  // already past: kept as is
+  app::UfmSourceHooks hooks;
+  hooks.rules = &runner;
+  auto for_rules = app::ufm_rule_events(hooks, events, t0);
+  REQUIRE(for_rules.size() == 4);
+  CHECK(for_rules[0].time_us == t0);
+  CHECK(for_rules[2].time_us == t0);
+  CHECK(for_rules[3].time_us == t0 - 10'000'000);
+  CHECK(events[0].time_us == t0 + hour);  // what is stored keeps UFM's own time
+  runner.add_events(for_rules);
+  auto v = runner.evaluate(*topo, t0 + 1'000'000);
+  REQUIRE_FALSE(v.empty());  // leaf000/3 (and its peer, which sees the far-end drops)
+  CHECK(v[0].evidence.flaps == 2);
+  // Fed with UFM's times the rule would wait an hour.
+  app::RuleRunner raw(runner.rules());
+  raw.add_events(events);
+  CHECK(raw.evaluate(*topo, t0 + 1'000'000).empty());
+  app::UfmSourceHooks no_rules;
+  CHECK(app::ufm_rule_events(no_rules, events, t0).empty());
+}
+
+TEST_CASE("ufm wiring: a UFM clock or zone far off is reported", "[ufm]") {
+  const int64_t now = 1'700'000'000'000'000, minute = 60'000'000;
+  auto at = [](std::vector<int64_t> times) {
+    std::vector<ingest::UfmEvent> out;
+    for (int64_t t : times) out.emplace_back().time_us = t;
+    return out;
+  };
+  auto ahead = app::ufm_clock_warning(at({now - minute, now + 60 * minute}), now, false);
+  REQUIRE(ahead);
+  CHECK(ahead->find("60 min ahead") != std::string::npos);
+  CHECK(ahead->find("ufm.timezone") != std::string::npos);
+  CHECK(app::ufm_clock_warning(at({now + 60 * minute}), now, /*backlog=*/true));
+  auto behind = app::ufm_clock_warning(at({now - 150 * minute, now - 121 * minute}), now, false);
+  REQUIRE(behind);
+  CHECK(behind->find("2 h 1 min behind") != std::string::npos);
+  // A first poll's backlog may be old; small offsets and no events say nothing.
+  CHECK_FALSE(app::ufm_clock_warning(at({now - 150 * minute}), now, /*backlog=*/true));
+  CHECK_FALSE(app::ufm_clock_warning(at({now - 10 * minute, now + 2 * minute}), now, false));
+  CHECK_FALSE(app::ufm_clock_warning({}, now, false));
+  CHECK_FALSE(app::ufm_clock_warning(at({0}), now, false));  // unreadable timestamps
 }
 
 TEST_CASE("ufm wiring: credentials come from the named variable or file", "[ufm][config]") {
