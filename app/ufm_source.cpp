@@ -34,8 +34,9 @@ void name_events(const Topology* topo, std::vector<ingest::Event>& events) {
   }
 }
 
-std::string minutes_text(int64_t us) {
-  int64_t min = us / 60'000'000;
+std::string offset_text(int64_t us) {
+  int64_t s = us / 1'000'000, min = s / 60;
+  if (min < 2) return std::to_string(s) + " s";
   return min >= 120 ? std::to_string(min / 60) + " h " + std::to_string(min % 60) + " min"
                     : std::to_string(min) + " min";
 }
@@ -80,27 +81,27 @@ std::vector<ingest::Event> ufm_rule_events(const UfmSourceHooks& hooks,
                                            int64_t now_us) {
   std::vector<ingest::Event> out;
   if (hooks.rules)
-    for (const auto& e : events)
-      if (hooks.rules->wants(e)) {
-        out.push_back(e);
-        out.back().time_us = std::min(e.time_us, now_us);
-      }
+    for (const auto& e : events) {
+      if (!hooks.rules->wants(e) || e.time_us > now_us + kUfmAheadToleranceUs) continue;
+      out.push_back(e);
+      out.back().time_us = std::min(e.time_us, now_us);
+    }
   return out;
 }
 
 std::optional<std::string> ufm_clock_warning(const std::vector<ingest::UfmEvent>& fresh,
                                              int64_t now_us, bool backlog) {
-  constexpr int64_t kAhead = 5LL * 60'000'000, kBehind = 30LL * 60'000'000;
+  constexpr int64_t kBehind = 30LL * 60'000'000;
   int64_t newest = 0;
   for (const auto& e : fresh) newest = std::max(newest, e.time_us);
   if (!newest) return std::nullopt;  // nothing new, or no readable timestamp
-  using ufm_source_detail::minutes_text;
-  if (newest - now_us > kAhead)
-    return "the newest UFM event is " + minutes_text(newest - now_us) +
+  using ufm_source_detail::offset_text;
+  if (newest - now_us > kUfmAheadToleranceUs)
+    return "the newest UFM event is " + offset_text(newest - now_us) +
            " ahead of this host's clock: check ufm.timezone (UFM's local zone) and both clocks; "
-           "rules take such events as happening now";
+           "events that far ahead are stored but left out of the rules";
   if (!backlog && now_us - newest > kBehind)
-    return "the newest UFM event of a steady poll is " + minutes_text(now_us - newest) +
+    return "the newest UFM event of a steady poll is " + offset_text(now_us - newest) +
            " behind this host's clock: check ufm.timezone (UFM's local zone) and both clocks; "
            "rule windows may miss UFM's events";
   return std::nullopt;

@@ -66,10 +66,17 @@ struct UfmSourceHooks {
   const std::atomic<bool>* running = nullptr;
 };
 
-// UFM stamps events in its local time with no zone (ufm.timezone says which). In a steady
-// poll (not the first one nor one after an id reset, whose backlog may be old) the newest new
-// event should be about now: more than 5 minutes ahead of this host's clock, or more than 30
-// minutes behind, means ufm.timezone or a clock is wrong. Returns the warning, else nullopt.
+// UFM stamps events in its local time with no zone (ufm.timezone says which), so a wrong
+// zone or clock shifts every event. Up to this much ahead of this host's clock (clock drift,
+// second-resolution stamps) an event counts as now for the rules; further ahead it is left
+// out of them. Shorter than any rule window, so the clamp can neither bunch events spread
+// over a window nor make old evidence (a backlog, a replayed event.log) look new.
+inline constexpr int64_t kUfmAheadToleranceUs = 30'000'000;
+
+// In a steady poll (not the first one nor one after an id reset, whose backlog may be old)
+// the newest new event should be about now: more than kUfmAheadToleranceUs ahead of this
+// host's clock, or more than 30 minutes behind, means ufm.timezone or a clock is wrong.
+// Returns the warning, else nullopt.
 std::optional<std::string> ufm_clock_warning(const std::vector<ingest::UfmEvent>& fresh,
                                              int64_t now_us, bool backlog);
 
@@ -77,9 +84,10 @@ std::optional<std::string> ufm_clock_warning(const std::vector<ingest::UfmEvent>
 void name_ufm_events(const Topology* topo, std::vector<ingest::Event>& events);
 
 // Copies of the events the loaded rules use (link_down / link_up, high_ber(_cleared):
-// RuleRunner::wants), taken before the batch goes to the store. A time ahead of now (UFM's
-// clock or ufm.timezone off) becomes now: rule windows end at now, so a future event would
-// otherwise count only once this host's clock caught up. The stored events keep UFM's time.
+// RuleRunner::wants), taken before the batch goes to the store. A time up to
+// kUfmAheadToleranceUs ahead of now becomes now (rule windows end at now, so it would
+// otherwise count only once this host's clock caught up); one further ahead is left out.
+// The stored events keep UFM's time.
 std::vector<ingest::Event> ufm_rule_events(const UfmSourceHooks& hooks,
                                            const std::vector<ingest::Event>& events,
                                            int64_t now_us);

@@ -63,38 +63,52 @@ TEST_CASE("ufm wiring: a flap reported by OpenSM and by UFM counts once", "[ufm]
   CHECK_FALSE(same.evaluate(*topo, t0 + 3'000'000).empty());
 }
 
-TEST_CASE("ufm wiring: events stamped ahead of this host's clock count now for the rules",
+TEST_CASE("ufm wiring: UFM events slightly ahead count now and far ahead stay out of the rules",
           "[ufm][rules]") {
   app::RuleRunner runner(rules::parse_rules(
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 2\n    window: 1m\n",
       "rules.yaml"));
-  const int64_t t0 = 1'700'000'000'000'000, hour = 3'600'000'000;
+  const int64_t t0 = 1'700'000'000'000'000, sec = 1'000'000, minute = 60 * sec;
   auto topo = app::make_topology(test_fabric::two_tier(2, 2, 2), nullptr, t0);
   const uint64_t leaf = test_fabric::leaf_guid(0);
   using ingest::EventSource;
-  // UFM an hour ahead (ufm.timezone one zone off): two drops of leaf000/3 "in an hour".
+  // UFM's clock 25 s ahead: two drops of leaf000/3 in the last seconds, stamped "ahead".
   std::vector<ingest::Event> events = {
-      link_event(EventSource::ufm, leaf, 3, t0 + hour),
-      link_event(EventSource::ufm, leaf, 3, t0 + hour + 1'000'000, false),
-      link_event(EventSource::ufm, leaf, 3, t0 + hour + 2'000'000),
-      link_event(EventSource::ufm, leaf, 4, t0 - 10'000'000)};  // already past: kept as is
+      link_event(EventSource::ufm, leaf, 3, t0 + 15 * sec),
+      link_event(EventSource::ufm, leaf, 3, t0 + 20 * sec, false),
+      link_event(EventSource::ufm, leaf, 3, t0 + 25 * sec),
+      link_event(EventSource::ufm, leaf, 4, t0 - 10 * sec),      // already past: kept as is
+      link_event(EventSource::ufm, leaf, 5, t0 + 60 * minute)};  // a zone off: left out
   app::UfmSourceHooks hooks;
   hooks.rules = &runner;
   auto for_rules = app::ufm_rule_events(hooks, events, t0);
   REQUIRE(for_rules.size() == 4);
   CHECK(for_rules[0].time_us == t0);
   CHECK(for_rules[2].time_us == t0);
-  CHECK(for_rules[3].time_us == t0 - 10'000'000);
-  CHECK(events[0].time_us == t0 + hour);  // what is stored keeps UFM's own time
+  CHECK(for_rules[3].time_us == t0 - 10 * sec);
+  CHECK(events[0].time_us == t0 + 15 * sec);  // what is stored keeps UFM's own time
   runner.add_events(for_rules);
-  auto v = runner.evaluate(*topo, t0 + 1'000'000);
+  auto v = runner.evaluate(*topo, t0 + sec);
   REQUIRE_FALSE(v.empty());  // leaf000/3 (and its peer, which sees the far-end drops)
   CHECK(v[0].evidence.flaps == 2);
-  // Fed with UFM's times the rule would wait an hour.
+  // Fed with UFM's times the rule would wait until this host's clock caught up.
   app::RuleRunner raw(runner.rules());
   raw.add_events(events);
-  CHECK(raw.evaluate(*topo, t0 + 1'000'000).empty());
+  CHECK(raw.evaluate(*topo, t0 + sec).empty());
+
+  // UFM an hour ahead (ufm.timezone one zone off): five drops spread over 50 minutes must not
+  // be bunched at "now" into five flaps in a minute.
+  app::RuleRunner five(rules::parse_rules(
+      "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
+      "    confirm: none\n    cycles: 5\n    window: 1m\n",
+      "rules.yaml"));
+  app::UfmSourceHooks five_hooks;
+  five_hooks.rules = &five;
+  std::vector<ingest::Event> spread;
+  for (int i = 0; i < 5; ++i)
+    spread.push_back(link_event(EventSource::ufm, leaf, 6, t0 + 10 * minute + i * 10 * minute));
+  CHECK(app::ufm_rule_events(five_hooks, spread, t0).empty());
   app::UfmSourceHooks no_rules;
   CHECK(app::ufm_rule_events(no_rules, events, t0).empty());
 }
@@ -116,7 +130,10 @@ TEST_CASE("ufm wiring: a UFM clock or zone far off is reported", "[ufm]") {
   CHECK(behind->find("2 h 1 min behind") != std::string::npos);
   // A first poll's backlog may be old; small offsets and no events say nothing.
   CHECK_FALSE(app::ufm_clock_warning(at({now - 150 * minute}), now, /*backlog=*/true));
-  CHECK_FALSE(app::ufm_clock_warning(at({now - 10 * minute, now + 2 * minute}), now, false));
+  CHECK_FALSE(app::ufm_clock_warning(at({now - 10 * minute, now + 20'000'000}), now, false));
+  auto slightly = app::ufm_clock_warning(at({now + 45'000'000}), now, false);
+  REQUIRE(slightly);
+  CHECK(slightly->find("45 s ahead") != std::string::npos);
   CHECK_FALSE(app::ufm_clock_warning({}, now, false));
   CHECK_FALSE(app::ufm_clock_warning(at({0}), now, false));  // unreadable timestamps
 }
