@@ -1,7 +1,8 @@
 // FlatMap64: an open-addressing hash map from uint64_t keys to uint32_t values, for the
 // port and GUID indexes that are built for every node and port of a 65k-endpoint fabric,
 // where std::unordered_map's node allocations dominated the audit's run time.
-// Insert-only (no erase); key UINT64_MAX is reserved as the empty marker.
+// Insert-only (no erase); key UINT64_MAX is reserved as the empty marker: it is never stored
+// (emplace reports it not inserted) and never found.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ class FlatMap64 {
   // Inserts key -> value unless key is present; returns the stored value and whether it
   // was inserted.
   std::pair<uint32_t, bool> emplace(uint64_t key, uint32_t value) {
+    if (key == kEmpty) return {value, false};
     if ((size_ + 1) * 2 > keys_.size()) rehash(keys_.empty() ? 16 : keys_.size() * 2);
     size_t i = slot(key);
     if (keys_[i] == key) return {values_[i], false};
@@ -32,7 +34,7 @@ class FlatMap64 {
     return {value, true};
   }
   std::optional<uint32_t> find(uint64_t key) const {
-    if (keys_.empty()) return std::nullopt;
+    if (keys_.empty() || key == kEmpty) return std::nullopt;
     size_t i = slot(key);
     if (keys_[i] != key) return std::nullopt;
     return values_[i];
