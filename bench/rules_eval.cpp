@@ -51,7 +51,7 @@ void fill(rules::History& h, const std::vector<rules::LinkInfo>& links, int ever
       d.sample.time_us = kNow - s * kSweepUs;
       d.valid = (1u << ingest::kCounterCount) - 1;
       d.delta[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)] = symbol_errors;
-      d.rate[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)] = 5;
+      d.interval_us = kSweepUs;  // rules derive rates from it
       d.delta[static_cast<size_t>(ingest::Counter::PortRcvErrors)] = 1;
       h.add_delta(d);
     }

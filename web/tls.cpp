@@ -53,7 +53,7 @@ std::string openssl_reason() {
 // The whole file, or false with *error set ("/etc/x.pem: Permission denied"). A `secret`
 // (the private key) must be a regular file that group and others cannot read or write; this
 // is checked on the opened descriptor, so the file read is the file checked, and the read
-// buffer is wiped.
+// buffer is wiped. A certificate may also come from a pipe (/dev/fd/N).
 bool read_pem(const std::string& path, std::string* out, std::string* error, bool secret) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block
   if (fd < 0) {
@@ -63,13 +63,13 @@ bool read_pem(const std::string& path, std::string* out, std::string* error, boo
   struct stat st {};
   if (::fstat(fd, &st) != 0)
     *error = path + ": " + std::strerror(errno);
-  else if (!S_ISREG(st.st_mode))
+  else if (secret && !S_ISREG(st.st_mode))
     *error = path + ": not a regular file";
   else if (secret && (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)))
     *error = path +
              ": group or other users may read or write it (chmod 600; a private key is a "
              "secret)";
-  else if (st.st_size > static_cast<off_t>(kMaxPemBytes))
+  else if (S_ISREG(st.st_mode) && st.st_size > static_cast<off_t>(kMaxPemBytes))
     *error = path + ": over 1 MiB: not a PEM file";
   if (!error->empty()) {
     ::close(fd);
@@ -78,9 +78,17 @@ bool read_pem(const std::string& path, std::string* out, std::string* error, boo
   out->reserve(static_cast<size_t>(st.st_size) + 1);  // no reallocation leaving copies behind
   char buf[4096];
   ssize_t n = 0;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0 && out->size() <= kMaxPemBytes)
+  while (out->size() <= kMaxPemBytes) {
+    n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (secret && out->size() + static_cast<size_t>(n) > out->capacity()) {
+      *error = path + ": changed while being read";  // a reallocation would leave a copy
+      break;
+    }
     out->append(buf, static_cast<size_t>(n));
-  if (n < 0) *error = path + ": " + std::strerror(errno);
+  }
+  if (n < 0 && error->empty()) *error = path + ": " + std::strerror(errno);
   OPENSSL_cleanse(buf, sizeof buf);
   ::close(fd);
   if (error->empty() && out->size() > kMaxPemBytes) *error = path + ": over 1 MiB: not a PEM file";
