@@ -51,7 +51,8 @@ std::string openssl_reason() {
 }
 
 // The whole file, or false with *error set ("/etc/x.pem: Permission denied"). A `secret`
-// (the private key) must be a regular file that group and others cannot read or write; this
+// (the private key) must be a regular file that others cannot read and group and others
+// cannot write; group read only for a root-owned key (Debian's root:ssl-cert 0640); this
 // is checked on the opened descriptor, so the file read is the file checked, and the read
 // buffer is wiped. A certificate may also come from a pipe (/dev/fd/N).
 bool read_pem(const std::string& path, std::string* out, std::string* error, bool secret) {
@@ -65,10 +66,14 @@ bool read_pem(const std::string& path, std::string* out, std::string* error, boo
     *error = path + ": " + std::strerror(errno);
   else if (secret && !S_ISREG(st.st_mode))
     *error = path + ": not a regular file";
-  else if (secret && (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)))
+  else if (secret && (st.st_mode & (S_IWGRP | S_IROTH | S_IWOTH)))
     *error = path +
              ": group or other users may read or write it (chmod 600; a private key is a "
              "secret)";
+  else if (secret && (st.st_mode & S_IRGRP) && st.st_uid != 0)
+    *error = path +
+             ": its group may read it, which is allowed only for a key owned by root (as "
+             "Debian's root:ssl-cert 0640 keys); chmod 600";
   else if (S_ISREG(st.st_mode) && st.st_size > static_cast<off_t>(kMaxPemBytes))
     *error = path + ": over 1 MiB: not a PEM file";
   if (!error->empty()) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -87,7 +88,7 @@ TEST_CASE("web tls config: a matching pair loads and names its certificate", "[c
 TEST_CASE("web tls config: a key that group or others may read is refused", "[config]") {
   SelfSigned pki;
   std::string config = write_config(pki, "cert.pem", "key.pem");
-  for (mode_t mode : {0644, 0640, 0604, 0620}) {
+  for (mode_t mode : {0644, 0604, 0620, 0660}) {
     ::chmod(pki.key.c_str(), mode);
     auto d = tls_errors(config);
     REQUIRE(ibw::test::keys(d) == std::vector<std::string>{"4:web.tls_key"});
@@ -106,6 +107,23 @@ TEST_CASE("web tls config: a key that is a directory or a FIFO is refused withou
     REQUIRE(ibw::test::keys(d) == std::vector<std::string>{"4:web.tls_key"});
     CHECK(d[0].message.find("not a regular file") != std::string::npos);
   }
+}
+
+TEST_CASE("web tls config: a group-readable key is accepted only when root owns it", "[config]") {
+  SelfSigned pki;
+  std::string config = write_config(pki, "cert.pem", "key.pem");
+  ::chmod(pki.key.c_str(), 0640);
+  if (::geteuid() != 0) {  // our own key: never group-readable
+    auto d = tls_errors(config);
+    REQUIRE(ibw::test::keys(d) == std::vector<std::string>{"4:web.tls_key"});
+    CHECK(d[0].message.find("owned by root") != std::string::npos);
+    return;
+  }
+  CHECK_NOTHROW(web::TlsConfig::load(files_of(config::load_config(config))));  // root 0640
+  REQUIRE(::chown(pki.key.c_str(), 65534, static_cast<gid_t>(-1)) == 0);       // nobody's key
+  auto d = tls_errors(config);
+  REQUIRE(ibw::test::keys(d) == std::vector<std::string>{"4:web.tls_key"});
+  CHECK(d[0].message.find("owned by root") != std::string::npos);
 }
 
 TEST_CASE("web tls config: a key that does not match the certificate is refused", "[config]") {
