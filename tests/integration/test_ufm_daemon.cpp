@@ -532,6 +532,40 @@ TEST_CASE("ufm daemon: ibwarden ports shows UFM's view and high BER gives one ev
   CHECK(d.stop() == 0);
 }
 
+TEST_CASE("ufm daemon: a partial ports answer keeps UFM's last port view", "[integration][ufm]") {
+  UfmLab w;
+  w.emu->post("port", {{"port", "leaf002/4"}, {"high_ber", "warning"}});
+  Daemon d = w.daemon();
+  d.start();
+  auto ev = w.wait_events([](const auto& e) { return count_kind(e, "high_ber") > 0; }, 15s, true);
+  REQUIRE(count_kind(ev, "high_ber") == 1);
+  auto with_ufm = [&] {
+    size_t n = 0;
+    for (const auto& p : query_json("ports", w.config)) n += p.contains("ufm");
+    return n;
+  };
+  size_t before = with_ufm();
+  REQUIRE(before >= 16);
+  int polls = static_cast<int>(log_lines(d.log(), "ufm ports polled").size());
+  // UFM answers two ports reads with a quarter of its list (e.g. still loading after a
+  // restart), then with all of it again.
+  w.emu->fail("partial", 2, {{"path", "/resources/ports"}});
+  bool refused = wait_health(d, "degraded", "known ports; not trusted");
+  REQUIRE(d.wait_log("\"ufm ports polled\"", polls + 1, 30s));  // the next whole answer
+  INFO(d.log());
+  CHECK(refused);
+  json injected = w.emu->get("state")["fail"];
+  REQUIRE(injected.is_object());
+  CHECK(injected["kind"] == "partial");
+  CHECK(injected["count"] == 0);  // both partial answers were served
+  CHECK(with_ufm() == before);    // no row dropped
+  ev = w.ufm_events(true);
+  CHECK(count_kind(ev, "high_ber") == 1);  // not cleared and raised again
+  CHECK(count_kind(ev, "high_ber_cleared") == 0);
+  CHECK(port_of(w.config, "leaf002", 4)["ufm"]["high_ber_severity"] == "warning");
+  CHECK(d.stop() == 0);
+}
+
 TEST_CASE("ufm daemon: failed alarm port and link polls are survived and reported in health",
           "[integration][ufm]") {
   UfmLab w;

@@ -8,7 +8,7 @@ import time
 import events as ev_mod
 from fabric import render_port
 
-FAIL_KINDS = ("5xx", "slow", "timeout", "malformed", "401", "duplicates")
+FAIL_KINDS = ("5xx", "slow", "timeout", "malformed", "partial", "401", "duplicates")
 
 
 def js(obj, status=200):
@@ -101,7 +101,8 @@ def control_post(emu, body):
         else:
             emu.fail = {"kind": kind, "count": count, "path": str(body.get("path", "")),
                          "delay": float(body.get("delay", 2.0 if kind == "slow" else 10.0)),
-                         "status": int(body.get("status", 503))}
+                         "status": int(body.get("status", 503)),
+                         "keep": float(body.get("keep", 0.25))}
         return js({"ok": True})
 
 

@@ -158,6 +158,13 @@ class Emulator:
                 if kind == "timeout":
                     return Reply(drop=True)
         reply = self.route(method, path, params, headers, body, host)
+        if fail and fail["kind"] == "partial" and reply.status == 200:
+            try:
+                items = json.loads(reply.body)
+            except ValueError:
+                items = None
+            if isinstance(items, list):  # valid JSON, only the first `keep` of the list
+                reply.body = json.dumps(items[: int(len(items) * fail["keep"])]).encode()
         if fail and fail["kind"] == "malformed" and reply.status == 200:
             reply.body = reply.body[: max(8, len(reply.body) // 2)] if len(reply.body) > 16 \
                 else b'[{"id": 1, "na'
