@@ -14,6 +14,7 @@
 #include "app/remedy_setup.h"
 #include "app/rule_runner.h"
 #include "app/topology.h"
+#include "app/ufm_setup.h"
 #include "app/ufm_source.h"
 #include "app/web_backend.h"
 #include "config/config.h"
@@ -474,6 +475,9 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   if (rt.worker) rt.worker->start();
   if (rt.cfg.web.enabled) start_web(rt);
   spawn(watcher_loop);
+  if (!rt.ufm)
+    if (size_t n = drop_ufm_port_view(*rt.db))
+      log(LogLevel::info, "ufm port view dropped (no ufm: section)", {{"rows", n}});
   if (rt.ufm) {  // UFM Telemetry, when configured, replaces the MAD sweep
     rt.ufm->resume(rt.db->cursor("ufm"), rt.db->cursor("ufm_alarms"), rt.db->ufm_ports());
     spawn([](Runtime& r) { r.ufm->run_events(ufm_hooks(r)); });

@@ -83,4 +83,11 @@ ingest::UfmClientOptions ufm_telemetry_options(const config::UfmSection& ufm,
   return o;
 }
 
+size_t drop_ufm_port_view(store::Store& store) {
+  store::WriteBatch batch;
+  for (const auto& u : store.ufm_ports()) batch.ufm_ports_removed.emplace_back(u.node_guid, u.port);
+  if (!batch.ufm_ports_removed.empty()) store.write(batch);
+  return batch.ufm_ports_removed.size();
+}
+
 }  // namespace ibw::app

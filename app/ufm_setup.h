@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "ingest/ufm_client.h"
+#include "store/store.h"
 
 namespace ibw::app {
 
@@ -29,5 +30,10 @@ ingest::UfmClientOptions ufm_client_options(const config::UfmSection& ufm,
 // timeouts scaled to counters.interval the same way.
 ingest::UfmClientOptions ufm_telemetry_options(const config::UfmSection& ufm,
                                                const std::string& url, int64_t interval_us);
+
+// The daemon started without a ufm: section: UFM's stored port view (table ufm_ports, the
+// "ufm" object of `ibwarden ports`) would otherwise stay frozen at its last poll and be shown
+// as current. Removes it; returns how many rows went.
+size_t drop_ufm_port_view(store::Store& store);
 
 }  // namespace ibw::app

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "app/ufm_setup.h"
 #include "store/record_json.h"
 #include "store/schema.h"
 #include "store/sqlite_store.h"
@@ -131,4 +132,18 @@ TEST_CASE("store ufm: port_json has the ufm object only when UFM reported the po
   p.state = 0;  // our state unknown: no difference claimed
   p.ufm->logical_state = "Down";
   CHECK(store::port_json(p)["ufm"]["state_differs"] == false);
+}
+
+TEST_CASE("store ufm: a daemon without a ufm section drops the stale view", "[store][ufm]") {
+  TempDir dir;
+  auto s = Store::open(dir.file("u.db"));
+  s->write({.ports = {full_port(0x10, 1, "leaf001")},
+            .ufm_ports = {ufm_state(0x10, 1, "error"), ufm_state(0x10, 9, "")}});
+  REQUIRE(s->ports()[0].ufm.has_value());
+  CHECK(app::drop_ufm_port_view(*s) == 2);
+  CHECK(s->ufm_ports().empty());
+  REQUIRE(s->ports().size() == 1);  // the port itself stays
+  CHECK_FALSE(s->ports()[0].ufm.has_value());
+  CHECK_FALSE(store::port_json(s->ports()[0]).contains("ufm"));
+  CHECK(app::drop_ufm_port_view(*s) == 0);
 }
