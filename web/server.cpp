@@ -89,29 +89,48 @@ struct Core {
     if (options.error_log) options.error_log(message);
   }
   // Connection-level noise any scanner can cause (failed TLS handshakes, plain HTTP on the
-  // HTTPS port): at most kNoisePerMinute lines a minute; the rest are counted and reported
-  // with the next one after the minute.
+  // HTTPS port): at most kNoisePerWindow lines per options.noise_window; the rest are counted
+  // and reported once the window is over (by the next such error or flush_noise()).
   void noisy(const std::string& message) {
-    static constexpr int kNoisePerMinute = 10;
+    static constexpr int kNoisePerWindow = 10;
     std::string summary, line;
     {
       std::lock_guard<std::mutex> lock(noise_mutex);
-      auto now = std::chrono::steady_clock::now();
-      if (now - noise_window >= std::chrono::minutes(1)) {
-        if (noise_suppressed)
-          summary = "web: " + std::to_string(noise_suppressed) +
-                    " more connection errors were not logged in the minute before";
-        noise_window = now, noise_logged = 0, noise_suppressed = 0;
-      }
-      if (noise_logged < kNoisePerMinute)
-        line = message + (++noise_logged == kNoisePerMinute
-                              ? " (more connection errors this minute are only counted)"
+      summary = end_noise_window();
+      if (noise_logged < kNoisePerWindow)
+        line = message + (++noise_logged == kNoisePerWindow
+                              ? " (more connection errors are only counted for a while)"
                               : "");
       else
         ++noise_suppressed;
     }
     if (!summary.empty()) error(summary);
     if (!line.empty()) error(line);
+  }
+  // Called by the server's ticker: reports a finished window's uncounted errors even when
+  // no new one comes.
+  void flush_noise() {
+    std::string summary;
+    {
+      std::lock_guard<std::mutex> lock(noise_mutex);
+      if (noise_suppressed) summary = end_noise_window();
+    }
+    if (!summary.empty()) error(summary);
+  }
+  // Under noise_mutex: when the window is over, starts a new one and returns the summary of
+  // the errors it did not log ("" when none).
+  std::string end_noise_window() {
+    auto now = std::chrono::steady_clock::now();
+    if (now - noise_window < options.noise_window) return "";
+    std::string summary;
+    if (noise_suppressed)
+      summary = "web: " + std::to_string(noise_suppressed) +
+                " more connection errors were not logged in the last " +
+                (options.noise_window.count() % 1000
+                     ? std::to_string(options.noise_window.count()) + " ms"
+                     : std::to_string(options.noise_window.count() / 1000) + " s");
+    noise_window = now, noise_logged = 0, noise_suppressed = 0;
+    return summary;
   }
   std::mutex noise_mutex;
   std::chrono::steady_clock::time_point noise_window{};
@@ -479,9 +498,11 @@ class Server::Impl {
 
  private:
   void do_accept();
+  void tick();  // every noise_window / 4 (50 ms to 5 s): Core::flush_noise()
 
   server_detail::Core core_;
   server_detail::tcp::acceptor acceptor_;
+  server_detail::net::steady_timer ticker_{server_detail::net::make_strand(core_.ioc)};
   std::vector<std::thread> threads_;
   uint16_t port_ = 0;
   bool started_ = false;
@@ -513,6 +534,7 @@ void Server::Impl::start() {
   core_.workers.emplace(static_cast<std::size_t>(std::max(1, core_.options.worker_threads)));
   core_.work.emplace(core_.ioc.get_executor());
   do_accept();
+  tick();
   for (int i = 0; i < std::max(1, core_.options.io_threads); ++i)
     threads_.emplace_back([this] { core_.ioc.run(); });
   started_ = true;
@@ -535,6 +557,16 @@ void Server::Impl::do_accept() {
   });
 }
 
+void Server::Impl::tick() {
+  ticker_.expires_after(std::clamp<std::chrono::milliseconds>(
+      core_.options.noise_window / 4, std::chrono::milliseconds(50), std::chrono::seconds(5)));
+  ticker_.async_wait([this](server_detail::beast::error_code ec) {
+    if (ec) return;  // cancelled: stopping
+    core_.flush_noise();
+    tick();
+  });
+}
+
 void Server::Impl::stop() {
   namespace net = server_detail::net;
   if (!started_ || stopped_) return;
@@ -550,6 +582,7 @@ void Server::Impl::stop() {
     server_detail::beast::error_code ec;
     acceptor_.close(ec);
   });
+  net::post(ticker_.get_executor(), [this] { ticker_.cancel(); });
   for (auto& s : live) net::post(s->executor(), [s] { s->shutdown(); });
   live.clear();
   {

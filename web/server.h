@@ -73,6 +73,9 @@ struct ServerOptions {
   size_t stream_queue_limit = 1024;  // SSE messages
   std::chrono::milliseconds stream_poll{1000};
   std::chrono::milliseconds stop_grace{2000};
+  // Connection errors (failed TLS handshakes, plain HTTP on HTTPS) are logged 10 per window;
+  // the rest are counted and the count logged when the window ends.
+  std::chrono::milliseconds noise_window{60'000};
   std::optional<TlsConfig> tls;                         // HTTPS only with it; plain HTTP without
   std::function<void(const AccessRecord&)> access_log;  // called on io threads
   std::function<void(const std::string&)> error_log;    // e.g. a dropped slow client

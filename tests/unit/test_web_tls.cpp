@@ -102,16 +102,41 @@ TEST_CASE("web tls: a plain HTTP request is answered 400 and HTTPS goes on", "[w
   CHECK(next.status == 200);
 }
 
-TEST_CASE("web tls: a scan of bad connections logs ten lines a minute and not one each",
+TEST_CASE("web tls: a scan of bad connections logs ten lines per window and then a count",
           "[web][tls]") {
-  TlsBench s;
+  web::ServerOptions o;
+  o.noise_window = std::chrono::milliseconds(1500);
+  TlsBench s(o);
   for (int i = 0; i < 25; ++i)
     CHECK(raw_exchange(s.server->port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
               .rfind("HTTP/1.1 400", 0) == 0);
-  std::lock_guard<std::mutex> lock(s.log_mutex);
-  REQUIRE(s.errors.size() == 10);
-  CHECK(s.errors[0].rfind("web: plain HTTP from 127.0.0.1:", 0) == 0);
-  CHECK(s.errors[9].find("only counted") != std::string::npos);
+  auto lines = [&] {
+    std::lock_guard<std::mutex> lock(s.log_mutex);
+    return s.errors;
+  };
+  auto first = lines();
+  // All 25 may not fit in one window on a loaded machine: at most 10 per window.
+  REQUIRE(first.size() >= 10);
+  CHECK(first[0].rfind("web: plain HTTP from 127.0.0.1:", 0) == 0);
+  CHECK(first[9].find("only counted") != std::string::npos);
+  // With no further error, the count of the unlogged ones still comes when the window ends.
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::vector<std::string> now;
+  while (std::chrono::steady_clock::now() < until) {
+    now = lines();
+    if (!now.empty() && now.back().find("were not logged") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE_FALSE(now.empty());
+  CHECK(now.back().find("were not logged in the last 1500 ms") != std::string::npos);
+  size_t logged = 0, counted = 0;
+  for (const auto& l : now) {
+    if (l.rfind("web: plain HTTP from", 0) == 0) ++logged;
+    auto at = l.find(" more connection errors were not logged");
+    if (at != std::string::npos) counted += std::stoul(l.substr(5, at - 5));
+  }
+  CHECK(logged + counted == 25);  // every bad connection either logged or counted
+  CHECK(counted > 0);
 }
 
 TEST_CASE("web tls: failed handshakes close only their own connection", "[web][tls]") {
