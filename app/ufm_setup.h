@@ -3,8 +3,9 @@
 // credentials, and client options scaled to the poll interval.
 //
 // Credentials are read when called (the daemon calls it at startup, so a missing one stops
-// it there): api v1/v2 from the environment variables named by user_env and password_env,
-// v3 from token_file (trailing whitespace trimmed). Errors name the key and the variable or
+// it there): v3 from token_file (trailing whitespace trimmed); otherwise (v1, v2, and v3
+// without token_file, whose client then fetches an access token with them) from the
+// environment variables named by user_env and password_env. Errors name the key and the variable or
 // file, never the value; the values go to the UFM client only (never logged or stored).
 #pragma once
 

@@ -399,10 +399,6 @@ Config parse_config(std::string_view text, const std::string& file) {
     u.telemetry.secondary = secondary;
     if (secondary && !primary)
       sink.add(ufm_line, "ufm.telemetry.secondary", "a secondary needs a primary");
-    if (u.api == "v3" && !u.token_file)
-      sink.add(token_line ? token_line : ufm_line, "ufm.token_file",
-               "api v3 authenticates with an access token: give token_file (or use api v1/v2 "
-               "with user_env and password_env)");
     if (u.api != "v3" && u.token_file)
       sink.add(token_line, "ufm.token_file",
                "only api v3 uses a token; v1 and v2 use user_env and password_env");

@@ -80,9 +80,9 @@ struct UfmTelemetrySection {
 struct UfmSection {
   std::string url;                            // http(s)://host[:port][/path]
   std::string api = "v3";                     // v1 (/ufmRest basic) | v2 (session) | v3 (token)
-  std::string user_env = "UFM_USER";          // v1, v2: variable holding the user name
-  std::string password_env = "UFM_PASSWORD";  // v1, v2: variable holding the password
-  std::optional<std::string> token_file;      // v3: file holding the access token
+  std::string user_env = "UFM_USER";          // v1, v2 (v3 without token_file): user name
+  std::string password_env = "UFM_PASSWORD";  // v1, v2 (v3 without token_file): password
+  std::optional<std::string> token_file;      // v3: the access token; none: fetched (D-TK)
   std::optional<std::string> ca_file;         // PEM bundle; none = the system's
   bool verify_tls = true;
   int64_t poll_interval_us = 10'000'000;  // GET /app/events period

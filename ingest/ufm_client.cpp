@@ -6,6 +6,8 @@
 
 #include <curl/curl.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
@@ -88,11 +90,33 @@ std::string escape(CURL* curl, const std::string& s) {
   return out;
 }
 
+// The first access token in a GET/POST /app/tokens answer (a list or one object) that is not
+// revoked nor expired (issued_at + expires_in, epoch seconds, when both are given); "" if none.
+std::string usable_token(const std::string& body, int64_t now_s) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded()) return "";
+  if (j.is_object()) j = nlohmann::json::array({j});
+  if (!j.is_array()) return "";
+  for (const auto& t : j) {
+    if (!t.is_object() || !t.contains("access_token") || !t["access_token"].is_string()) continue;
+    if (auto rv = t.find("revoked"); rv != t.end() && rv->is_boolean() && rv->get<bool>()) continue;
+    const auto issued = t.find("issued_at"), expires = t.find("expires_in");
+    if (issued != t.end() && expires != t.end() && issued->is_number() && expires->is_number() &&
+        issued->get<double>() + expires->get<double>() <= static_cast<double>(now_s))
+      continue;
+    std::string token = t["access_token"];
+    if (!token.empty()) return token;
+  }
+  return "";
+}
+
 }  // namespace ufm_client_detail
 
 struct UfmClient::Transport {
   CURL* curl = nullptr;
   bool logged_in = false;  // v2 session cookie held
+  std::string token;       // v3 access token (configured, or fetched: then `fetched`)
+  bool fetched = false;
   ~Transport() { curl_easy_cleanup(curl); }
 
   ufm_client_detail::Exchange perform(const char* method, const std::string& url,
@@ -145,6 +169,7 @@ UfmClient::UfmClient(UfmClientOptions options, const Clock& clock, Sleeper sleep
     sleep_ = [](int64_t us) { std::this_thread::sleep_for(std::chrono::microseconds(us)); };
   d::global_init();
   transport_ = std::make_unique<Transport>();
+  transport_->token = options_.credentials.token;
   CURL* curl = transport_->curl = curl_easy_init();
   if (!curl) throw std::runtime_error("ufm: curl_easy_init failed");
   curl_util::configure_easy(
@@ -170,7 +195,9 @@ std::string UfmClient::url_of(const std::string& path) const {
 }
 
 std::string UfmClient::scrub(std::string text) const {
-  for (const std::string* secret : {&options_.credentials.password, &options_.credentials.token}) {
+  const std::string* fetched = &transport_->token;  // read under call_mutex_ (call())
+  for (const std::string* secret :
+       {&options_.credentials.password, &options_.credentials.token, fetched}) {
     if (secret->size() < 3) continue;
     for (size_t at = text.find(*secret); at != std::string::npos; at = text.find(*secret, at + 3))
       text.replace(at, secret->size(), "***");
@@ -241,13 +268,14 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
         t.logged_in = true;
       }
     }
+    if (options_.api == UfmApi::v3 && t.token.empty())
+      fetch_token(t, r, retryable, breaker_failure);
     if (r.error.empty()) {
       d::Slist headers;
       headers.add("Accept: application/json");
       headers.add("Expect:");
       if (body) headers.add("Content-Type: application/json");
-      if (options_.api == UfmApi::v3)
-        headers.add("Authorization: Basic " + options_.credentials.token);
+      if (options_.api == UfmApi::v3) headers.add("Authorization: Basic " + t.token);
       d::Exchange ex = t.perform(method, url, body, headers, options_.max_body_bytes);
       r.status = ex.code == CURLE_OK ? ex.status : 0;
       r.location = std::move(ex.sink.location);
@@ -261,8 +289,10 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
       } else if (ex.code != CURLE_OK) {
         r.error = where + ": " + ex.curl_error;
         retryable = !is_post || d::connect_failed(ex.code);
-      } else if (ex.status == 401 && options_.api == UfmApi::v2 && !relogged) {
-        t.logged_in = false;  // the session expired (or UFM restarted): log in again, once
+      } else if (ex.status == 401 && !relogged &&
+                 (options_.api == UfmApi::v2 || (options_.api == UfmApi::v3 && t.fetched))) {
+        t.logged_in = false;  // the session expired (or UFM restarted): log in again, once;
+        if (t.fetched) t.token.clear();  // or the fetched token was revoked: fetch another
         relogged = true;
         --attempt;
         continue;
@@ -302,6 +332,57 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
     breaker_.record_failure(r.error);
   }
   return r;
+}
+
+void UfmClient::fetch_token(Transport& t, UfmResponse& r, bool& retryable, bool& auth_failed) {
+  namespace d = ufm_client_detail;
+  const std::string url = base_ + "/ufmRest/app/tokens";
+  curl_easy_setopt(t.curl, CURLOPT_HTTPAUTH, long{CURLAUTH_BASIC});
+  curl_easy_setopt(t.curl, CURLOPT_USERNAME, options_.credentials.user.c_str());
+  curl_easy_setopt(t.curl, CURLOPT_PASSWORD, options_.credentials.password.c_str());
+  d::Slist headers;
+  headers.add("Accept: application/json");
+  headers.add("Expect:");
+  auto answered = [&](const d::Exchange& ex, const char* what) {
+    const std::string at = std::string(what) + " " + d::redact_url(url);
+    if (ex.code != CURLE_OK) {
+      r.error = at + ": " + ex.curl_error;
+      retryable = true;
+    } else if (ex.status >= 500 || ex.status == 429) {
+      r.status = ex.status;
+      r.error = at + ": HTTP " + std::to_string(ex.status);
+      retryable = true;
+    } else if (ex.status < 200 || ex.status > 299) {
+      r.status = ex.status;
+      r.error = at + ": HTTP " + std::to_string(ex.status) +
+                (ex.status == 401   ? " (api v3 without token_file: user or password rejected)"
+                 : ex.status == 403 ? " (api v3 without token_file: creating a token needs "
+                                      "the system_admin role)"
+                                    : "");
+      auth_failed = true;  // wrong credentials or role: not retried
+    }
+    return r.error.empty();
+  };
+  const int64_t now_s = clock_.now_us() / 1'000'000;
+  d::Exchange list = t.perform("GET", url, nullptr, headers, options_.max_body_bytes);
+  std::string token;
+  if (answered(list, "token list")) token = d::usable_token(list.sink.body, now_s);
+  if (r.error.empty() && token.empty()) {
+    const std::string none;
+    d::Exchange made = t.perform("POST", url, &none, headers, options_.max_body_bytes);
+    if (answered(made, "token create")) {
+      token = d::usable_token(made.sink.body, now_s);
+      if (token.empty()) {
+        r.error = "token create " + d::redact_url(url) + ": no access_token in the answer";
+        retryable = true;
+      }
+    }
+  }
+  curl_easy_setopt(t.curl, CURLOPT_USERNAME, nullptr);
+  curl_easy_setopt(t.curl, CURLOPT_PASSWORD, nullptr);
+  if (!r.error.empty()) return;
+  t.token = std::move(token);
+  t.fetched = true;
 }
 
 UfmResponse UfmClient::get(const std::string& path, const Validator& validate) {

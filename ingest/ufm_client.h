@@ -54,7 +54,8 @@ std::optional<UfmApi> parse_ufm_api(std::string_view s);  // "v1", "v2", "v3", "
 struct UfmCredentials {
   std::string user;      // v1, v2
   std::string password;  // v1, v2
-  std::string token;     // v3
+  std::string token;     // v3; empty: one is fetched with user/password (GET, else POST
+                         // /ufmRest/app/tokens) and kept in memory only
 };
 
 struct UfmClientOptions {
@@ -178,6 +179,9 @@ class UfmClient {
   struct Transport;
   UfmResponse call(const char* method, const std::string& path, const std::string* body,
                    const Validator* validate);
+  // v3 without a configured token: an access token for user/password (D-TK) into the
+  // transport; on failure sets r.error and whether it is worth retrying.
+  void fetch_token(Transport& t, UfmResponse& r, bool& retryable, bool& auth_failed);
   std::string scrub(std::string text) const;
 
   UfmClientOptions options_;

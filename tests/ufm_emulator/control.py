@@ -33,7 +33,9 @@ def handle(emu, method, path, params, raw):
                        "restarts": emu.restarts, "requests": emu.requests,
                        "sessions": len(emu.sessions), "schema": emu.schema,
                        "fail": emu.fail, "duplicates_left": emu.dup_left,
-                       "jobs": len(emu.jobs), "unhealthy": sorted(emu.unhealthy)})
+                       "jobs": len(emu.jobs), "unhealthy": sorted(emu.unhealthy),
+                       "tokens": len(emu.tokens),
+                       "revoked": sum(1 for t in emu.tokens if t["revoked"])})
     if path == "/emulator/actions":
         with emu.lock:
             return js(emu.actions)

@@ -40,6 +40,10 @@ class Emulator:
         self.schema = args.schema
         self.tz = args.tz_offset
         self.user, self.password, self.token = args.user, args.password, args.token
+        # Access tokens (D-TK): the --token one plus those created through /ufmRest/app/tokens.
+        self.tokens = [{"access_token": args.token, "revoked": False,
+                        "issued_at": int(time.time()), "expires_in": 315360000,
+                        "username": args.user}]
         self.job_polls = args.job_polls
         self.telemetry = Telemetry(fabric)
         self.events, self.next_id, self.version, self.cache = [], 1, 0, {}
@@ -204,7 +208,9 @@ class Emulator:
             expect = base64.b64encode(("%s:%s" % (self.user, self.password)).encode()).decode()
             return auth == "Basic " + expect
         if prefix == "/ufmRestV3":
-            return auth == "Basic " + self.token
+            with self.lock:
+                return any(auth == "Basic " + t["access_token"] and not t["revoked"]
+                           for t in self.tokens)
         cookies = [c.strip() for c in h.get("cookie", "").split(";")]
         with self.lock:
             return any(c.startswith("ufm_session=") and c[12:] in self.sessions for c in cookies)
@@ -223,6 +229,22 @@ class Emulator:
             return error(404, "event not found")
         if method == "POST" and rel == "/app/events/external_event":
             return self.external_event(prefix, body)
+        if rel == "/app/tokens" and prefix == "/ufmRest":  # D-TK: basic auth only
+            if method == "GET":
+                return js([t for t in self.tokens if t["username"] == self.user])
+            if method == "POST":
+                t = {"access_token": secrets.token_urlsafe(22)[:30], "revoked": False,
+                     "issued_at": int(time.time()), "expires_in": 315360000,
+                     "username": self.user}
+                self.tokens.append(t)
+                return js(t)
+        if method == "POST" and rel == "/app/tokens/revoke" and prefix == "/ufmRest":
+            token = body.decode(errors="replace") if isinstance(body, bytes) else str(body)
+            for t in self.tokens:
+                if t["access_token"] and t["access_token"] in token:
+                    t["revoked"] = True
+                    return js({})
+            return error(404, "token not found")
         if method == "GET" and parts[:2] == ["app", "alarms"]:
             alarms = sorted(self.alarms.values(), key=lambda a: a["id"])
             if len(parts) == 3:

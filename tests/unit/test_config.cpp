@@ -162,8 +162,12 @@ std::string example_ufm_block() {
 TEST_CASE("config: the ufm section - documented defaults and a full section", "[config][ufm]") {
   std::string block = example_ufm_block();
   REQUIRE(block.find("poll_interval") != std::string::npos);
-  // As documented, api v3 needs its token file: the one error of the defaults.
-  CHECK(ibw::test::keys(config_errors(block)) == std::vector<std::string>{"6:ufm.token_file"});
+  // As documented (the issue's block: api v3 with token_file null) it loads: the client then
+  // fetches an access token with user_env / password_env.
+  Config plain = parse_config(block, "/etc/ibwarden/ibwarden.yaml");
+  REQUIRE(plain.ufm);
+  CHECK(plain.ufm->api == "v3");
+  CHECK_FALSE(plain.ufm->token_file);
   std::string with_token = block;
   with_token.replace(with_token.find("token_file: null"), 16, "token_file: ufm.token");
   Config c = parse_config(with_token, "/etc/ibwarden/ibwarden.yaml");
@@ -232,10 +236,9 @@ TEST_CASE("config: the ufm section - every problem with its line and key", "[con
       "  poll_interval: 0s",             // 10
   }));
   CHECK(ibw::test::keys(d) ==
-        std::vector<std::string>{"10:ufm.poll_interval", "2:ufm.token_file", "2:ufm.url",
-                                 "3:ufm.api", "4:ufm.pol_interval", "5:ufm.timezone",
-                                 "6:ufm.verify_tls", "8:ufm.telemetry.primery",
-                                 "9:ufm.telemetry.secondary"});
+        std::vector<std::string>{"10:ufm.poll_interval", "2:ufm.url", "3:ufm.api",
+                                 "4:ufm.pol_interval", "5:ufm.timezone", "6:ufm.verify_tls",
+                                 "8:ufm.telemetry.primery", "9:ufm.telemetry.secondary"});
   auto typo = ibw::test::find_diag(d, 4, "ufm.pol_interval");
   REQUIRE(typo);
   CHECK(typo->message.find("did you mean \"poll_interval\"") != std::string::npos);

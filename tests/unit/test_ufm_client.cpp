@@ -59,6 +59,36 @@ TEST_CASE("ufm client: each authentication variant reads from the emulator", "[u
   }
 }
 
+TEST_CASE("ufm client: v3 without a token fetches one with user and password", "[ufm][emulator]") {
+  UfmEmulator emu({"--backlog", "3"});
+  UfmClientOptions o = emu.client_options(UfmApi::v3);
+  o.credentials.token.clear();  // the issue's config: api v3, token_file null
+  Rig rig(o);
+  auto events = rig.client.events({});
+  REQUIRE(events.ok());
+  CHECK(events.parsed.items.size() == 3);
+  CHECK(emu.get("state")["tokens"] == 1);  // the user's unrevoked token was reused
+  // Revoked (by an admin): the next call gets 401, and a new token is created.
+  Rig admin(emu.client_options(UfmApi::v1));
+  REQUIRE(admin.client.post("/app/tokens/revoke", "token=" + std::string(ibw::test::kUfmToken)).ok);
+  CHECK(rig.client.get("/app/ufm_version").ok);
+  auto state = emu.get("state");
+  CHECK(state["tokens"] == 2);
+  CHECK(state["revoked"] == 1);
+  CHECK(rig.client.get("/app/ufm_version").ok);  // and kept
+  CHECK(emu.get("state")["tokens"] == 2);
+
+  UfmClientOptions bad = o;
+  bad.credentials.password = "wrong-password";
+  Rig wrong(bad);
+  auto r = wrong.client.get("/app/events");
+  CHECK_FALSE(r.ok);
+  CHECK(r.status == 401);
+  CHECK(r.attempts == 1);
+  CHECK(r.error.find("user or password rejected") != std::string::npos);
+  CHECK(r.error.find("wrong-password") == std::string::npos);
+}
+
 TEST_CASE("ufm client: 5xx is retried with backoff and reported when it persists",
           "[ufm][emulator]") {
   UfmEmulator emu;
