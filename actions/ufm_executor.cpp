@@ -1,8 +1,10 @@
 // Port actions through UFM; see ufm_executor.h.
 #include "actions/ufm_executor.h"
 
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <thread>
 
 #include "ingest/ufm_description.h"
 #include "ingest/ufm_resources.h"
@@ -67,6 +69,17 @@ PortReading UfmExecutor::read(Target& t) {
   return reading;
 }
 
+template <typename Done>
+PortReading UfmExecutor::read_until(Target& t, Done done) {
+  auto until =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(options_.readback_wait_us);
+  for (;;) {
+    PortReading r = read(t);
+    if (done(r) || std::chrono::steady_clock::now() >= until) return r;
+    std::this_thread::sleep_for(std::chrono::microseconds(options_.readback_poll_us));
+  }
+}
+
 std::string UfmExecutor::run_port_job(const Target& t, const char* action) {
   uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
   auto result = client_->run_action(
@@ -86,7 +99,8 @@ bool UfmExecutor::listed_unhealthy(const Target& t) {
                              (list.response.ok ? list.parsed.error : list.response.error));
   uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
   for (const auto& u : list.parsed.items)
-    if ((u.guid == system || u.guid == t.node_guid) && u.number == t.port) return true;
+    if (u.port == t.name || ((u.guid == system || u.guid == t.node_guid) && u.number == t.port))
+      return true;
   return false;
 }
 
@@ -113,17 +127,27 @@ PortChange UfmExecutor::disable(const PortAddress&, int port) {
       ingest::UfmResponse r = client_->set_ports_health({t.name}, /*healthy=*/false);
       if (!r.ok) throw std::runtime_error("isolating " + t.label + " through UFM: " + r.error);
       c.via = "UFM isolation (PUT /app/unhealthy_ports UNHEALTHY)";
+      auto until =
+          std::chrono::steady_clock::now() + std::chrono::microseconds(options_.readback_wait_us);
+      while (!(c.isolated = listed_unhealthy(t)) && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::microseconds(options_.readback_poll_us));
       c.after = read(t);
-      c.isolated = listed_unhealthy(t);
       if (!c.isolated)
         throw std::runtime_error("UFM accepted the isolation of " + t.label +
-                                 " but does not list the port as unhealthy");
+                                 " but does not list the port as unhealthy after " +
+                                 std::to_string(options_.readback_wait_us / 1'000'000) + " s");
       c.set_reply = c.after;
       audit(c, t, d::kEventWarning, "isolated");
       return c;
     }
     c.via = run_port_job(t, "disable");
-    c.after = read(t);
+    c.after =
+        read_until(t, [](const PortReading& r) { return r.phys_state == fabric::kPhysDisabled; });
+    if (c.after.phys_state != fabric::kPhysDisabled)
+      throw std::runtime_error(c.via + " completed but UFM still shows " + t.label + " as " +
+                               std::string(fabric::phys_state_name(c.after.phys_state)) +
+                               " after " + std::to_string(options_.readback_wait_us / 1'000'000) +
+                               " s");
     c.set_reply = c.after;
     audit(c, t, d::kEventWarning, "disabled");
   } catch (const std::exception& e) {
@@ -141,7 +165,12 @@ PortChange UfmExecutor::enable(const PortAddress&, int port) {
   PortChange c;
   try {
     c.before = read(t);
-    bool isolated = listed_unhealthy(t);
+    bool isolated = false;
+    try {
+      isolated = listed_unhealthy(t);
+    } catch (const std::exception& e) {  // e.g. Monitoring-Only mode: the feature is off
+      c.via = std::string("unhealthy ports not readable (") + e.what() + "): taken as not isolated";
+    }
     if (isolated) {
       ingest::UfmResponse r = client_->set_ports_health({t.name}, /*healthy=*/true);
       if (!r.ok) throw std::runtime_error("de-isolating " + t.label + " through UFM: " + r.error);
@@ -149,7 +178,8 @@ PortChange UfmExecutor::enable(const PortAddress&, int port) {
     }
     if (!isolated || c.before.phys_state == fabric::kPhysDisabled)
       c.via += (c.via.empty() ? "" : "; ") + run_port_job(t, "enable");
-    c.after = read(t);
+    c.after =
+        read_until(t, [](const PortReading& r) { return r.phys_state != fabric::kPhysDisabled; });
     c.set_reply = c.after;
     audit(c, t, d::kEventNotice, isolated ? "de-isolated" : "enabled");
   } catch (const std::exception& e) {

@@ -5,7 +5,7 @@
 //    object_type: System, identifier: id, params: {port_id: "<guid>_<port>"}} -> 202 +
 //    Location -> GET /jobs/<id> until it ends (UfmClient::run_action). 202 + Location and the
 //    job object are [H]; the port disable/enable body is [M] (§3.6, §8.1). The job wait is
-//    bounded by the action timeout; "Completed" and "Completed With Warnings" succeed, any
+//    UfmExecutorOptions::job (the daemon: max(actions.timeout, 60 s)); "Completed" and "Completed With Warnings" succeed, any
 //    other end (or no end in time) fails the action.
 //  - isolation, for rules with `action: isolate` (ActionContext::isolate): PUT
 //    /app/unhealthy_ports {ports: [name], ports_policy: UNHEALTHY, action: isolate} [H, §3.7].
@@ -14,7 +14,12 @@
 //  - read-back: GET /resources/ports/<name> before and after; UFM's logical_state and
 //    physical_state map to IBA PortState / PortPhysicalState (Disabled -> 3), so the
 //    Remediator's "read back Disabled" check works unchanged. An isolation reads back as the
-//    port listed by GET /app/unhealthy_ports, and is reported with PortChange::isolated.
+//    port listed by GET /app/unhealthy_ports (by name, or system/node GUID and number), and
+//    is reported with PortChange::isolated. The docs do not say UFM's views update in step
+//    with a job or a PUT, so both are read again for up to readback_wait_us until they show
+//    the change; a change that never shows fails the action (audited as failed).
+//  - enable when GET /app/unhealthy_ports cannot be read (e.g. Monitoring-Only mode, where
+//    the feature is unavailable): the port is taken as not isolated and the enable job runs.
 //  - audit trail: every action, done or failed, is posted as a UFM external event (POST
 //    /app/events/external_event, §3.8 [H fields, M semantics]): 553 (warning) for a disable or
 //    isolation, 552 (notice) for an enable or de-isolation, 554 (critical) when the action
@@ -37,6 +42,8 @@ namespace ibw::actions {
 struct UfmExecutorOptions {
   ingest::UfmClientOptions client;
   ingest::UfmJobWait job;
+  int64_t readback_wait_us = 5'000'000;  // how long UFM's views may trail the action
+  int64_t readback_poll_us = 250'000;
 };
 
 class UfmExecutor : public PortExecutor {
@@ -51,6 +58,9 @@ class UfmExecutor : public PortExecutor {
   struct Target;
   Target target(int port);
   PortReading read(Target& t);
+  // read() until done(reading) or readback_wait_us passed; the last reading.
+  template <typename Done>
+  PortReading read_until(Target& t, Done done);
   bool listed_unhealthy(const Target& t);
   // POST /actions for the port ("disable" or "enable") and its job until done; the "UFM job
   // ID (outcome)" text, or a runtime_error when the job did not complete.

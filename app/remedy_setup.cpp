@@ -71,7 +71,9 @@ std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg) 
     o.client = ufm_client_options(*cfg.ufm, ufm_credentials(*cfg.ufm));
     o.client.timeout_ms =
         static_cast<long>(std::clamp<int64_t>(cfg.actions.timeout_us / 2000, 1000, 30'000));
-    o.job.timeout_us = cfg.actions.timeout_us;
+    // UFM runs the port job itself: allow it a minute even when actions.timeout is short
+    // (giving up early would record a failure for a port UFM then disables anyway).
+    o.job.timeout_us = std::max<int64_t>(cfg.actions.timeout_us, 60'000'000);
     o.job.poll_interval_us = std::clamp<int64_t>(cfg.actions.timeout_us / 20, 100'000, 1'000'000);
     return std::make_unique<actions::UfmExecutor>(std::move(o));
   }

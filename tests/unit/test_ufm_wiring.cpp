@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "actions/ufm_executor.h"
 #include "app/rule_runner.h"
@@ -228,6 +229,49 @@ TEST_CASE("ufm wiring: UfmExecutor isolates - undoes it - and audits a failed jo
   CHECK(ids == std::vector<int>{553, 552, 554});
   CHECK(last.find("failed to disable leaf001/3") != std::string::npos);
   CHECK(last.find("rule link_flap: 5 link down/up cycles") != std::string::npos);
+}
+
+TEST_CASE("ufm wiring: UfmExecutor waits for UFM's port view and enables without the list",
+          "[ufm][actions]") {
+  test::UfmEmulator emu;
+  actions::UfmExecutorOptions o;
+  o.client = emu.client_options(ingest::UfmApi::v3);
+  o.job.poll_interval_us = 50'000;
+  o.job.timeout_us = 5'000'000;
+  o.readback_wait_us = 3'000'000;
+  o.readback_poll_us = 50'000;
+  actions::UfmExecutor exec(o);
+  const uint64_t leaf001 = 0xb83fd20300000002;  // the emulator's default fabric
+  exec.set_context({leaf001, 3, "leaf001", "symbol_ber", "BER 3e-11 over 12m", false});
+  // UFM's port view trails the completed job by ~0.5 s: the read-back waits for it.
+  emu.post("port", {{"port", "leaf001/3"}, {"physical_state", "LinkUp"}});
+  std::thread lag([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    emu.post("port", {{"port", "leaf001/3"}, {"physical_state", ""}});
+  });
+  actions::PortChange c = exec.disable({}, 3);
+  lag.join();
+  CHECK(c.after.phys_state == fabric::kPhysDisabled);
+
+  // Unhealthy ports unreadable (Monitoring-Only mode): the enable job still runs.
+  emu.fail("5xx", 20, {{"path", "/app/unhealthy_ports"}});
+  exec.set_context({leaf001, 3, "leaf001", "manual", "operator: cleaned", false});
+  c = exec.enable({}, 3);
+  CHECK(c.via.find("taken as not isolated") != std::string::npos);
+  CHECK(c.via.find("UFM job") != std::string::npos);
+  CHECK(c.after.phys_state != fabric::kPhysDisabled);
+  emu.post("control", {{"fail", "none"}});
+
+  // A view that never shows the disable fails the action, audited as failed (554).
+  o.readback_wait_us = 300'000;
+  actions::UfmExecutor quick(o);
+  quick.set_context({leaf001, 4, "leaf001", "symbol_ber", "BER 3e-11 over 12m", false});
+  emu.post("port", {{"port", "leaf001/4"}, {"physical_state", "LinkUp"}});
+  CHECK_THROWS_WITH(quick.disable({}, 4), Catch::Contains("still shows leaf001/4"));
+  auto actions = emu.actions();
+  REQUIRE_FALSE(actions.empty());
+  CHECK(actions.back()["path"] == "/app/events/external_event");
+  CHECK(actions.back()["body"]["event_id"] == 554);
 }
 
 }  // namespace ufm_wiring_test
