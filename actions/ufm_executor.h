@@ -5,8 +5,8 @@
 //    object_type: System, identifier: id, params: {port_id: "<guid>_<port>"}} -> 202 +
 //    Location -> GET /jobs/<id> until it ends (UfmClient::run_action). 202 + Location and the
 //    job object are [H]; the port disable/enable body is [M] (§3.6, §8.1). The job wait is
-//    UfmExecutorOptions::job (the daemon: max(actions.timeout, 60 s)); "Completed" and "Completed With Warnings" succeed, any
-//    other end (or no end in time) fails the action.
+//    UfmExecutorOptions::job (the daemon: max(actions.timeout, 60 s)); "Completed" and "Completed
+//    With Warnings" succeed, any other end (or no end in time) fails the action.
 //  - isolation, for rules with `action: isolate` (ActionContext::isolate): PUT
 //    /app/unhealthy_ports {ports: [name], ports_policy: UNHEALTHY, action: isolate} [H, §3.7].
 //    The SM routes around the port; its PHY stays up. enable() of an isolated port sends
