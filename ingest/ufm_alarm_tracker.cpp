@@ -127,7 +127,8 @@ std::string UfmAlarmTracker::cursor() const {
                     {"object", a.object_name},
                     {"path", a.object_path},
                     {"misses", a.misses}});
-  return nlohmann::json{{"v", 1}, {"open", std::move(list)}}.dump();
+  return nlohmann::json{{"v", 1}, {"open", std::move(list)}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace ibw::ingest

@@ -74,7 +74,7 @@ std::string ufm_action_json(const UfmAction& action) {
                          {"identifier", action.identifier},
                          {"params", params},
                          {"description", action.description}};
-  return body.dump();
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string_view job_outcome_name(UfmJobOutcome o) {
@@ -191,7 +191,8 @@ UfmResponse UfmClient::set_ports_health(const std::vector<std::string>& port_nam
   nlohmann::json body = {{"ports", port_names},
                          {"ports_policy", healthy ? "HEALTHY" : "UNHEALTHY"}};
   if (!healthy) body["action"] = std::string(action);
-  return put("/app/unhealthy_ports", body.dump());
+  return put("/app/unhealthy_ports",
+             body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 UfmResponse UfmClient::post_external_event(int event_id, const std::string& description,
@@ -200,7 +201,8 @@ UfmResponse UfmClient::post_external_event(int event_id, const std::string& desc
   nlohmann::json body = {{"event_id", event_id}, {"description", description}};
   if (!object_name.empty()) body["object_name"] = object_name;
   if (!otype.empty()) body["otype"] = otype;
-  return post("/app/events/external_event", body.dump());
+  return post("/app/events/external_event",
+              body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace ibw::ingest

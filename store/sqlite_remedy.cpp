@@ -364,7 +364,7 @@ int64_t SqliteStore::upsert_workorder(const WorkOrder& order, bool outbox, bool 
     s->bind(1, o.id);
     s->bind(2, o.version);
     s->bind(3, std::to_string(o.id) + "-v" + std::to_string(o.version));
-    s->bind(4, workorder_json(o).dump());
+    s->bind(4, workorder_json(o).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     s->run();
     row_written();
   }

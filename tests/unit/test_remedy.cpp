@@ -323,3 +323,17 @@ TEST_CASE("remedy: an operator edit made during a port action is kept", "[remedy
   CHECK(o[0].status == "reopened");
   CHECK(o[0].assignee.empty());
 }
+
+TEST_CASE("remedy: text that is not UTF-8 (a UFM description) is stored with replacements",
+          "[remedy]") {
+  Bench b;
+  auto r = b.remediator();
+  Finding f = symbol_errors(leaf_guid(0), 6, kNow);
+  f.verdict.explanation = "UFM 918: BER on port \xff\xfe 3/1";  // Latin-1 bytes from UFM
+  auto d = r.on_finding(f, b.ctx, kNow);
+  REQUIRE(d);
+  CHECK(d->status == "executed");
+  auto ev = nlohmann::json::parse(d->evidence_json);
+  CHECK(ev["explanation"].get<std::string>().find("\xef\xbf\xbd") != std::string::npos);
+  REQUIRE(b.db->workorders({}).size() == 1);
+}
