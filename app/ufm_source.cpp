@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
-#include <unordered_map>
 
 #include "app/logger.h"
 #include "app/ufm_inventory.h"
@@ -235,7 +235,7 @@ void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
   ingest::TrackerOptions topts;
   topts.jump_threshold = cfg_.counters.jump_threshold;
   ingest::CounterTracker tracker(topts);
-  std::unordered_map<uint64_t, int64_t> last_time;  // guid * 256 + port -> last reading
+  std::map<std::pair<uint64_t, int>, int64_t> last_time;  // (guid, port) -> last reading
   while (*hooks.running) {
     auto topo = hooks.topology();
     if (!topo) {
@@ -261,7 +261,7 @@ void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
       std::vector<ingest::CounterDelta> deltas;
       for (auto& s : f.parsed.samples) {
         if (!topo->correlator->port(s.node_guid, s.port)) continue;  // not in the fabric
-        int64_t& last = last_time[s.node_guid * 256 + static_cast<uint64_t>(s.port)];
+        int64_t& last = last_time[{s.node_guid, s.port}];
         if (s.time_us <= last) continue;  // the same reading again
         last = s.time_us;
         deltas.push_back(tracker.update(s, &batch.events));

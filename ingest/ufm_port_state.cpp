@@ -2,15 +2,15 @@
 #include "ingest/ufm_port_state.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <map>
 
 #include "ingest/ufm_events.h"
 
 namespace ibw::ingest {
 namespace ufm_port_state_detail {
 
-uint64_t key(uint64_t guid, int port) {
-  return guid * 256 + static_cast<uint64_t>(port & 0xff);
+std::pair<uint64_t, int> key(uint64_t guid, int port) {
+  return {guid, port};  // exact: guid * 256 + port would merge GUIDs that differ in the top byte
 }
 
 std::string guid_text(uint64_t guid) {
@@ -41,7 +41,7 @@ std::vector<UfmPortState> ufm_port_states(const std::vector<UfmPort>& ports,
   namespace d = ufm_port_state_detail;
   std::vector<UfmPortState> out;
   out.reserve(ports.size());
-  std::unordered_map<uint64_t, size_t> at;  // node and system GUID + number -> index in out
+  std::map<std::pair<uint64_t, int>, size_t> at;  // node and system GUID, number -> index in out
   for (const UfmPort& p : ports) {
     uint64_t guid = p.node_guid ? p.node_guid : p.system_guid;
     if (!guid || p.number <= 0 || p.number > 255) continue;
