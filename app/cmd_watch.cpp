@@ -14,6 +14,7 @@
 #include "rules/rules.h"
 #include "store/record_json.h"
 #include "store/store.h"
+#include "web/auth.h"
 #include "web/tls.h"
 
 namespace ibw::app {
@@ -99,8 +100,12 @@ int cmd_check_config(int argc, char** argv, int first) {
         web::TlsConfig::load({*cfg.web.tls_cert, *cfg.web.tls_key, cfg.file, cfg.web.tls_cert_line,
                               cfg.web.tls_key_line});
       });
+    std::vector<std::string> warnings;
+    if (cfg.web.enabled && cfg.web.tokens_file)
+      check([&] { warnings = web::TokenSet::load(*cfg.web.tokens_file).warnings(); });
     if (!problems.empty()) throw fabric::InputError(std::move(problems));
     if (cfg.workorders.webhook) webhook_secret(cfg);  // throws when set but unusable
+    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     std::cout << cfg.file << ": ok\n";
     return 0;
   } catch (const UsageError& e) {

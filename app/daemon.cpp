@@ -369,7 +369,11 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
   if (cfg.workorders.webhook) rt->webhook_secret = webhook_secret(cfg);
   if (cfg.web.enabled) {
     web::parse_listen(cfg.web.listen);  // throws std::invalid_argument naming the problem
-    if (cfg.web.tokens_file) rt->web_tokens = web::TokenSet::load(*cfg.web.tokens_file);
+    if (cfg.web.tokens_file) {
+      rt->web_tokens = web::TokenSet::load(*cfg.web.tokens_file);
+      for (const auto& w : rt->web_tokens->warnings())
+        log(LogLevel::warning, "web tokens file", {{"warning", w}});
+    }
     if (cfg.web.tls_cert && cfg.web.tls_key)  // a reload (SIGHUP) reads renewed files
       rt->web_tls = web::TlsConfig::load({*cfg.web.tls_cert, *cfg.web.tls_key, cfg.file,
                                           cfg.web.tls_cert_line, cfg.web.tls_key_line});

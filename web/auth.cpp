@@ -16,9 +16,8 @@ constexpr size_t kMinTokenLength = 16;
 constexpr size_t kMaxTokenLength = 512;
 constexpr size_t kMaxPresentedLength = 4096;
 
-bool token_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::strchr("._~+/=-", c) != nullptr;
+bool token_char(char c) {  // what an Authorization header value can carry: visible ASCII
+  return c > 0x20 && c < 0x7f;
 }
 
 // Splits on blanks (spaces and tabs).
@@ -87,20 +86,23 @@ TokenSet TokenSet::parse(std::string_view text, const std::string& file) {
     if (!role) sink.add(line, "role", "must be viewer, operator or admin");
     std::string_view tok = f[1];
     bool ok = true;
-    if (tok.size() < kMinTokenLength || tok.size() > kMaxTokenLength) {
+    if (tok.size() > kMaxTokenLength) {
       sink.add(line, "token",
-               "must be " + std::to_string(kMinTokenLength) + " to " +
-                   std::to_string(kMaxTokenLength) + " characters long (it has " +
+               "must be at most " + std::to_string(kMaxTokenLength) + " characters long (it has " +
                    std::to_string(tok.size()) + ")");
       ok = false;
     }
     for (char c : tok) {
       if (!token_char(c)) {
-        sink.add(line, "token", "may only hold A-Z a-z 0-9 and . _ ~ + / = -");
+        sink.add(line, "token", "may only hold visible ASCII characters");
         ok = false;
         break;
       }
     }
+    if (ok && tok.size() < kMinTokenLength)
+      set.warnings_.push_back(file + ":" + std::to_string(line) + ": token: shorter than " +
+                              std::to_string(kMinTokenLength) +
+                              " characters, easy to guess (openssl rand -base64 24)");
     if (!ok || !role) return;
     auto [it, fresh] = seen.emplace(std::string(tok), line);
     if (!fresh) {
@@ -118,10 +120,14 @@ TokenSet TokenSet::load(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw fabric::InputError({{path, 0, "", std::strerror(errno)}});
-  if (st.st_mode & (S_IROTH | S_IWOTH))
+  if (st.st_mode & S_IWOTH)  // anyone could add an admin token
     throw fabric::InputError(
-        {{path, 0, "", "other users may read or write it (chmod o-rw; tokens are secrets)"}});
-  return parse(fabric::read_file(path), path);
+        {{path, 0, "", "other users may write it (chmod o-rw; tokens are secrets)"}});
+  TokenSet set = parse(fabric::read_file(path), path);
+  if (st.st_mode & S_IROTH)
+    set.warnings_.insert(set.warnings_.begin(),
+                         path + ": other users may read it (chmod o-r; tokens are secrets)");
+  return set;
 }
 
 std::optional<TokenSet::Match> TokenSet::find(std::string_view presented) const {

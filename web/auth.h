@@ -37,10 +37,14 @@ class TokenSet {
     int line = 0;  // line of the tokens file: identifies the token in logs without showing it
   };
 
-  // Throws fabric::InputError with every bad line; a file with no token is an error too.
+  // Throws fabric::InputError with every bad line (not "ROLE TOKEN", unknown role, a token
+  // over 512 characters or with other than visible ASCII, a repeated token); a file with no
+  // token is an error too. A token under 16 characters is only a warning (warnings()).
   static TokenSet parse(std::string_view text, const std::string& file);
-  // Reads and parses the file (see above for its mode).
+  // Reads and parses the file. Writable by others: an error; readable by others: a warning.
   static TokenSet load(const std::string& path);
+  // "file:line: ..." lines for the daemon's log and check-config; never the token itself.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   // The entry holding the presented token, compared against every entry.
   std::optional<Match> find(std::string_view presented) const;
@@ -55,6 +59,7 @@ class TokenSet {
   };
   std::vector<Entry> entries_;
   std::string file_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace ibw::web

@@ -182,3 +182,33 @@ TEST_CASE("web tls config: check-config reports a mismatched key at its line", "
   std::cerr.rdbuf(old);
   CHECK(rc == 0);
 }
+
+TEST_CASE("web tls config: check-config loads the tokens file and shows its warnings", "[config]") {
+  SelfSigned pki;  // only for its temporary directory
+  std::string config = pki.dir.file("tokens.yaml");
+  std::ofstream(config) << "web:\n  listen: 127.0.0.1:0\n  tokens_file: tokens\n";
+  std::vector<std::string> args = {"ibwarden", "check-config", "--config", config};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  auto run = [&](std::string* err_text) {
+    std::ostringstream out, err;
+    auto* old_out = std::cout.rdbuf(out.rdbuf());
+    auto* old_err = std::cerr.rdbuf(err.rdbuf());
+    int rc = app::cmd_check_config(static_cast<int>(argv.size()), argv.data(), 2);
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    *err_text = err.str();
+    return rc;
+  };
+  std::string err;
+  CHECK(run(&err) == 2);  // no tokens file: the daemon would not start either
+  CHECK(err.find(pki.dir.file("tokens")) != std::string::npos);
+  std::ofstream(pki.dir.file("tokens")) << "operator op-token\nmanager x-token-0123456789\n";
+  CHECK(run(&err) == 2);
+  CHECK(err.find(":2: role: must be viewer, operator or admin") != std::string::npos);
+  std::ofstream(pki.dir.file("tokens")) << "operator op-token\n";
+  CHECK(run(&err) == 0);
+  CHECK(err.find("warning: ") != std::string::npos);
+  CHECK(err.find("shorter than 16") != std::string::npos);
+  CHECK(err.find("op-token") == std::string::npos);
+}
