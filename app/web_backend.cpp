@@ -86,8 +86,14 @@ store::DecisionRecord WebBackend::port_action(const web::PortActionRequest& requ
 }
 
 std::optional<nlohmann::json> WebBackend::last_audit() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return last_audit_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (last_audit_) return last_audit_;
+  }
+  // None run yet (or the backend was rebuilt by a reload): with a plan and a discovered
+  // fabric, run one now, so GET /audit answers without a POST first.
+  if (!deps_.plan || !deps_.topology || !deps_.topology()) return std::nullopt;
+  return run_audit();
 }
 
 nlohmann::json WebBackend::run_audit() {

@@ -99,7 +99,7 @@ struct PortList {
 struct FabricCounts {
   int64_t nodes = 0;
   int64_t links = 0;  // distinct links with both ends known
-  int64_t down = 0;   // planned ports (cable ID) not Active and not disabled by ibwarden
+  int64_t down = 0;   // links down (see web/README.md), not disabled by ibwarden
   std::map<std::string, int64_t> by_state;  // PortState name -> ports
 };
 FabricCounts count_fabric(const PortList& list);

@@ -29,11 +29,14 @@ bool node_matches(const store::PortRecord& p, const std::string& node, uint64_t 
   return p.node == node || (guid != 0 && p.node_guid == guid);
 }
 
+// As ibqueryerrors reports ports: an error counter above zero (since the counters were last
+// cleared), or one that rose in the last sweep (a counter reset in between).
 bool has_errors(const store::PortRecord& p) {
-  for (size_t i = 0; i < ingest::kCounterCount; ++i)
-    if (ingest::is_error_counter(static_cast<ingest::Counter>(i)) && (p.deltas_valid & (1u << i)) &&
-        p.deltas[i] > 0)
-      return true;
+  for (size_t i = 0; i < ingest::kCounterCount; ++i) {
+    if (!ingest::is_error_counter(static_cast<ingest::Counter>(i))) continue;
+    if ((p.counters.valid & (1u << i)) && p.counters.value[i] > 0) return true;
+    if ((p.deltas_valid & (1u << i)) && p.deltas[i] > 0) return true;
+  }
   return false;
 }
 
@@ -42,10 +45,11 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Port state filter: down, init, armed, active (PortState) or disabled (PhysState Disabled).
-bool state_matches(const store::PortRecord& p, const std::string& state) {
+// Port state filter: down, init, armed, active (PortState) or disabled (PhysState Disabled,
+// or disabled by ibwarden: a simulator may keep reporting such a port up).
+bool state_matches(const store::PortRecord& p, const std::string& state, bool ours = false) {
   static const char* kNames[] = {"", "down", "init", "armed", "active"};
-  if (state == "disabled") return p.phys_state == kPhysDisabled;
+  if (state == "disabled") return ours || p.phys_state == kPhysDisabled;
   for (int i = 1; i <= 4; ++i)
     if (state == kNames[i]) return p.state == i;
   throw ApiError(400, "state: must be down, init, armed, active or disabled");
@@ -166,14 +170,21 @@ Response ApiCore::get_health(Call& c) {
 FabricCounts count_fabric(const PortList& list) {
   FabricCounts n;
   std::set<uint64_t> nodes;
-  std::set<std::string> links;
+  std::set<std::string> links, down;
   for (const auto& p : list.ports) {
     nodes.insert(p.node_guid);
-    if (p.peer_guid) links.insert(store::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port));
-    bool disabled = list.disabled_entry(p.node_guid, p.port) != nullptr;
-    if (!p.cable_id.empty() && p.state != api_ports_detail::kActive && !disabled) ++n.down;
+    std::string key =
+        p.peer_guid ? store::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port) : "";
+    if (!key.empty()) links.insert(key);
+    // A link is down when an end that should be up (planned, or with a known peer) is not
+    // Active, unless ibwarden disabled it (either end); each link counts once.
+    bool ours = list.disabled_entry(p.node_guid, p.port) != nullptr ||
+                (p.peer_guid && list.disabled_entry(p.peer_guid, p.peer_port) != nullptr);
+    if (p.state != api_ports_detail::kActive && !ours && (!p.cable_id.empty() || !key.empty()))
+      down.insert(p.cable_id.empty() ? key : "cable:" + p.cable_id);
     ++n.by_state[std::string(p.state ? fabric::port_state_name(p.state) : "?")];
   }
+  n.down = static_cast<int64_t>(down.size());
   n.nodes = static_cast<int64_t>(nodes.size());
   n.links = static_cast<int64_t>(links.size());
   return n;
@@ -310,7 +321,8 @@ Response ApiCore::get_ports(Call& c) {
   for (size_t i = 0; i < list->ports.size(); ++i) {
     const store::PortRecord& p = list->ports[i];
     if (node && !node_matches(p, *node, guid)) continue;
-    if (state && !state_matches(p, *state)) continue;
+    if (state && !state_matches(p, *state, list->disabled_entry(p.node_guid, p.port) != nullptr))
+      continue;
     if (errors && has_errors(p) != *errors) continue;
     if (total++ < offset || static_cast<int64_t>(page.size()) >= limit) continue;
     page.push_back(i);

@@ -3,12 +3,15 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <map>
 
 namespace ibw::web {
 namespace metrics_detail {
 
 // Integers as such; otherwise the shortest text that reads back as the same double.
 std::string number(double v) {
+  if (std::isnan(v)) return "NaN";  // the exposition format's spelling
   if (v > -1e15 && v < 1e15 && v == std::trunc(v)) return std::to_string(static_cast<int64_t>(v));
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v);
@@ -71,13 +74,15 @@ std::string render_metrics(const MetricsSnapshot& m) {
     if (s.last_ok_us > 0)
       w.sample("ibwarden_source_last_ok_timestamp_seconds", label("source", s.name),
                static_cast<double>(s.last_ok_us) / 1e6);
-  if (m.health.sweep_seconds >= 0) {
-    w.family("ibwarden_sweep_duration_seconds", "Duration of the last counter sweep.");
-    w.sample("ibwarden_sweep_duration_seconds", m.health.sweep_seconds);
-    w.family("ibwarden_last_sweep_timestamp_seconds", "When the last counter sweep ended.");
-    w.sample("ibwarden_last_sweep_timestamp_seconds",
-             static_cast<double>(m.health.sweep_time_us) / 1e6);
-  }
+  bool swept = m.health.sweep_seconds >= 0;
+  w.family("ibwarden_sweep_duration_seconds",
+           "Duration of the last counter sweep (NaN before the first one).");
+  w.sample("ibwarden_sweep_duration_seconds",
+           swept ? m.health.sweep_seconds : std::numeric_limits<double>::quiet_NaN());
+  w.family("ibwarden_last_sweep_timestamp_seconds",
+           "When the last counter sweep ended (0 before the first one).");
+  w.sample("ibwarden_last_sweep_timestamp_seconds",
+           swept ? static_cast<double>(m.health.sweep_time_us) / 1e6 : 0);
 
   w.family("ibwarden_store_up", "1 when the store could be read for this scrape.");
   w.sample("ibwarden_store_up", m.store_up ? 1 : 0);
@@ -90,12 +95,17 @@ std::string render_metrics(const MetricsSnapshot& m) {
     w.sample("ibwarden_ports", label("state", state), static_cast<double>(n));
   w.family("ibwarden_links", "Links with both ends known.");
   w.sample("ibwarden_links", static_cast<double>(m.links));
-  w.family("ibwarden_ports_down", "Planned ports not Active and not disabled by ibwarden.");
+  w.family("ibwarden_ports_down",
+           "Links down: an end planned or with a known peer is not Active, not disabled by "
+           "ibwarden.");
   w.sample("ibwarden_ports_down", static_cast<double>(m.ports_down));
   w.family("ibwarden_disabled_ports", "Ports ibwarden disabled.");
   w.sample("ibwarden_disabled_ports", static_cast<double>(m.disabled_ports));
   w.family("ibwarden_workorders_open", "Open, in_progress and reopened work orders by severity.");
-  for (const auto& [severity, n] : m.open_orders_by_severity)
+  std::map<std::string, int64_t> by_severity = {
+      {"info", 0}, {"warning", 0}, {"error", 0}, {"critical", 0}};  // present when none are open
+  for (const auto& [severity, n] : m.open_orders_by_severity) by_severity[severity] += n;
+  for (const auto& [severity, n] : by_severity)
     w.sample("ibwarden_workorders_open", label("severity", severity), static_cast<double>(n));
   w.family("ibwarden_workorders_needs_human", "Open work orders that need a human.");
   w.sample("ibwarden_workorders_needs_human", static_cast<double>(m.needs_human));

@@ -15,14 +15,15 @@
 //                                                    60 s, divided by 60 (counting stops at
 //                                                    100,000 events)
 //   ibwarden_sweep_duration_seconds                  duration of the last counter sweep
-//   ibwarden_last_sweep_timestamp_seconds            when it ended (both absent before one)
+//   ibwarden_last_sweep_timestamp_seconds            when it ended (NaN and 0 before one)
 //   ibwarden_ports{state}                            ports by PortState (Down, Init, Armed,
 //                                                    Active, ?)
 //   ibwarden_links                                   distinct links with both ends known
-//   ibwarden_ports_down                              planned ports (with a cable ID) not
-//                                                    Active and not disabled by ibwarden
+//   ibwarden_ports_down                              down links (planned or with a known
+//                                                    peer), not disabled by ibwarden
 //   ibwarden_disabled_ports                          ports ibwarden disabled
 //   ibwarden_workorders_open{severity}               open, in_progress and reopened orders
+//                                                    (every severity, 0 included)
 //   ibwarden_workorders_needs_human                  of those, the ones marked needs a human
 #pragma once
 

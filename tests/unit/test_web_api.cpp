@@ -168,6 +168,40 @@ TEST_CASE("web api: ports filter by node state and errors", "[web]") {
         "has_errors: must be true or false");
 }
 
+TEST_CASE("web api: disabled by ibwarden - errors since cleared - down links counted once",
+          "[web]") {
+  WebBench b;
+  store::WriteBatch w;
+  // leaf001/2 and its host both Down: one link down, counted once. Host 1 reports an error
+  // count from before (no rise in the last sweep): it has errors, as ibqueryerrors says.
+  w.ports.push_back(port_record(kLeaf, 2, "leaf001", 1, kHost2, "node0002 mlx5_0", 1, "C-2"));
+  w.ports.push_back(port_record(kHost2, 1, "node0002 mlx5_0", 1, kLeaf, "leaf001", 2, "C-2"));
+  w.ports.push_back(port_record(kHost1, 1, "node0001 mlx5_0", 4, kLeaf, "leaf001", 1, "C-1"));
+  w.ports.back().counters.value[static_cast<size_t>(ingest::Counter::PortRcvErrors)] = 7;
+  b.db->write(w);
+  auto api = b.api();
+  auto j = body_of(api->handle(request("GET", "/api/v1/fabric")));
+  CHECK(j["down"] == 1);
+  // leaf001/3 is Polling in its record (a simulator's view), but ibwarden disabled it.
+  j = body_of(api->handle(request("GET", "/api/v1/ports?state=disabled")));
+  REQUIRE(j["total"] == 1);
+  CHECK(j["ports"][0]["port"] == 3);
+  j = body_of(api->handle(request("GET", "/api/v1/ports?has_errors=true")));
+  REQUIRE(j["total"] == 2);  // leaf001/1 (rose in the last sweep) and node0001 (count 7)
+  std::string text = api->handle(request("GET", "/api/v1/metrics")).body;
+  CHECK(text.find("ibwarden_ports_down 1\n") != std::string::npos);
+}
+
+TEST_CASE("web api: metrics are all present before the first sweep and with no orders", "[web]") {
+  WebBench b;
+  b.backend.health_value.sweep_seconds = -1;  // no sweep yet
+  std::string text = b.api()->handle(request("GET", "/api/v1/metrics")).body;
+  CHECK(text.find("ibwarden_sweep_duration_seconds NaN\n") != std::string::npos);
+  CHECK(text.find("ibwarden_last_sweep_timestamp_seconds 0\n") != std::string::npos);
+  CHECK(text.find("ibwarden_workorders_open{severity=\"info\"} 0\n") != std::string::npos);
+  CHECK(text.find("ibwarden_workorders_open{severity=\"critical\"} 1\n") != std::string::npos);
+}
+
 TEST_CASE("web api: ports paginate with limit and offset", "[web]") {
   WebBench b;
   auto api = b.api();
