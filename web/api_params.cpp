@@ -68,8 +68,11 @@ int64_t Query::time(std::string_view name, int64_t now_us, int64_t fallback) con
   if (!v) return fallback;
   if (auto d = fabric::text::parse_duration(*v)) return now_us - *d;
   if (auto t = parse_utc_time(*v)) return *t;
-  throw ApiError(
-      400, std::string(name) + ": must be a duration (10m) or a UTC time (2026-11-22T01:00:00Z)");
+  if (auto epoch = fabric::text::to_int<int64_t>(*v); epoch && *epoch >= 0 && *epoch < (1LL << 40))
+    return *epoch * 1'000'000;  // Unix seconds (0: from the start)
+  throw ApiError(400, std::string(name) +
+                          ": must be a duration (10m), a time (2026-11-22T01:00:00Z, or with an "
+                          "offset +01:00) or Unix seconds");
 }
 
 std::optional<int64_t> parse_utc_time(std::string_view s) {
@@ -97,9 +100,25 @@ std::optional<int64_t> parse_utc_time(std::string_view s) {
     frac = *fabric::text::to_int<int64_t>(digits);
     rest.remove_prefix(n);
   }
-  if (rest == "Z") rest = {};
+  int64_t offset_s = 0;  // "Z", or "+HH:MM" / "-HH:MM" / "+HHMM" / "+HH" east of UTC
+  if (rest == "Z" || rest == "z") {
+    rest = {};
+  } else if (!rest.empty() && (rest.front() == '+' || rest.front() == '-')) {
+    int sign = rest.front() == '-' ? -1 : 1;
+    std::string digits;
+    for (char c : rest.substr(1))
+      if (c != ':') digits += c;
+    bool colon_ok = rest.size() != 6 || rest[3] == ':';
+    if (!colon_ok || (digits.size() != 2 && digits.size() != 4)) return std::nullopt;
+    auto hh = fabric::text::to_int<int>(std::string_view(digits).substr(0, 2));
+    auto mm = digits.size() == 4 ? fabric::text::to_int<int>(std::string_view(digits).substr(2))
+                                 : std::optional<int>(0);
+    if (!hh || !mm || *hh > 23 || *mm > 59) return std::nullopt;
+    offset_s = sign * (*hh * 3600 + *mm * 60);
+    rest = {};
+  }
   if (!rest.empty()) return std::nullopt;
-  return static_cast<int64_t>(timegm(&tm)) * 1'000'000 + frac;
+  return (static_cast<int64_t>(timegm(&tm)) - offset_s) * 1'000'000 + frac;
 }
 
 nlohmann::json body_object(const Request& req, std::initializer_list<std::string_view> allowed) {

@@ -92,7 +92,16 @@ TEST_CASE("web http: UTC times parse with optional fraction and Z", "[web]") {
   CHECK(parse_utc_time("2027-01-15T08:00:00.5Z") == int64_t{1'800'000'000} * 1'000'000 + 500'000);
   CHECK(parse_utc_time("2027-01-15 08:00:00") == int64_t{1'800'000'000} * 1'000'000);
   CHECK_FALSE(parse_utc_time("2027-13-15T08:00:00Z"));
-  CHECK_FALSE(parse_utc_time("2027-01-15T08:00:00+02:00"));
+  const int64_t t0 = int64_t{1'800'000'000} * 1'000'000;     // 2027-01-15T08:00:00Z
+  CHECK(parse_utc_time("2027-01-15T10:00:00+02:00") == t0);  // Python's isoformat()
+  CHECK(parse_utc_time("2027-01-15T07:30:00-0030") == t0);
+  CHECK(parse_utc_time("2027-01-15T08:00:00.000000+00:00") == t0);
+  CHECK(parse_utc_time("2027-01-15T09:00:00+01") == t0);
+  CHECK_FALSE(parse_utc_time("2027-01-15T08:00:00+2:00"));
+  CHECK_FALSE(parse_utc_time("2027-01-15T08:00:00+25:00"));
+  Query epoch({{"since", "1800000000"}}, {"since"});
+  CHECK(epoch.time("since", 0, -1) == t0);
+  CHECK(Query({{"since", "0"}}, {"since"}).time("since", t0, -1) == 0);
   CHECK_FALSE(parse_utc_time("2027-01-15"));
 }
 
