@@ -1,4 +1,7 @@
 // GET /ports/{node}/{port}: the port, its counter history, events, work order and decisions.
+#include <algorithm>
+#include <iterator>
+
 #include "fabric/model.h"
 #include "store/record_json.h"
 #include "store/remedy_json.h"
@@ -91,12 +94,23 @@ Response ApiCore::get_port(Call& c) {
   ordered_json port = store::port_json(p);
   port["disabled_by_ibwarden"] = disabled != nullptr;
 
+  // The link's events from either end (a far end often reports the drop or the counter jump),
+  // as `ibwarden events --port` shows them.
   store::EventQuery eq;
   eq.since_us = since;
   eq.node_guid = p.node_guid;
   eq.port = p.port;
   eq.limit = 0;
   auto events = st.events(eq);
+  if (p.peer_guid) {
+    eq.node_guid = p.peer_guid;
+    eq.port = p.peer_port;
+    auto far = st.events(eq);
+    events.insert(events.end(), std::make_move_iterator(far.begin()),
+                  std::make_move_iterator(far.end()));
+    std::sort(events.begin(), events.end(),
+              [](const store::StoredEvent& a, const store::StoredEvent& b) { return a.id < b.id; });
+  }
   size_t first = events.size() > kMaxEvents ? events.size() - kMaxEvents : 0;
   ordered_json ev = ordered_json::array();
   for (size_t i = first; i < events.size(); ++i) ev.push_back(store::event_json(events[i]));

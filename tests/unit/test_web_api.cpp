@@ -246,6 +246,10 @@ TEST_CASE("web api: port detail has history events order and decisions", "[web]"
   // A node name with a space, percent-encoded; a disabled port with its order.
   j = body_of(api->handle(request("GET", "/api/v1/ports/node0002%20mlx5_0/1")));
   CHECK(j["events"].size() == 3);
+  // The link's far end: leaf001/2 shows the events its peer node0002 reported.
+  j = body_of(api->handle(request("GET", "/api/v1/ports/leaf001/2")));
+  REQUIRE(j["events"].size() == 3);
+  CHECK(j["events"][0]["node"] == "node0002 mlx5_0");
   j = body_of(api->handle(request("GET", "/api/v1/ports/0x0002c90200000001/3")));
   CHECK(j["disabled"]["link_key"] == store::link_key(kLeaf, 3, 0, 0));
   CHECK(j["workorder"]["id"] == b.order_disabled);
