@@ -7,6 +7,7 @@
 #include "ingest/clock.h"
 #include "ingest/file_tailer.h"
 #include "ingest/ufm_events.h"
+#include "ingest/ufm_storm.h"
 
 namespace ibw::app {
 
@@ -34,9 +35,17 @@ void run_ufm_event_log(const config::Config& cfg, const UfmSourceHooks& hooks,
     }
     if (!lines.empty()) {
       store::WriteBatch batch;
+      std::vector<ingest::UfmEvent> parsed;
       for (const auto& line : lines)
-        if (auto ev = ingest::parse_ufm_event_log_line(line.text, tc))
-          batch.events.push_back(ingest::to_event(*ev));
+        if (auto ev = ingest::parse_ufm_event_log_line(line.text, tc)) parsed.push_back(*ev);
+      // Storms (a UFM restart writes hundreds of lines within a second) become one summary,
+      // as on the REST path; nothing is held back, so the cursor can move past every line.
+      ingest::UfmStormSplit split = ingest::split_storms(std::move(parsed));
+      for (const auto& u : split.calm) batch.events.push_back(ingest::to_event(u));
+      for (const auto& storm : split.storms) batch.events.push_back(ingest::storm_event(storm));
+      if (!split.storms.empty())
+        log(LogLevel::info, "ufm event.log storm",
+            {{"path", path}, {"storms", split.storms.size()}, {"calm", split.calm.size()}});
       auto topo = hooks.topology();
       name_ufm_events(topo.get(), batch.events);
       std::vector<ingest::Event> for_rules =

@@ -6,6 +6,9 @@
 // resource polls in health), and UFM's high_ber_severity driving the ufm_high_ber rule.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <set>
 #include <thread>
 
@@ -327,7 +330,7 @@ TEST_CASE("ufm daemon: event.log lines are tailed once across a restart", "[inte
     return uint64_t{0};
   };
   // A UFM 329 line for leaf001/3 <-> spine001/1, written as UFM writes event.log.
-  auto line = [&](int id, const std::string& leaf, int leaf_port) {
+  auto line = [&](int id, const std::string& leaf, int leaf_port, bool write = true) {
     char buf[600];
     std::time_t t = now_s() - 7200;  // the emulator's UFM runs at +02:00; lines carry local time
     std::tm tm{};
@@ -343,7 +346,8 @@ TEST_CASE("ufm daemon: event.log lines are tailed once across a restart", "[inte
         "(Switch:spine001:1/1/1)%016llx:1\n",
         ts, id, leaf.c_str(), leaf_port, (unsigned long long)guid_of(leaf), leaf.c_str(), leaf_port,
         (unsigned long long)guid_of(leaf), leaf_port, (unsigned long long)guid_of("spine001"));
-    std::ofstream(w.dir + "/ufm-event.log", std::ios::app) << buf;
+    if (write) std::ofstream(w.dir + "/ufm-event.log", std::ios::app) << buf;
+    return std::string(buf);
   };
   auto from_log = [&](const std::vector<ibw::ingest::Event>& ev, const std::string& node) {
     int n = 0;
@@ -375,6 +379,21 @@ TEST_CASE("ufm daemon: event.log lines are tailed once across a restart", "[inte
     CHECK(from_log(ev, "leaf002") == 1);  // resumed where it stopped
     std::this_thread::sleep_for(1s);
     CHECK(from_log(w.ufm_events(), "leaf001") == 1);  // not read twice
+    // A burst as on a UFM restart: 80 lines within one second become one storm summary.
+    std::string burst;  // one write(2), so the tailer reads it in one go
+    for (int i = 0; i < 80; ++i) burst += line(90100 + i, "leaf002", 4, false);
+    int fd = ::open((w.dir + "/ufm-event.log").c_str(), O_WRONLY | O_APPEND);
+    REQUIRE(fd >= 0);
+    REQUIRE(::write(fd, burst.data(), burst.size()) == static_cast<ssize_t>(burst.size()));
+    ::close(fd);
+    auto storms = [](const std::vector<ibw::ingest::Event>& e) {
+      int n = 0;
+      for (const auto& x : e) n += x.kind == "ufm_storm";
+      return n;
+    };
+    ev = w.wait_events([&](const auto& e) { return storms(e) > 0; }, 15s);
+    CHECK(storms(ev) >= 1);
+    CHECK(find_port_event(ev, "link_down", "leaf002", 4) == nullptr);  // not acted on one by one
     CHECK(d.stop() == 0);
   }
 }
