@@ -90,6 +90,23 @@ std::string escape(CURL* curl, const std::string& s) {
   return out;
 }
 
+// A transport error, 5xx or 429 of an authentication exchange (v2 login, v3 token fetch):
+// sets r's error (and status) and retryable, and returns true. False when the exchange got
+// a final answer, which the caller judges.
+bool auth_transport_failed(const Exchange& ex, const std::string& at, UfmResponse& r,
+                           bool& retryable) {
+  if (ex.code != CURLE_OK) {
+    r.error = at + ": " + ex.curl_error;
+  } else if (ex.status >= 500 || ex.status == 429) {
+    r.status = ex.status;
+    r.error = at + ": HTTP " + std::to_string(ex.status);
+  } else {
+    return false;
+  }
+  retryable = true;
+  return true;
+}
+
 // The first access token in a GET/POST /app/tokens answer (a list or one object) that is not
 // revoked nor expired (issued_at + expires_in, epoch seconds, when both are given); "" if none.
 std::string usable_token(const std::string& body, int64_t now_s) {
@@ -252,13 +269,7 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
       bool have_cookie = cookies != nullptr;
       curl_slist_free_all(cookies);
       const std::string at = "login " + d::redact_url(base_ + options_.login_path);
-      if (login.code != CURLE_OK) {
-        r.error = at + ": " + login.curl_error;
-        retryable = true;
-      } else if (login.status >= 500 || login.status == 429) {
-        r.status = login.status;
-        r.error = at + ": HTTP " + std::to_string(login.status);
-        retryable = true;
+      if (d::auth_transport_failed(login, at, r, retryable)) {
       } else if (login.status >= 400 || !have_cookie) {
         r.status = login.status;
         r.error = at + ": HTTP " + std::to_string(login.status) +
@@ -345,13 +356,7 @@ void UfmClient::fetch_token(Transport& t, UfmResponse& r, bool& retryable, bool&
   headers.add("Expect:");
   auto answered = [&](const d::Exchange& ex, const char* what) {
     const std::string at = std::string(what) + " " + d::redact_url(url);
-    if (ex.code != CURLE_OK) {
-      r.error = at + ": " + ex.curl_error;
-      retryable = true;
-    } else if (ex.status >= 500 || ex.status == 429) {
-      r.status = ex.status;
-      r.error = at + ": HTTP " + std::to_string(ex.status);
-      retryable = true;
+    if (d::auth_transport_failed(ex, at, r, retryable)) {
     } else if (ex.status < 200 || ex.status > 299) {
       r.status = ex.status;
       r.error = at + ": HTTP " + std::to_string(ex.status) +

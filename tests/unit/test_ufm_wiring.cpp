@@ -194,14 +194,19 @@ TEST_CASE("ufm wiring: the health board reports transitions only", "[ufm]") {
   CHECK(s[1].detail == "timeout");
 }
 
-TEST_CASE("ufm wiring: UfmExecutor isolates - undoes it - and audits a failed job",
-          "[ufm][actions]") {
-  test::UfmEmulator emu;
+// Executor options for the emulator, with short job polls.
+actions::UfmExecutorOptions executor_options(const test::UfmEmulator& emu) {
   actions::UfmExecutorOptions o;
   o.client = emu.client_options(ingest::UfmApi::v3);
   o.job.poll_interval_us = 50'000;
   o.job.timeout_us = 5'000'000;
-  actions::UfmExecutor exec(o);
+  return o;
+}
+
+TEST_CASE("ufm wiring: UfmExecutor isolates - undoes it - and audits a failed job",
+          "[ufm][actions]") {
+  test::UfmEmulator emu;
+  actions::UfmExecutor exec(executor_options(emu));
   const uint64_t leaf001 = 0xb83fd20300000002;  // the emulator's default fabric
   const std::string name = "b83fd20300000002_3";
   CHECK_THROWS_WITH(exec.disable({}, 3), Catch::Contains("set_context"));
@@ -234,10 +239,7 @@ TEST_CASE("ufm wiring: UfmExecutor isolates - undoes it - and audits a failed jo
 TEST_CASE("ufm wiring: UfmExecutor waits for UFM's port view and enables without the list",
           "[ufm][actions]") {
   test::UfmEmulator emu;
-  actions::UfmExecutorOptions o;
-  o.client = emu.client_options(ingest::UfmApi::v3);
-  o.job.poll_interval_us = 50'000;
-  o.job.timeout_us = 5'000'000;
+  actions::UfmExecutorOptions o = executor_options(emu);
   o.readback_wait_us = 3'000'000;
   o.readback_poll_us = 50'000;
   actions::UfmExecutor exec(o);
