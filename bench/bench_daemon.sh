@@ -28,20 +28,9 @@ leaves=32 spines=16 hosts=32
 ((quick)) && leaves=8 spines=4 hosts=8
 "$gen" --out "$work" --leaves $leaves --spines $spines --hosts-per-leaf $hosts
 sim_start "$work/net" "$work/sim" 300
-cat >"$work/ibwarden.yaml" <<YAML
-fabric:
-  plan: $work/plan.csv
-opensm:
-  log: $work/sim/opensm.log
-  poll: 100ms
-  rediscover_delay: 200ms
-counters:
-  interval: 2s
-store:
-  path: $work/ibwarden.db
-YAML
-(cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run --config "$work/ibwarden.yaml" 2>"$work/daemon.log") &
-daemon_pid=$!
+sim_config_base "$work" 2s >"$work/ibwarden.yaml"
+sim_daemon "$bin" "$work/ibwarden.yaml" "$work/daemon.log"
+daemon_pid=$SIM_DAEMON_PID
 until grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null; do sleep 0.1; done
 sleep 6  # a few counter sweeps
 

@@ -58,24 +58,17 @@ first_up=$((hosts + 1))
 for run in 1 2 3; do
   rm -rf "$work/sim" "$work"/ibwarden.db*
   sim_start "$work/net" "$work/sim" 300
-  cat >"$work/ibwarden.yaml" <<YAML
-fabric:
-  plan: $work/plan.csv
-opensm:
-  log: $work/sim/opensm.log
-  poll: 100ms
-  rediscover_delay: 200ms
-counters:
-  interval: 2s
-store:
-  path: $work/ibwarden.db
+  {
+    sim_config_base "$work" 2s
+    cat <<YAML
 rules:
   file: $root/config/rules.yaml
 actions:
   mode: enforce
 YAML
-  (cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run --config "$work/ibwarden.yaml" 2>"$work/daemon.log") &
-  daemon_pid=$!
+  } >"$work/ibwarden.yaml"
+  sim_daemon "$bin" "$work/ibwarden.yaml" "$work/daemon.log"
+  daemon_pid=$SIM_DAEMON_PID
   until grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null; do sleep 0.1; done
   sleep 5  # a few counter sweeps
   # Flap leaf002's run-th uplink five times (not leaf001: the SM host hangs off it).

@@ -64,23 +64,16 @@ sim_start "$work/net" "$work/sim" 300
 
 token=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 (umask 077 && echo "viewer $token" >"$work/tokens")
-cat >"$work/ibwarden.yaml" <<YAML
-fabric:
-  plan: $work/plan.csv
-opensm:
-  log: $work/sim/opensm.log
-  poll: 100ms
-  rediscover_delay: 200ms
-counters:
-  interval: 2s
-store:
-  path: $work/ibwarden.db
+{
+  sim_config_base "$work" 2s
+  cat <<YAML
 web:
   listen: 127.0.0.1:0
   tokens_file: $work/tokens
 YAML
-(cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "${nice[@]}" "$bin" run --config "$work/ibwarden.yaml" 2>"$work/daemon.log") &
-daemon_pid=$!
+} >"$work/ibwarden.yaml"
+sim_daemon "$bin" "$work/ibwarden.yaml" "$work/daemon.log" "${nice[@]}"
+daemon_pid=$SIM_DAEMON_PID
 t0=$SECONDS
 until grep -q '"web API listening"' "$work/daemon.log" 2>/dev/null; do
   kill -0 "$daemon_pid" 2>/dev/null || fail "the daemon exited"

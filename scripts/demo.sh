@@ -70,18 +70,9 @@ viewer=$(token) operator=$(token) admin=$(token)
 umask 077
 printf 'viewer %s\noperator %s\nadmin %s\n' "$viewer" "$operator" "$admin" >"$lab/tokens"
 umask 022
-cat >"$lab/ibwarden.yaml" <<YAML
-fabric:
-  name: demo
-  plan: $lab/plan.csv
-opensm:
-  log: $lab/sim/opensm.log
-  poll: 100ms
-  rediscover_delay: 200ms
-counters:
-  interval: 2s
-store:
-  path: $lab/ibwarden.db
+{
+  sim_config_base "$lab" 2s demo
+  cat <<YAML
 rules:
   file: $root/config/rules.yaml
 actions:
@@ -92,10 +83,10 @@ web:
   listen: 127.0.0.1:$port
   tokens_file: $lab/tokens
 YAML
+} >"$lab/ibwarden.yaml"
 "$bin" check-config --config "$lab/ibwarden.yaml" >/dev/null
-(cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run \
-  --config "$lab/ibwarden.yaml" 2>"$lab/daemon.log") &
-daemon=$!
+sim_daemon "$bin" "$lab/ibwarden.yaml" "$lab/daemon.log"
+daemon=$SIM_DAEMON_PID
 until grep -q '"web API listening"' "$lab/daemon.log" 2>/dev/null; do
   kill -0 "$daemon" 2>/dev/null || { echo "ibwarden run failed:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
   if grep -q '"web API not started"' "$lab/daemon.log"; then

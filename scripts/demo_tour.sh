@@ -46,23 +46,10 @@ echo "== exit status $rc (0 = matches the plan, 1 = findings, 2 = error); JSON r
 
 echo
 echo "== 4. The event watcher: ibwarden run tails OpenSM's log, polls counters, stores events"
-cat >"$lab/ibwarden.yaml" <<YAML
-fabric:
-  name: demo
-  plan: $lab/plan.csv
-opensm:
-  log: $lab/sim/opensm.log
-  poll: 100ms
-  rediscover_delay: 200ms
-counters:
-  interval: 1s
-store:
-  path: $lab/ibwarden.db
-YAML
+sim_config_base "$lab" 1s demo >"$lab/ibwarden.yaml"
 "$bin" check-config --config "$lab/ibwarden.yaml"
-(cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$bin" run \
-  --config "$lab/ibwarden.yaml" 2>"$lab/daemon.log") &
-daemon=$!
+sim_daemon "$bin" "$lab/ibwarden.yaml" "$lab/daemon.log"
+daemon=$SIM_DAEMON_PID
 until grep -q '"fabric discovered"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
 sleep 2  # a first counter sweep, so that the injected errors show up as a delta
 echo "   faults injected on the ibsim console:"

@@ -49,6 +49,37 @@ sim_run() {
   (cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD "$@")
 }
 
+# sim_config_base DIR INTERVAL [NAME]: the fabric, opensm, counters and store sections every
+# lab config shares, for the layout sim_start DIR/sim gives (plan DIR/plan.csv, store
+# DIR/ibwarden.db). Callers append their own sections.
+sim_config_base() {
+  local dir=$1 interval=$2 name=${3:-}
+  echo "fabric:"
+  if [[ -n $name ]]; then echo "  name: $name"; fi
+  cat <<YAML
+  plan: $dir/plan.csv
+opensm:
+  log: $dir/sim/opensm.log
+  poll: 100ms
+  rediscover_delay: 200ms
+counters:
+  interval: $interval
+store:
+  path: $dir/ibwarden.db
+YAML
+}
+
+# sim_daemon BIN CONFIG LOG [PREFIX...]: starts `PREFIX BIN run --config CONFIG` on the
+# simulated fabric in the background, stderr to LOG. SIM_DAEMON_PID is the daemon itself
+# (a child of the caller's shell, so it can be waited for).
+sim_daemon() {
+  local bin=$1 config=$2 log=$3
+  shift 3
+  (cd "$SIM_DIR" && IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD exec "$@" "$bin" run \
+    --config "$config" 2>"$log") &
+  SIM_DAEMON_PID=$!
+}
+
 # Safe under set -e: a killed process's status (143) does not end the caller.
 sim_stop() {
   [[ -n ${SIM_OPENSM_PID:-} ]] && kill "$SIM_OPENSM_PID" 2>/dev/null && { wait "$SIM_OPENSM_PID" 2>/dev/null || true; }
