@@ -15,10 +15,8 @@ bin=$root/${BUILD_DIR:-build}/app/ibwarden
 gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
 work=$(mktemp -d /tmp/ibwarden-bench-daemon.XXXXXX)
 source scripts/lib/simlab.sh
-daemon_pid=
 cleanup() {
   set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
-  [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
   sim_stop
   rm -rf "$work"
 }
@@ -30,7 +28,6 @@ leaves=32 spines=16 hosts=32
 sim_start "$work/net" "$work/sim" 300
 sim_config_base "$work" 2s >"$work/ibwarden.yaml"
 sim_daemon "$bin" "$work/ibwarden.yaml" "$work/daemon.log"
-daemon_pid=$SIM_DAEMON_PID
 until grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null; do sleep 0.1; done
 sleep 6  # a few counter sweeps
 
@@ -56,8 +53,8 @@ for i in 2 3 4 5 6; do  # port 1 is the SM host's own link
   ups+=("$(latency "ReLink \"leaf001\"[$i]" link_up leaf001 "$i")")
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
-hwm=$(awk '/VmHWM/ {print $2}' /proc/$daemon_pid/status)
-rss=$(awk '/VmRSS/ {print $2}' /proc/$daemon_pid/status)
+hwm=$(awk '/VmHWM/ {print $2}' /proc/$SIM_DAEMON_PID/status)
+rss=$(awk '/VmRSS/ {print $2}' /proc/$SIM_DAEMON_PID/status)
 osm_rss=$(awk '/VmRSS/ {print $2}' /proc/$SIM_OPENSM_PID/status 2>/dev/null || echo 0)
 ports=$(grep -o '"ports_polled":[0-9]*' "$work/daemon.log" | tail -1 | cut -d: -f2)
 echo "fabric: $(grep -cE '^(Switch|Hca)' "$work/net") nodes, ${ports} ports polled every 2 s"

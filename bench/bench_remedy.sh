@@ -18,12 +18,10 @@ build=$root/${BUILD_DIR:-build}
 bin=$build/app/ibwarden
 work=$(mktemp -d /tmp/ibwarden-bench-remedy.XXXXXX)
 source scripts/lib/simlab.sh
-daemon_pid=
 keep_work=0
 cleanup() {
   set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
-  [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
-  sim_stop || true
+  sim_stop
   ((keep_work)) || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -68,7 +66,6 @@ actions:
 YAML
   } >"$work/ibwarden.yaml"
   sim_daemon "$bin" "$work/ibwarden.yaml" "$work/daemon.log"
-  daemon_pid=$SIM_DAEMON_PID
   until grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null; do sleep 0.1; done
   sleep 5  # a few counter sweeps
   # Flap leaf002's run-th uplink five times (not leaf001: the SM host hangs off it).
@@ -91,9 +88,7 @@ YAML
   sim_console "PerformanceSet \"leaf003\"[$port] PortCounters.SymbolErrorCounter=5000"
   wait_more "$before_decisions" '"status": "executed"' decisions
   jumps+=("$(since "$t0")")
-  kill "$daemon_pid"
-  wait "$daemon_pid" 2>/dev/null || true
-  daemon_pid=
+  sim_daemon_stop
   sim_stop || true
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }

@@ -42,12 +42,10 @@ leaf=${LEAF:-leaf007}
 work=$(mktemp -d /tmp/ibwarden-bench-web.XXXXXX)
 source scripts/lib/simlab.sh
 source scripts/lib/bench.sh
-daemon_pid=
 keep_work=0
 cleanup() {
   set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
-  [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
-  sim_stop || true
+  sim_stop
   ((keep_work)) || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -73,10 +71,9 @@ web:
 YAML
 } >"$work/ibwarden.yaml"
 sim_daemon "$bin" "$work/ibwarden.yaml" "$work/daemon.log" "${nice[@]}"
-daemon_pid=$SIM_DAEMON_PID
 t0=$SECONDS
 until grep -q '"web API listening"' "$work/daemon.log" 2>/dev/null; do
-  kill -0 "$daemon_pid" 2>/dev/null || fail "the daemon exited"
+  kill -0 "$SIM_DAEMON_PID" 2>/dev/null || fail "the daemon exited"
   ((SECONDS - t0 < 60)) || fail "no \"web API listening\" after 60 s"
   sleep 0.1
 done
@@ -98,7 +95,7 @@ sleep 5  # more counter sweeps: ports carry deltas and rates, as a live fabric's
 curl -sf -H "$auth" "$base/ports?node=$leaf" -o "$work/leaf.json" || fail "GET /ports?node=$leaf failed"
 grep -q '"total":0,' "$work/leaf.json" && fail "no ports of $leaf in the store"
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$daemon_pid/stat"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$SIM_DAEMON_PID/stat"; }
 hz=$(getconf CLK_TCK)
 # wrk_run RATE THREADS CONNECTIONS DURATION URL -> the RESULT line of bench/bench_web.lua
 wrk_run() {

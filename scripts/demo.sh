@@ -43,10 +43,8 @@ bin=$(realpath -m "$bin") gen=$(realpath -m "$gen")  # the daemon runs from the 
 
 lab=$(mktemp -d /tmp/ibwarden-demo.XXXXXX)
 source scripts/lib/simlab.sh
-daemon=""
 cleanup() {
   set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
-  [[ -n $daemon ]] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
   sim_stop
   if ((keep)); then echo "lab kept in $lab"; else rm -rf "$lab"; fi
 }
@@ -86,9 +84,8 @@ YAML
 } >"$lab/ibwarden.yaml"
 "$bin" check-config --config "$lab/ibwarden.yaml" >/dev/null
 sim_daemon "$bin" "$lab/ibwarden.yaml" "$lab/daemon.log"
-daemon=$SIM_DAEMON_PID
 until grep -q '"web API listening"' "$lab/daemon.log" 2>/dev/null; do
-  kill -0 "$daemon" 2>/dev/null || { echo "ibwarden run failed:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
+  kill -0 "$SIM_DAEMON_PID" 2>/dev/null || { echo "ibwarden run failed:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
   if grep -q '"web API not started"' "$lab/daemon.log"; then
     echo "the dashboard could not start (port $port in use? try --port 0):" >&2
     grep '"web API not started"' "$lab/daemon.log" >&2
@@ -99,7 +96,7 @@ done
 web_port=$(grep -m1 '"web API listening"' "$lab/daemon.log" | sed -E 's/.*"port":([0-9]+).*/\1/')
 url="http://127.0.0.1:$web_port/"
 until grep -q '"fabric discovered"' "$lab/daemon.log" 2>/dev/null; do
-  kill -0 "$daemon" 2>/dev/null || { echo "ibwarden run failed:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
+  kill -0 "$SIM_DAEMON_PID" 2>/dev/null || { echo "ibwarden run failed:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
   sleep 0.1
 done
 curl -sf -X POST -H "Authorization: Bearer $operator" "${url}api/v1/audit" >/dev/null ||
@@ -152,6 +149,6 @@ while ((duration == 0 || SECONDS - started < duration)); do
       ((next == ${#schedule[@]})) && say "all faults injected; the dashboard stays up (Ctrl-C stops)"
     fi
   fi
-  kill -0 "$daemon" 2>/dev/null || { echo "ibwarden run exited:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
+  kill -0 "$SIM_DAEMON_PID" 2>/dev/null || { echo "ibwarden run exited:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
   sleep 1
 done

@@ -49,7 +49,6 @@ echo "== 4. The event watcher: ibwarden run tails OpenSM's log, polls counters, 
 sim_config_base "$lab" 1s demo >"$lab/ibwarden.yaml"
 "$bin" check-config --config "$lab/ibwarden.yaml"
 sim_daemon "$bin" "$lab/ibwarden.yaml" "$lab/daemon.log"
-daemon=$SIM_DAEMON_PID
 until grep -q '"fabric discovered"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
 sleep 2  # a first counter sweep, so that the injected errors show up as a delta
 echo "   faults injected on the ibsim console:"
@@ -74,7 +73,7 @@ rules:
 actions:
   mode: enforce
 YAML
-kill -HUP "$daemon"
+kill -HUP "$SIM_DAEMON_PID"
 until grep -q '"configuration reloaded"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
 sleep 2
 echo '   fault injected: PerformanceSet "leaf005"[10] PortCounters.SymbolErrorCounter=5000  (an uplink)'
@@ -95,6 +94,6 @@ echo "   \$ ibwarden enable --config ibwarden.yaml --port leaf005/10 --reason \"
 sim_run "$bin" enable --config "$lab/ibwarden.yaml" --port leaf005/10 --reason "reseated" 2>/dev/null |
   sed 's/^/   /' || true
 "$bin" workorders --config "$lab/ibwarden.yaml" | grep -A1 "C-leaf005-10" | sed 's/^/   /'
-kill "$daemon"; wait "$daemon" 2>/dev/null || true
+sim_daemon_stop
 ((keep)) && echo "   lab kept in $lab"
 exit 0

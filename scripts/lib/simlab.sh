@@ -80,8 +80,18 @@ sim_daemon() {
   SIM_DAEMON_PID=$!
 }
 
-# Safe under set -e: a killed process's status (143) does not end the caller.
+# sim_daemon_stop: stops the daemon sim_daemon started, if it runs (safe under set -e).
+sim_daemon_stop() {
+  if [[ -n ${SIM_DAEMON_PID:-} ]]; then
+    kill "$SIM_DAEMON_PID" 2>/dev/null && { wait "$SIM_DAEMON_PID" 2>/dev/null || true; }
+  fi
+  SIM_DAEMON_PID=
+}
+
+# Stops the daemon (sim_daemon_stop), OpenSM and ibsim. Safe under set -e: a killed
+# process's status (143) does not end the caller.
 sim_stop() {
+  sim_daemon_stop
   [[ -n ${SIM_OPENSM_PID:-} ]] && kill "$SIM_OPENSM_PID" 2>/dev/null && { wait "$SIM_OPENSM_PID" 2>/dev/null || true; }
   [[ -n ${SIM_IBSIM_PID:-} ]] && { kill "$SIM_IBSIM_PID" 2>/dev/null || true; }
   [[ -n ${SIM_CONSOLE_FD:-} ]] && exec {SIM_CONSOLE_FD}>&-
