@@ -2,6 +2,7 @@
 #include "actions/remedy.h"
 
 #include "actions/remedy_text.h"
+#include "fabric/json_text.h"
 #include "store/remedy_json.h"
 
 namespace ibw::actions {
@@ -70,8 +71,7 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   batch.outbox = config_.outbox;
   store::WorkOrder order = remedy_text::next_order(old, link, now);
   order.rule = v.rule;
-  order.evidence_json =
-      remedy_text::evidence_json(f).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  order.evidence_json = fabric::json_text(remedy_text::evidence_json(f));
   order.advice = remedy_text::advice(v.type, order.offences, link);
   store::DecisionRecord d = rd::base_decision(link, v.rule, now);
   nlohmann::json evidence = remedy_text::evidence_json(f);
@@ -153,7 +153,7 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
     }
   }
   order.severity = rd::severity_for(order, v.severity);
-  d.evidence_json = evidence.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  d.evidence_json = fabric::json_text(evidence);
   batch.decisions.push_back(d);
   batch.workorders.push_back(order);
   store::WriteResult res = write_after_action(batch, old);

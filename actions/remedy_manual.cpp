@@ -2,6 +2,7 @@
 // remedy.h.
 #include "actions/remedy.h"
 #include "actions/remedy_text.h"
+#include "fabric/json_text.h"
 
 namespace ibw::actions {
 namespace remedy_manual_detail {
@@ -91,8 +92,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
         o.port_disabled = true;
         o.summary = "disabled by operator: " + reason;
         o.advice = remedy_text::advice(rules::RuleType::symbol_errors, o.offences, link);
-        if (o.evidence_json.empty())
-          o.evidence_json = evidence.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (o.evidence_json.empty()) o.evidence_json = fabric::json_text(evidence);
         batch.workorders.push_back(std::move(o));
       } else {
         batch.disabled_remove.emplace_back(target.guid, target.port);
@@ -111,7 +111,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
       d.reason = who + "; " + d.action + " failed: " + e.what();
     }
   }
-  d.evidence_json = evidence.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  d.evidence_json = fabric::json_text(evidence);
   batch.decisions.push_back(d);
   store::WriteResult res = write_after_action(batch, order);
   d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];

@@ -1,5 +1,6 @@
 #include "app/logger.h"
 
+#include "fabric/json_text.h"
 #include "store/record_json.h"
 
 #include <atomic>
@@ -51,7 +52,7 @@ void log(LogLevel level, std::string_view msg, nlohmann::json fields) {
   line["level"] = logger_detail::level_name(level);
   line["msg"] = msg;
   for (auto& [k, v] : fields.items()) line[k] = v;
-  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string text = fabric::json_text(line) + "\n";
   std::lock_guard<std::mutex> lock(logger_detail::g_mutex);
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);

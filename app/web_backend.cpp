@@ -6,6 +6,7 @@
 #include "app/remedy_setup.h"
 #include "fabric/audit.h"
 #include "fabric/audit_report.h"
+#include "fabric/json_text.h"
 #include "store/record_json.h"
 #include "web/http.h"
 
@@ -101,8 +102,7 @@ nlohmann::json WebBackend::run_audit() {
   auto topo = deps_.topology ? deps_.topology() : nullptr;
   if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
   fabric::AuditResult result = fabric::run_audit(*deps_.plan, topo->fabric);
-  nlohmann::json j = nlohmann::json::parse(
-      fabric::audit_to_json(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  nlohmann::json j = nlohmann::json::parse(fabric::json_text(fabric::audit_to_json(result)));
   j["time"] = store::iso_time(web_backend_detail::now_us());
   j["topology_time"] = store::iso_time(topo->discovered_us);
   std::lock_guard<std::mutex> lock(mutex_);

@@ -1,5 +1,6 @@
 // UFM alarm tracking and mapping; see ufm_alarm_tracker.h.
 #include "ingest/ufm_alarm_tracker.h"
+#include "fabric/json_text.h"
 #include "ingest/text.h"
 
 #include <cctype>
@@ -127,8 +128,7 @@ std::string UfmAlarmTracker::cursor() const {
                     {"object", a.object_name},
                     {"path", a.object_path},
                     {"misses", a.misses}});
-  return nlohmann::json{{"v", 1}, {"open", std::move(list)}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return fabric::json_text(nlohmann::json{{"v", 1}, {"open", std::move(list)}});
 }
 
 }  // namespace ibw::ingest

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <regex>
 
+#include "fabric/json_text.h"
 #include "ingest/text.h"
 #include "ingest/ufm_client.h"
 
@@ -74,7 +75,7 @@ std::string ufm_action_json(const UfmAction& action) {
                          {"identifier", action.identifier},
                          {"params", params},
                          {"description", action.description}};
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return fabric::json_text(body);
 }
 
 std::string_view job_outcome_name(UfmJobOutcome o) {
@@ -191,8 +192,7 @@ UfmResponse UfmClient::set_ports_health(const std::vector<std::string>& port_nam
   nlohmann::json body = {{"ports", port_names},
                          {"ports_policy", healthy ? "HEALTHY" : "UNHEALTHY"}};
   if (!healthy) body["action"] = std::string(action);
-  return put("/app/unhealthy_ports",
-             body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return put("/app/unhealthy_ports", fabric::json_text(body));
 }
 
 UfmResponse UfmClient::post_external_event(int event_id, const std::string& description,
@@ -201,8 +201,7 @@ UfmResponse UfmClient::post_external_event(int event_id, const std::string& desc
   nlohmann::json body = {{"event_id", event_id}, {"description", description}};
   if (!object_name.empty()) body["object_name"] = object_name;
   if (!otype.empty()) body["otype"] = otype;
-  return post("/app/events/external_event",
-              body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return post("/app/events/external_event", fabric::json_text(body));
 }
 
 }  // namespace ibw::ingest

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "fabric/json_text.h"
 #include "store/remedy_json.h"
 #include "store/sqlite_store.h"
 
@@ -364,7 +365,7 @@ int64_t SqliteStore::upsert_workorder(const WorkOrder& order, bool outbox, bool 
     s->bind(1, o.id);
     s->bind(2, o.version);
     s->bind(3, std::to_string(o.id) + "-v" + std::to_string(o.version));
-    s->bind(4, workorder_json(o).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    s->bind(4, fabric::json_text(workorder_json(o)));
     s->run();
     row_written();
   }

@@ -1,5 +1,7 @@
 #include "web/http.h"
 
+#include "fabric/json_text.h"
+
 namespace ibw::web {
 namespace http_detail {
 
@@ -29,7 +31,7 @@ nlohmann::ordered_json ordered(const nlohmann::json& j) {
 }
 
 std::string dump_json(const nlohmann::ordered_json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return fabric::json_text(j, indent);
 }
 
 Response json_response(int status, const nlohmann::ordered_json& body) {
