@@ -1,0 +1,65 @@
+// Route observations: the outcome of probes or tests sent between two endpoints of the fabric
+// (`ibwarden probe`, ib_write_bw/lat matrices, nccl-tests, burn-in). The localizer turns them
+// into ranked suspect links. Read from JSONL or CSV with a header (one record per line or
+// row); `ibwarden probe` writes JSONL or CSV.
+//
+// Fields (JSONL keys, CSV column names):
+//   src, dst        endpoint as written: a decimal LID ("12"), "0xGUID" (node or port GUID),
+//                   or a node name as the audit matches names; a GUID or name optionally
+//                   followed by "/port".
+//   sent, lost      probes sent and lost (lost <= sent)
+//   slow            optional: probes over the user's latency bound (counted as bad)
+//   gbps, expected_gbps  optional, together: measured vs expected bandwidth
+//   rtt_us          optional: mean round trip, microseconds
+//   rtt_p50_us, rtt_p99_us  optional (written by `ibwarden probe`)
+//   routing         optional: static | adaptive | directed (directed needs `path`)
+//   path            directed only: the directed route as out ports, "0,1,5,3" (as smpquery -D)
+//   time            optional: ISO-8601 UTC ("2026-11-25T02:00:00Z") or Unix seconds
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibw::ingest {
+
+enum class Routing : uint8_t { unspecified = 0, static_lft, adaptive, directed };
+std::string_view routing_name(Routing r);                  // "", "static", "adaptive", "directed"
+std::optional<Routing> parse_routing(std::string_view s);  // nullopt when not one of the names
+
+struct Observation {
+  std::string src;  // as written
+  std::string dst;
+  uint64_t sent = 0;
+  uint64_t lost = 0;
+  uint64_t slow = 0;                    // 0 when absent
+  std::optional<double> gbps;           // with expected_gbps
+  std::optional<double> expected_gbps;  // with gbps
+  std::optional<double> rtt_us;
+  std::optional<double> rtt_p50_us;
+  std::optional<double> rtt_p99_us;
+  Routing routing = Routing::unspecified;
+  std::vector<int> path;  // directed route out ports, "0,1,5" -> {0,1,5}; empty otherwise
+  int64_t time_us = 0;    // 0 when absent
+  std::string origin;     // "file:line" it came from (for messages); not serialized
+};
+
+enum class ObservationFormat : uint8_t { jsonl, csv };
+
+// Pure parser. The format is told by the caller or guessed from the first non-blank line
+// ('{' = JSONL). Throws fabric::InputError listing every bad line as
+// "file:line: field: message" (unknown field, missing src/dst/sent/lost, lost > sent,
+// negative or non-numeric counts, gbps without expected_gbps, bad routing, directed without
+// a path, bad time). Blank lines and, in CSV, lines starting with '#' are skipped.
+std::vector<Observation> parse_observations(std::string_view text, const std::string& file,
+                                            std::optional<ObservationFormat> format = {});
+std::vector<Observation> load_observations(const std::string& path);
+
+// One record as a JSONL line (no trailing newline) or a CSV row; the CSV header first.
+std::string observation_jsonl(const Observation& o);
+std::string observation_csv_header();
+std::string observation_csv(const Observation& o);
+
+}  // namespace ibw::ingest
