@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "ingest/ufm_description.h"
-#include "ingest/ufm_resources.h"
+#include "ingest/ufm/description.h"
+#include "ingest/ufm/resources.h"
 
 namespace ibw::actions {
 namespace ufm_executor_detail {

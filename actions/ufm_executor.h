@@ -35,7 +35,7 @@
 
 #include "actions/remedy.h"
 #include "ingest/clock.h"
-#include "ingest/ufm_client.h"
+#include "ingest/ufm/client.h"
 
 namespace ibw::actions {
 

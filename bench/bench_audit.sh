@@ -12,7 +12,7 @@ cd "$root"
 quick=0
 [[ ${1:-} == --quick ]] && quick=1
 BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
-bin=$root/${BUILD_DIR:-build}/app/ibwarden
+bin=$root/${BUILD_DIR:-build}/cli/ibwarden
 gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
 work=$(mktemp -d /tmp/ibwarden-bench.XXXXXX)
 source scripts/lib/simlab.sh

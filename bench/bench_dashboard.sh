@@ -18,7 +18,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-IBW_BIN=$build/app/ibwarden IBW_LABGEN=$build/tests/lab/ibw-labgen \
+IBW_BIN=$build/cli/ibwarden IBW_LABGEN=$build/tests/lab/ibw-labgen \
   scripts/demo.sh --no-build --large --port 0 --faults off --duration 900 \
   --ready-file "$work/ready" >"$work/demo.log" 2>&1 &
 demo=$!

@@ -15,7 +15,7 @@ quick=0
 [[ ${1:-} == --quick ]] && quick=1
 BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
 build=$root/${BUILD_DIR:-build}
-bin=$build/app/ibwarden
+bin=$build/cli/ibwarden
 work=$(mktemp -d /tmp/ibwarden-bench-remedy.XXXXXX)
 source scripts/lib/simlab.sh
 keep_work=0

@@ -27,7 +27,7 @@ if [[ -f $build/build.ninja ]]; then
 else
   BUILD_DIR=$BUILD_DIR scripts/build.sh >/dev/null
 fi
-bin=$build/app/ibwarden
+bin=$build/cli/ibwarden
 if ! command -v wrk >/dev/null; then
   sudo=
   ((EUID)) && sudo=sudo

@@ -24,7 +24,7 @@
 #include "fabric/node_name_map.h"
 #include "fabric/plan.h"
 #include "ingest/correlator.h"
-#include "ingest/ufm_poller.h"
+#include "ingest/ufm/event_poller.h"
 #include "store/store.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/ufm_emulator/emulator_fixture.h"

@@ -21,7 +21,7 @@ struct LiveDiscoveryOptions {
 // local port cannot be opened or discovery fails.
 Fabric discover_live(const LiveDiscoveryOptions& options);
 // The same discovery, written as an ibnetdiscover cache file (ibnd_cache_fabric; the file
-// must not exist yet), for a discovery run in a child process (app/topology.h).
+// must not exist yet), for a discovery run in a child process (daemon/topology.h).
 void discover_live_to_cache(const LiveDiscoveryOptions& options, const std::string& cache_path);
 
 // Loads an ibnetdiscover cache file; throws InputError naming the file on failure.

@@ -27,9 +27,9 @@ inline constexpr std::string_view counter_jump = "counter_jump";
 inline constexpr std::string_view counter_reset = "counter_reset";
 inline constexpr std::string_view port_unresponsive = "port_unresponsive";
 // UFM (source ufm) gives link_down / link_up as above, and its own kinds, defined in
-// ingest/ufm_events.h (namespace ufm_kind): port_unhealthy (702), counter_threshold
+// ingest/ufm/events.h (namespace ufm_kind): port_unhealthy (702), counter_threshold
 // (110-121), high_ber (917/918), width_degraded (130), cable (1500-1503), ufm_event (any
-// other type) and ufm_storm (a grouped burst, ingest/ufm_storm.h).
+// other type) and ufm_storm (a grouped burst, ingest/ufm/storm.h).
 }  // namespace kind
 
 struct Event {

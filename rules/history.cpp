@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fabric/flat_map.h"
-#include "ingest/ufm_events.h"
+#include "ingest/ufm/events.h"
 
 namespace ibw::rules {
 

@@ -37,7 +37,7 @@ if ((build)); then
   scripts/install-deps.sh
   BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
 fi
-bin=${IBW_BIN:-$root/${BUILD_DIR:-build}/app/ibwarden}
+bin=${IBW_BIN:-$root/${BUILD_DIR:-build}/cli/ibwarden}
 gen=${IBW_LABGEN:-$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen}
 bin=$(realpath -m "$bin") gen=$(realpath -m "$gen")  # the daemon runs from the lab directory
 

@@ -12,7 +12,7 @@ keep=0
 
 scripts/install-deps.sh
 BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
-bin=$root/${BUILD_DIR:-build}/app/ibwarden
+bin=$root/${BUILD_DIR:-build}/cli/ibwarden
 gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
 
 lab=$(mktemp -d /tmp/ibwarden-demo.XXXXXX)

@@ -5,7 +5,7 @@
 
 #include "fabric/model.h"
 #include "fabric/speed.h"
-#include "ingest/ufm_resources.h"
+#include "ingest/ufm/resources.h"
 
 namespace ibw::store {
 

@@ -180,7 +180,7 @@ CREATE TABLE disabled_ports (
   PRIMARY KEY (node_guid, port)
 ) WITHOUT ROWID;
 )sql"},
-    // UFM's view of each port (ingest/ufm_port_state.h), from GET /resources/ports and
+    // UFM's view of each port (ingest/ufm/port_state.h), from GET /resources/ports and
     // /resources/links; keyed like ports, joined to it by ports(). Texts are as UFM writes
     // them ("" when absent).
     {3, "ufm_ports: UFM's view of each port", R"sql(

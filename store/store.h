@@ -23,7 +23,7 @@
 
 #include "ingest/counters.h"
 #include "ingest/event.h"
-#include "ingest/ufm_port_state.h"
+#include "ingest/ufm/port_state.h"
 #include "store/remedy.h"
 
 namespace ibw::store {
@@ -83,7 +83,7 @@ struct WriteBatch {
   std::vector<ingest::Event> events;
   std::vector<ingest::CounterSample> samples;
   std::vector<PortRecord> ports;  // upserted by (node_guid, port)
-  // UFM's view of ports (ingest/ufm_port_state.h): upserted, then removed, by (node_guid, port).
+  // UFM's view of ports (ingest/ufm/port_state.h): upserted, then removed, by (node_guid, port).
   std::vector<ingest::UfmPortState> ufm_ports;
   std::vector<std::pair<uint64_t, int>> ufm_ports_removed;
   std::vector<std::pair<std::string, std::string>> cursors;  // source name -> opaque cursor

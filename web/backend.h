@@ -1,5 +1,5 @@
 // ApiBackend: what the web API needs from the daemon, injected so that web/ depends on the
-// store only (not on app/, actions/ or rules/). The daemon implements it; tests use a fake.
+// store only (not on daemon/, actions/ or rules/). The daemon implements it; tests use a fake.
 //
 // Threading: every method may be called from several API worker threads at once, so an
 // implementation must be thread-safe (the daemon's own state under its locks). The API calls

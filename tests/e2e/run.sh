@@ -24,7 +24,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-IBW_BIN=$build/app/ibwarden IBW_LABGEN=$build/tests/lab/ibw-labgen \
+IBW_BIN=$build/cli/ibwarden IBW_LABGEN=$build/tests/lab/ibw-labgen \
   "$root/scripts/demo.sh" --no-build --port 0 --faults off --duration 600 \
   --ready-file "$work/ready" >"$out/demo.log" 2>&1 &
 demo=$!

@@ -23,7 +23,7 @@ namespace ingest = ibw::ingest;
 
 namespace {
 
-// <build>/app/ibwarden -> <build>/bench/ibw-bench-counter_sweep (not a declared dependency of
+// <build>/cli/ibwarden -> <build>/bench/ibw-bench-counter_sweep (not a declared dependency of
 // the test binary: build the target, or everything, first).
 std::string sweep_binary() {
   return (std::filesystem::path(IBW_BINARY).parent_path().parent_path() / "bench" /

@@ -24,7 +24,7 @@ using nlohmann::json;
 
 namespace port_control_lab {
 
-// <build>/app/ibwarden -> <build>/bench/ibw-bench-port_control
+// <build>/cli/ibwarden -> <build>/bench/ibw-bench-port_control
 std::string control_binary() {
   return (std::filesystem::path(IBW_BINARY).parent_path().parent_path() / "bench" /
           "ibw-bench-port_control")

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "app/args.h"
+#include "cli/args.h"
 #include "tests/lab/fat_tree.h"
 
 namespace {
@@ -27,8 +27,8 @@ void write(const std::filesystem::path& path, const std::string& data) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using ibw::app::Args;
-  using ibw::app::OptionSpec;
+  using ibw::cli::Args;
+  using ibw::cli::OptionSpec;
   std::vector<OptionSpec> specs;
   for (const char* name :
        {"out", "tiers", "leaves", "spines", "hosts-per-leaf", "links-per-pair", "k", "spare-ports",
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
               << lab.plan.size() << " planned cables, " << lab.expected.size()
               << " injected mistake(s) -> " << dir.string() << "\n";
     return 0;
-  } catch (const ibw::app::UsageError& e) {
+  } catch (const ibw::cli::UsageError& e) {
     std::cerr << "ibw-labgen: " << e.what() << "\n" << kHelp;
     return 2;
   } catch (const std::exception& e) {

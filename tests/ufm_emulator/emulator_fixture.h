@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ingest/clock.h"
-#include "ingest/ufm_client.h"
+#include "ingest/ufm/client.h"
 
 namespace ibw::test {
 

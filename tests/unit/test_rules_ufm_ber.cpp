@@ -3,8 +3,8 @@
 // evidence names the events, and RuleRunner keeps those events only when a rule uses them.
 #include <catch2/catch.hpp>
 
-#include "app/rule_runner.h"
-#include "ingest/ufm_events.h"
+#include "daemon/rule_runner.h"
+#include "ingest/ufm/events.h"
 #include "rules/evaluate.h"
 #include "rules/history.h"
 #include "rules/rules.h"
@@ -185,20 +185,20 @@ ibw::ingest::Event event(std::string_view kind, uint64_t guid, int port, int64_t
 TEST_CASE("rules ufm_high_ber: the rule runner keeps BER events only when a rule uses them",
           "[rules][ufm]") {
   namespace uk = ibw::ingest::ufm_kind;
-  auto topo = ibw::app::make_topology(ibw::test_fabric::two_tier(2, 2, 2), nullptr, kNow);
+  auto topo = ibw::daemon::make_topology(ibw::test_fabric::two_tier(2, 2, 2), nullptr, kNow);
   const uint64_t leaf = ibw::test_fabric::leaf_guid(0);
   auto high = event(uk::high_ber, leaf, 3, kNow - kMin);
 
   // Without a ufm_high_ber rule nothing of UFM's BER is kept (nor link events without
   // link_flap).
-  ibw::app::RuleRunner counters_only(parse_rules(
+  ibw::daemon::RuleRunner counters_only(parse_rules(
       "rules:\n  - {name: j, type: symbol_errors, action: none, severity: info, jump: 5}\n",
       "r.yaml"));
   CHECK_FALSE(counters_only.wants(high));
   CHECK(counters_only.add_events({high, event("link_down", leaf, 3, kNow)}) == 0);
   CHECK(event_needs(counters_only.rules()).link == false);
 
-  ibw::app::RuleRunner runner(ber_rules());
+  ibw::daemon::RuleRunner runner(ber_rules());
   CHECK(runner.wants(high));
   CHECK_FALSE(runner.wants(event(uk::port_unhealthy, leaf, 3, kNow)));
   CHECK_FALSE(runner.wants(event(uk::high_ber, leaf, 0, kNow)));  // no port

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "app/ufm_setup.h"
+#include "daemon/ufm_setup.h"
 #include "store/record_json.h"
 #include "store/schema.h"
 #include "store/sqlite_store.h"
@@ -140,10 +140,10 @@ TEST_CASE("store ufm: a daemon without a ufm section drops the stale view", "[st
   s->write({.ports = {full_port(0x10, 1, "leaf001")},
             .ufm_ports = {ufm_state(0x10, 1, "error"), ufm_state(0x10, 9, "")}});
   REQUIRE(s->ports()[0].ufm.has_value());
-  CHECK(app::drop_ufm_port_view(*s) == 2);
+  CHECK(daemon::drop_ufm_port_view(*s) == 2);
   CHECK(s->ufm_ports().empty());
   REQUIRE(s->ports().size() == 1);  // the port itself stays
   CHECK_FALSE(s->ports()[0].ufm.has_value());
   CHECK_FALSE(store::port_json(s->ports()[0]).contains("ufm"));
-  CHECK(app::drop_ufm_port_view(*s) == 0);
+  CHECK(daemon::drop_ufm_port_view(*s) == 0);
 }

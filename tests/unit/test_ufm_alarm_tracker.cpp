@@ -1,4 +1,4 @@
-// Unit tests for UFM alarm tracking (ingest/ufm_alarm_tracker.h): alarms from the recorded
+// Unit tests for UFM alarm tracking (ingest/ufm/alarm_tracker.h): alarms from the recorded
 // answer in tests/data/ufm become events once while open, again when re-graded, a cleared
 // event when they leave the list, and the open set survives a restart through the cursor.
 #include <catch2/catch.hpp>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "ingest/ufm_alarm_tracker.h"
-#include "ingest/ufm_events.h"
+#include "ingest/ufm/alarm_tracker.h"
+#include "ingest/ufm/events.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;

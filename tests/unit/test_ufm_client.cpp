@@ -1,4 +1,4 @@
-// UfmClient (ingest/ufm_client.h) against the UFM emulator (tests/ufm_emulator) run as a
+// UfmClient (ingest/ufm/client.h) against the UFM emulator (tests/ufm_emulator) run as a
 // subprocess: the three authentication variants, retries of 5xx, timeouts, malformed answers,
 // 401, the circuit breaker on a manual clock, secrets kept out of errors, and the write calls
 // (actions with job polling, isolation, external events) plus the resource and telemetry GETs.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/ufm_client.h"
+#include "ingest/ufm/client.h"
 #include "tests/ufm_emulator/emulator_fixture.h"
 
 using namespace ibw::ingest;

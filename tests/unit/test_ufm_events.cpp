@@ -1,4 +1,4 @@
-// Unit tests for UFM event parsing and mapping (ingest/ufm_events.h, ufm_description.h) on the
+// Unit tests for UFM event parsing and mapping (ingest/ufm/events.h, ufm_description.h) on the
 // recorded samples in tests/data/ufm (see its README for which shapes are documented).
 #include <catch2/catch.hpp>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/ufm_events.h"
+#include "ingest/ufm/events.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;

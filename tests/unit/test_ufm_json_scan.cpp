@@ -1,5 +1,5 @@
 // Unit tests for the streaming JSON array reader used for UFM's event list
-// (ingest/ufm_json_scan.h): decoding, validation, and agreement with nlohmann on valid input.
+// (ingest/ufm/json_scan.h): decoding, validation, and agreement with nlohmann on valid input.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ingest/ufm_json_scan.h"
+#include "ingest/ufm/json_scan.h"
 
 using namespace ibw::ingest;
 

@@ -1,4 +1,4 @@
-// UfmEventPoller (ingest/ufm_poller.h) against the UFM emulator: both schemas give the same
+// UfmEventPoller (ingest/ufm/event_poller.h) against the UFM emulator: both schemas give the same
 // events, a UFM restart resets ids, restart storms are grouped, duplicated lists give no
 // duplicates, failures are survived, a 50,000-event backlog is ingested once, and a cursor
 // resumes where the previous run stopped.
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/ufm_poller.h"
+#include "ingest/ufm/event_poller.h"
 #include "tests/ufm_emulator/emulator_fixture.h"
 
 using namespace ibw::ingest;

@@ -1,4 +1,4 @@
-// Unit tests for UFM's port view (ingest/ufm_port_state.h): states from the recorded ports and
+// Unit tests for UFM's port view (ingest/ufm/port_state.h): states from the recorded ports and
 // links answers in tests/data/ufm, peers from links, and the changes between two polls
 // (upserts, removals, high_ber events and their dedup keys).
 #include <catch2/catch.hpp>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "ingest/ufm_events.h"
-#include "ingest/ufm_port_state.h"
+#include "ingest/ufm/events.h"
+#include "ingest/ufm/port_state.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;

@@ -1,4 +1,4 @@
-// Unit tests for UFM alarms, ports, links, jobs and unhealthy ports (ingest/ufm_resources.h) on
+// Unit tests for UFM alarms, ports, links, jobs and unhealthy ports (ingest/ufm/resources.h) on
 // the recorded samples in tests/data/ufm, and for completing event ports with UfmPortIndex.
 #include <catch2/catch.hpp>
 
@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "ingest/ufm_poller.h"
-#include "ingest/ufm_resources.h"
+#include "ingest/ufm/event_poller.h"
+#include "ingest/ufm/resources.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;

@@ -1,12 +1,12 @@
-// Unit tests for UFM storm grouping (ingest/ufm_storm.h) and for which events are new across
-// fetches (ingest/ufm_cursor.h): duplicates, id resets, cursor round trips.
+// Unit tests for UFM storm grouping (ingest/ufm/storm.h) and for which events are new across
+// fetches (ingest/ufm/cursor.h): duplicates, id resets, cursor round trips.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-#include "ingest/ufm_cursor.h"
-#include "ingest/ufm_storm.h"
+#include "ingest/ufm/cursor.h"
+#include "ingest/ufm/storm.h"
 
 using namespace ibw::ingest;
 

@@ -1,4 +1,4 @@
-// Unit tests for UFM Telemetry parsing (ingest/ufm_telemetry.h): CSV of the primary and
+// Unit tests for UFM Telemetry parsing (ingest/ufm/telemetry.h): CSV of the primary and
 // secondary endpoints and Prometheus text, into CounterSamples and PHY/BER records.
 #include <catch2/catch.hpp>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ingest/counter_tracker.h"
-#include "ingest/ufm_telemetry.h"
+#include "ingest/ufm/telemetry.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::ingest;

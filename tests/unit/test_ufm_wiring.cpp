@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "actions/ufm_executor.h"
-#include "app/rule_runner.h"
-#include "app/source_health.h"
-#include "app/ufm_setup.h"
-#include "app/ufm_source.h"
+#include "daemon/rule_runner.h"
+#include "daemon/source_health.h"
+#include "daemon/ufm_setup.h"
+#include "daemon/ufm_source.h"
 #include "rules/rules.h"
 #include "tests/ufm_emulator/emulator_fixture.h"
 #include "tests/unit/test_fabrics.h"
@@ -37,9 +37,9 @@ TEST_CASE("ufm wiring: a flap reported by OpenSM and by UFM counts once", "[ufm]
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 2\n    window: 1m\n",
       "rules.yaml");
-  app::RuleRunner runner(std::move(rules));
+  daemon::RuleRunner runner(std::move(rules));
   const int64_t t0 = 1'700'000'000'000'000;
-  auto topo = app::make_topology(test_fabric::two_tier(2, 2, 2), nullptr, t0);
+  auto topo = daemon::make_topology(test_fabric::two_tier(2, 2, 2), nullptr, t0);
   const uint64_t leaf = test_fabric::leaf_guid(0);
   const int uplink = 3;  // leaf000/3 -> spine000/1
   using ingest::EventSource;
@@ -55,7 +55,7 @@ TEST_CASE("ufm wiring: a flap reported by OpenSM and by UFM counts once", "[ufm]
   CHECK(v[0].evidence.flaps == 2);
 
   // Two reports of one source are never merged (each is its own drop).
-  app::RuleRunner same(rules::parse_rules(
+  daemon::RuleRunner same(rules::parse_rules(
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 2\n    window: 1m\n",
       "rules.yaml"));
@@ -66,12 +66,12 @@ TEST_CASE("ufm wiring: a flap reported by OpenSM and by UFM counts once", "[ufm]
 
 TEST_CASE("ufm wiring: UFM events slightly ahead count now and far ahead stay out of the rules",
           "[ufm][rules]") {
-  app::RuleRunner runner(rules::parse_rules(
+  daemon::RuleRunner runner(rules::parse_rules(
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 2\n    window: 1m\n",
       "rules.yaml"));
   const int64_t t0 = 1'700'000'000'000'000, sec = 1'000'000, minute = 60 * sec;
-  auto topo = app::make_topology(test_fabric::two_tier(2, 2, 2), nullptr, t0);
+  auto topo = daemon::make_topology(test_fabric::two_tier(2, 2, 2), nullptr, t0);
   const uint64_t leaf = test_fabric::leaf_guid(0);
   using ingest::EventSource;
   // UFM's clock 25 s ahead: two drops of leaf000/3 in the last seconds, stamped "ahead".
@@ -81,9 +81,9 @@ TEST_CASE("ufm wiring: UFM events slightly ahead count now and far ahead stay ou
       link_event(EventSource::ufm, leaf, 3, t0 + 25 * sec),
       link_event(EventSource::ufm, leaf, 4, t0 - 10 * sec),      // already past: kept as is
       link_event(EventSource::ufm, leaf, 5, t0 + 60 * minute)};  // a zone off: left out
-  app::UfmSourceHooks hooks;
+  daemon::UfmSourceHooks hooks;
   hooks.rules = &runner;
-  auto for_rules = app::ufm_rule_events(hooks, events, t0);
+  auto for_rules = daemon::ufm_rule_events(hooks, events, t0);
   REQUIRE(for_rules.size() == 4);
   CHECK(for_rules[0].time_us == t0);
   CHECK(for_rules[2].time_us == t0);
@@ -94,24 +94,24 @@ TEST_CASE("ufm wiring: UFM events slightly ahead count now and far ahead stay ou
   REQUIRE_FALSE(v.empty());  // leaf000/3 (and its peer, which sees the far-end drops)
   CHECK(v[0].evidence.flaps == 2);
   // Fed with UFM's times the rule would wait until this host's clock caught up.
-  app::RuleRunner raw(runner.rules());
+  daemon::RuleRunner raw(runner.rules());
   raw.add_events(events);
   CHECK(raw.evaluate(*topo, t0 + sec).empty());
 
   // UFM an hour ahead (ufm.timezone one zone off): five drops spread over 50 minutes must not
   // be bunched at "now" into five flaps in a minute.
-  app::RuleRunner five(rules::parse_rules(
+  daemon::RuleRunner five(rules::parse_rules(
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 5\n    window: 1m\n",
       "rules.yaml"));
-  app::UfmSourceHooks five_hooks;
+  daemon::UfmSourceHooks five_hooks;
   five_hooks.rules = &five;
   std::vector<ingest::Event> spread;
   for (int i = 0; i < 5; ++i)
     spread.push_back(link_event(EventSource::ufm, leaf, 6, t0 + 10 * minute + i * 10 * minute));
-  CHECK(app::ufm_rule_events(five_hooks, spread, t0).empty());
-  app::UfmSourceHooks no_rules;
-  CHECK(app::ufm_rule_events(no_rules, events, t0).empty());
+  CHECK(daemon::ufm_rule_events(five_hooks, spread, t0).empty());
+  daemon::UfmSourceHooks no_rules;
+  CHECK(daemon::ufm_rule_events(no_rules, events, t0).empty());
 }
 
 TEST_CASE("ufm wiring: a UFM clock or zone far off is reported", "[ufm]") {
@@ -121,22 +121,22 @@ TEST_CASE("ufm wiring: a UFM clock or zone far off is reported", "[ufm]") {
     for (int64_t t : times) out.emplace_back().time_us = t;
     return out;
   };
-  auto ahead = app::ufm_clock_warning(at({now - minute, now + 60 * minute}), now, false);
+  auto ahead = daemon::ufm_clock_warning(at({now - minute, now + 60 * minute}), now, false);
   REQUIRE(ahead);
   CHECK(ahead->find("60 min ahead") != std::string::npos);
   CHECK(ahead->find("ufm.timezone") != std::string::npos);
-  CHECK(app::ufm_clock_warning(at({now + 60 * minute}), now, /*backlog=*/true));
-  auto behind = app::ufm_clock_warning(at({now - 150 * minute, now - 121 * minute}), now, false);
+  CHECK(daemon::ufm_clock_warning(at({now + 60 * minute}), now, /*backlog=*/true));
+  auto behind = daemon::ufm_clock_warning(at({now - 150 * minute, now - 121 * minute}), now, false);
   REQUIRE(behind);
   CHECK(behind->find("2 h 1 min behind") != std::string::npos);
   // A first poll's backlog may be old; small offsets and no events say nothing.
-  CHECK_FALSE(app::ufm_clock_warning(at({now - 150 * minute}), now, /*backlog=*/true));
-  CHECK_FALSE(app::ufm_clock_warning(at({now - 10 * minute, now + 20'000'000}), now, false));
-  auto slightly = app::ufm_clock_warning(at({now + 45'000'000}), now, false);
+  CHECK_FALSE(daemon::ufm_clock_warning(at({now - 150 * minute}), now, /*backlog=*/true));
+  CHECK_FALSE(daemon::ufm_clock_warning(at({now - 10 * minute, now + 20'000'000}), now, false));
+  auto slightly = daemon::ufm_clock_warning(at({now + 45'000'000}), now, false);
   REQUIRE(slightly);
   CHECK(slightly->find("45 s ahead") != std::string::npos);
-  CHECK_FALSE(app::ufm_clock_warning({}, now, false));
-  CHECK_FALSE(app::ufm_clock_warning(at({0}), now, false));  // unreadable timestamps
+  CHECK_FALSE(daemon::ufm_clock_warning({}, now, false));
+  CHECK_FALSE(daemon::ufm_clock_warning(at({0}), now, false));  // unreadable timestamps
 }
 
 TEST_CASE("ufm wiring: credentials come from the named variable or file", "[ufm][config]") {
@@ -148,7 +148,7 @@ TEST_CASE("ufm wiring: credentials come from the named variable or file", "[ufm]
   unsetenv("IBW_UT_UFM_USER");
   setenv("IBW_UT_UFM_PASSWORD", "pw-not-in-errors", 1);
   try {
-    app::ufm_credentials(u);
+    daemon::ufm_credentials(u);
     FAIL("no error for a missing variable");
   } catch (const std::runtime_error& e) {
     std::string m = e.what();
@@ -157,7 +157,7 @@ TEST_CASE("ufm wiring: credentials come from the named variable or file", "[ufm]
     CHECK(m.find("pw-not-in-errors") == std::string::npos);
   }
   setenv("IBW_UT_UFM_USER", "svc-ibwarden", 1);
-  auto c = app::ufm_credentials(u);
+  auto c = daemon::ufm_credentials(u);
   CHECK(c.user == "svc-ibwarden");
   CHECK(c.password == "pw-not-in-errors");
   CHECK(c.token.empty());
@@ -165,21 +165,21 @@ TEST_CASE("ufm wiring: credentials come from the named variable or file", "[ufm]
   std::string token = "/tmp/ibw-ut-ufm-token-" + std::to_string(getpid());
   u.api = "v3";
   u.token_file = token;
-  CHECK_THROWS_WITH(app::ufm_credentials(u),
+  CHECK_THROWS_WITH(daemon::ufm_credentials(u),
                     Catch::Contains("ufm.token_file") && Catch::Contains(token));
   std::ofstream(token) << "\n";
-  CHECK_THROWS_WITH(app::ufm_credentials(u), Catch::Contains("is empty"));
+  CHECK_THROWS_WITH(daemon::ufm_credentials(u), Catch::Contains("is empty"));
   std::ofstream(token) << "tok-123 \n";
-  CHECK(app::ufm_credentials(u).token == "tok-123");
+  CHECK(daemon::ufm_credentials(u).token == "tok-123");
   std::remove(token.c_str());
   u.ca_file = "/nonexistent/ca.pem";
-  CHECK_THROWS_WITH(app::ufm_credentials(u), Catch::Contains("ufm.ca_file"));
+  CHECK_THROWS_WITH(daemon::ufm_credentials(u), Catch::Contains("ufm.ca_file"));
   unsetenv("IBW_UT_UFM_USER");
   unsetenv("IBW_UT_UFM_PASSWORD");
 }
 
 TEST_CASE("ufm wiring: the health board reports transitions only", "[ufm]") {
-  app::SourceHealthBoard board;
+  daemon::SourceHealthBoard board;
   using ingest::HealthState;
   CHECK_FALSE(board.set({"ufm", HealthState::ok, "", 1, 1}));
   CHECK(board.set({"ufm", HealthState::degraded, "HTTP 503", 1, 2}));

@@ -1,0 +1,253 @@
+// Commands of remediation: decisions, workorders, disable, enable.
+#include <chrono>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "daemon/remedy_setup.h"
+#include "daemon/topology.h"
+#include "fabric/diagnostics.h"
+#include "fabric/node_name_map.h"
+#include "store/record_json.h"
+#include "store/remedy_json.h"
+
+namespace ibw::cli {
+
+using daemon::discover_topology;
+using daemon::local_lids;
+using daemon::port_executor;
+using daemon::remedy_config;
+using daemon::remedy_context;
+
+using store::event_json;
+using store::iso_time;
+using store::port_json;
+
+namespace cmd_remedy_detail {
+
+constexpr const char* kDecisionsHelp =
+    R"(usage: ibwarden decisions --config FILE [--since DURATION|TIME] [--limit N]
+                          [--format text|json]
+
+Prints what the automation and operators decided, oldest first. JSON: an array of
+{id, time, rule, node, node_guid, port, peer_node, peer_port, cable_id, action, status,
+reason, evidence}; action is disable, enable, work_order or none; status is executed,
+dry_run, refused or failed.
+)";
+
+constexpr const char* kOrdersHelp =
+    R"(usage: ibwarden workorders --config FILE [--status STATUS|active] [--format text|json]
+       ibwarden workorders --config FILE --update ID [--status in_progress|resolved|open]
+                           [--assignee NAME] [--note TEXT]
+
+Prints repair work orders (one per link). JSON: an array of {id, cable_id, a, b, locations,
+status, rule, summary, offences, opened, updated, ...}. Status: open, in_progress, resolved,
+verified, reopened; "active" lists open, in_progress and reopened.
+--update changes one order: a technician takes it (in_progress), or closes an order whose
+link was never disabled (resolved; a disabled link is resolved by `ibwarden enable`).
+)";
+
+constexpr const char* kPortHelp =
+    R"(usage: ibwarden disable|enable --config FILE --port NODE/PORT --reason TEXT [--force]
+                               [--format text|json]
+
+Disables or re-enables a port over SMPs (or through UFM with actions.via: ufm, which also
+posts the reason to UFM's event log), through the same guard as the automation (with
+actions.mode dry-run nothing changes). --force overrides the guard's budgets and
+min_up_links, never the hard rules (a host's last link, the SM's link, a leaf's last uplink);
+the override is recorded. enable re-enables the end ibwarden disabled and resolves the link's
+work order. Prints the decision. Exit 0 executed or dry-run, 1 refused or failed, 2 usage.
+)";
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void print_decision(const store::DecisionRecord& d) {
+  std::cout << iso_time(d.time_us) << "  #" << d.id << "  " << d.rule << "  " << d.node << "/"
+            << d.port << "  " << d.action << "  " << d.status;
+  if (!d.cable_id.empty()) std::cout << "  [cable " << d.cable_id << "]";
+  std::cout << "\n    " << d.reason << "\n";
+}
+
+void print_order(const store::WorkOrder& o) {
+  auto j = store::workorder_json(o);
+  std::cout << "#" << o.id << "  " << o.status << (o.needs_human ? " (needs a human)" : "") << "  "
+            << (o.cable_id.empty() ? "(no cable id)" : o.cable_id) << "  "
+            << j["a"].get<std::string>() << " <-> " << j["b"].get<std::string>() << "  offences "
+            << o.offences << "\n    " << o.summary << "\n    advice: " << o.advice << "\n";
+}
+
+}  // namespace cmd_remedy_detail
+
+using namespace cmd_remedy_detail;
+
+int cmd_decisions(int argc, char** argv, int first) {
+  try {
+    Args args({{"config"}, {"since"}, {"limit"}, {"format"}, {"help", false}}, argc, argv, first);
+    if (args.has("help")) return std::cout << kDecisionsHelp, 0;
+    if (!args.has("config"))
+      return usage_error("decisions", "--config is required", kDecisionsHelp);
+    std::string format = format_arg(args);
+    store::DecisionQuery q;
+    if (auto s = args.get("since")) q.since_us = parse_since_arg(*s);
+    q.limit = static_cast<size_t>(args.get_int("limit", 1, 10'000'000).value_or(100'000));
+    config::Config cfg = config::load_config(*args.get("config"));
+    auto db = store::Store::open(cfg.store.path, /*read_only=*/true);
+    auto list = db->decisions(q);
+    if (format == "json") {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& d : list) out.push_back(store::decision_json(d));
+      std::cout << out.dump(2) << "\n";
+    } else {
+      for (const auto& d : list) print_decision(d);
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    return usage_error("decisions", e.what(), kDecisionsHelp);
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden decisions: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int cmd_workorders(int argc, char** argv, int first) {
+  try {
+    Args args(
+        {{"config"}, {"status"}, {"update"}, {"assignee"}, {"note"}, {"format"}, {"help", false}},
+        argc, argv, first);
+    if (args.has("help")) return std::cout << kOrdersHelp, 0;
+    if (!args.has("config")) return usage_error("workorders", "--config is required", kOrdersHelp);
+    std::string format = format_arg(args);
+    config::Config cfg = config::load_config(*args.get("config"));
+    if (!args.has("update")) {
+      if (args.has("assignee") || args.has("note"))
+        throw UsageError("--assignee and --note need --update ID");
+      auto db = store::Store::open(cfg.store.path, /*read_only=*/true);
+      store::WorkOrderQuery q;
+      q.status = args.get("status").value_or("");
+      q.limit = 0;
+      auto list = db->workorders(q);
+      if (format == "json") {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& o : list) out.push_back(store::workorder_json(o));
+        std::cout << out.dump(2) << "\n";
+      } else {
+        for (const auto& o : list) print_order(o);
+      }
+      return 0;
+    }
+    int id = args.get_int("update", 1, INT32_MAX).value_or(0);
+    auto db = store::Store::open(cfg.store.path);
+    store::WorkOrder o;
+    for (int attempt = 1;; ++attempt) {  // read-modify-write, retried on a concurrent change
+      try {
+        auto order = db->workorder(id);
+        if (!order) {
+          std::cerr << "ibwarden workorders: no work order " << id << "\n";
+          return 2;
+        }
+        o = *order;
+        if (auto s = args.get("status")) {
+          if (*s != "in_progress" && *s != "resolved" && *s != "open")
+            throw UsageError("--status with --update must be in_progress, resolved or open");
+          if (*s == "resolved" && o.port_disabled) {
+            std::cerr << "ibwarden workorders: order " << id
+                      << " has its link disabled; re-enable it with `ibwarden enable --port "
+                      << store::workorder_json(o)["a"].get<std::string>()
+                      << " --reason ...`, which resolves the order\n";
+            return 2;
+          }
+          if (*s == "resolved") o.resolved_us = now_us();
+          o.status = *s;
+        }
+        if (auto a = args.get("assignee")) o.assignee = *a;
+        if (auto n = args.get("note")) o.note = *n;
+        o.updated_us = now_us();
+        store::WriteBatch batch;
+        batch.outbox = cfg.workorders.webhook.has_value();
+        batch.workorders_if_version = true;
+        batch.workorders.push_back(o);
+        db->write(batch);
+        break;
+      } catch (const store::StoreConflict&) {
+        if (attempt == 5) throw;
+      }
+    }
+    o = *db->workorder(id);
+    if (format == "json")
+      std::cout << store::workorder_json(o).dump(2) << "\n";
+    else
+      print_order(o);
+    return 0;
+  } catch (const UsageError& e) {
+    return usage_error("workorders", e.what(), kOrdersHelp);
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden workorders: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int cmd_port_action(int argc, char** argv, int first, actions::PortAction action) {
+  const char* cmd = action == actions::PortAction::disable ? "disable" : "enable";
+  try {
+    Args args({{"config"}, {"port"}, {"reason"}, {"force", false}, {"format"}, {"help", false}},
+              argc, argv, first);
+    if (args.has("help")) return std::cout << kPortHelp, 0;
+    for (const char* required : {"config", "port", "reason"})
+      if (!args.has(required))
+        return usage_error(cmd, std::string("--") + required + " is required", kPortHelp);
+    std::string format = format_arg(args);
+    std::string reason = *args.get("reason");
+    if (reason.find_first_not_of(" \t") == std::string::npos)
+      throw UsageError("--reason must say why");
+    std::string err;
+    auto spec = fabric::parse_port_spec(*args.get("port"), &err);
+    if (!spec) throw UsageError("--port: " + err);
+    config::Config cfg = config::load_config(*args.get("config"));
+    std::unique_ptr<fabric::Plan> plan;
+    if (cfg.fabric.plan) plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
+    fabric::NodeNameMap names;
+    if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
+    auto topo = discover_topology(cfg, plan.get(), &names, now_us());
+    uint64_t guid = spec->guid.value_or(0);
+    if (!guid) {
+      bool ambiguous = false;
+      uint32_t node = topo->fabric.resolve(spec->node, &ambiguous);
+      if (node == fabric::kNoNode) {
+        std::cerr << "ibwarden " << cmd << ": " << (ambiguous ? "ambiguous node \"" : "no node \"")
+                  << spec->node << "\" in the fabric\n";
+        return 2;
+      }
+      guid = topo->fabric.node(node).guid;
+    }
+    auto db = store::Store::open(cfg.store.path);
+    actions::PlanIndex index(plan.get());
+    actions::RemedyContext ctx = remedy_context(*topo, &index, local_lids(cfg));
+    auto exec = port_executor(cfg);  // actions.via: SMPs or UFM
+    actions::Remediator remedy(remedy_config(cfg), *db, exec.get());
+    auto d = remedy.manual(action, guid, spec->port, reason, args.has("force"), ctx, now_us());
+    if (format == "json")
+      std::cout << store::decision_json(d).dump(2) << "\n";
+    else
+      print_decision(d);
+    return d.status == "executed" || d.status == "dry_run" ? 0 : 1;
+  } catch (const UsageError& e) {
+    return usage_error(cmd, e.what(), kPortHelp);
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden " << cmd << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int cmd_disable(int argc, char** argv, int first) {
+  return cmd_port_action(argc, argv, first, actions::PortAction::disable);
+}
+int cmd_enable(int argc, char** argv, int first) {
+  return cmd_port_action(argc, argv, first, actions::PortAction::enable);
+}
+
+}  // namespace ibw::cli

@@ -1,0 +1,216 @@
+// `ibwarden replay`: the rules and the guard over recorded history, without touching the
+// fabric. The fabric graph is rebuilt from the recorded ports (a node whose recorded ports
+// share one LID is a switch, as switch ports answer on the switch's port-0 LID); counter
+// samples are replayed in time order through a CounterTracker and link events (and UFM's
+// high_ber verdicts, when a ufm_high_ber rule is loaded) from the store, and the rules are
+// evaluated after every sweep (samples more than a second apart start a new one) and every
+// such event. Verdicts go through actions::Remediator against a scratch store with a
+// simulated executor, so the guard's budgets (per switch, per hour, total) apply as they
+// would have in enforce mode; every would-be disable is reported as dry_run.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "actions/remedy.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "daemon/remedy_setup.h"
+#include "daemon/topology.h"
+#include "ingest/counter_tracker.h"
+#include "rules/history.h"
+#include "store/record_json.h"
+#include "store/remedy_json.h"
+
+namespace ibw::cli {
+
+using daemon::make_topology;
+using daemon::remedy_config;
+
+using store::event_json;
+using store::iso_time;
+using store::port_json;
+
+namespace cmd_replay_detail {
+
+constexpr const char* kReplayHelp =
+    R"(usage: ibwarden replay --config FILE --from STORE [--rules FILE] [--since DURATION|TIME]
+                       [--format text|json]
+
+Evaluates the rules over recorded history (counter samples, link events and UFM's high_ber
+events of a store file, e.g. a copy of the daemon's store) in dry-run and prints the
+decisions that would have been made, oldest first: the same JSON shape as `ibwarden
+decisions`. The guard's budgets apply as in enforce mode; nothing is sent to the fabric.
+--rules overrides rules.file.
+)";
+
+// Pretends every port action works, so the guard's state evolves as in enforce mode.
+class SimulatedExecutor : public actions::PortExecutor {
+ public:
+  actions::PortChange disable(const actions::PortAddress&, int) override { return change(3); }
+  actions::PortChange enable(const actions::PortAddress&, int) override { return change(2); }
+
+ private:
+  static actions::PortChange change(uint8_t phys) {
+    actions::PortChange c;
+    c.before = {4, 5};
+    c.set_reply = c.after = {1, phys};
+    return c;
+  }
+};
+
+fabric::Fabric fabric_from_ports(const std::vector<store::PortRecord>& ports) {
+  std::map<uint64_t, std::vector<const store::PortRecord*>> by_node;
+  for (const auto& p : ports) by_node[p.node_guid].push_back(&p);
+  fabric::Fabric f;
+  std::map<uint64_t, uint32_t> index;
+  for (const auto& [guid, list] : by_node) {
+    fabric::Node n;
+    n.guid = guid;
+    n.name = n.description = n.id = list.front()->node;
+    bool one_lid = list.size() >= 2;
+    for (const auto* p : list) {
+      one_lid &= p->lid == list.front()->lid;
+      n.num_ports = std::max(n.num_ports, p->port);
+    }
+    n.type = one_lid ? fabric::NodeType::sw : fabric::NodeType::ca;
+    n.ports.resize(n.num_ports + 1);
+    for (int i = 0; i <= n.num_ports; ++i) n.ports[i].number = i;
+    if (one_lid) n.ports[0].lid = list.front()->lid, n.ports[0].present = true;
+    for (const auto* p : list) {
+      fabric::Port& port = n.ports[p->port];
+      port.present = true;
+      port.lid = p->lid;
+      port.state = static_cast<uint8_t>(p->state);
+      port.phys_state = static_cast<uint8_t>(p->phys_state);
+      port.width_active = static_cast<uint8_t>(p->width);
+      port.speed_active = fabric::parse_speed(p->speed).value_or(fabric::Speed::unknown);
+    }
+    index[guid] = f.add_node(std::move(n));
+  }
+  for (const auto& p : ports)
+    if (p.peer_guid && index.count(p.peer_guid) && p.node_guid < p.peer_guid)
+      f.connect(index[p.node_guid], p.port, index[p.peer_guid], p.peer_port);
+  f.reindex();
+  return f;
+}
+
+}  // namespace cmd_replay_detail
+
+using namespace cmd_replay_detail;
+
+int cmd_replay(int argc, char** argv, int first) {
+  std::string scratch;
+  try {
+    Args args({{"config"}, {"from"}, {"rules"}, {"since"}, {"format"}, {"help", false}}, argc, argv,
+              first);
+    if (args.has("help")) return std::cout << kReplayHelp, 0;
+    for (const char* required : {"config", "from"})
+      if (!args.has(required)) throw UsageError(std::string("--") + required + " is required");
+    std::string format = args.get("format").value_or("text");
+    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
+    int64_t since = args.has("since") ? parse_since_arg(*args.get("since")) : 0;
+    config::Config cfg = config::load_config(*args.get("config"));
+    auto rules_file = args.get("rules");
+    if (!rules_file && cfg.rules.file) rules_file = *cfg.rules.file;
+    if (!rules_file) throw UsageError("no rules: give --rules FILE or set rules.file");
+    rules::RuleSet rules = rules::load_rules(*rules_file);
+    std::unique_ptr<fabric::Plan> plan;
+    if (cfg.fabric.plan) plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
+
+    auto src = store::Store::open(*args.get("from"), /*read_only=*/true);
+    auto ports = src->ports();
+    auto topo = make_topology(fabric_from_ports(ports), plan.get(), 0);
+    // Every sample and link event, in time order.
+    std::vector<ingest::CounterSample> samples;
+    for (const auto& p : ports) {
+      auto s = src->samples(p.node_guid, p.port, since);
+      samples.insert(samples.end(), s.begin(), s.end());
+    }
+    std::sort(samples.begin(), samples.end(),
+              [](const auto& a, const auto& b) { return a.time_us < b.time_us; });
+    store::EventQuery eq;
+    eq.since_us = since;
+    eq.limit = 0;
+    // Link events and UFM's BER verdicts, as far as the rules use them.
+    rules::EventNeeds needs = rules::event_needs(rules);
+    std::vector<ingest::Event> links;
+    for (auto& e : src->events(eq))
+      if (rules::needed(e.event, needs)) links.push_back(std::move(e.event));
+
+    scratch = (std::filesystem::temp_directory_path() /
+               ("ibwarden-replay-" + std::to_string(::getpid()) + ".db"))
+                  .string();
+    auto db = store::Store::open(scratch);
+    actions::RemedyConfig rc = remedy_config(cfg);
+    rc.guard.mode = actions::GuardMode::enforce;
+    rc.outbox = false;
+    SimulatedExecutor exec;
+    actions::Remediator remedy(rc, *db, &exec);
+    actions::PlanIndex index(plan.get());
+    actions::RemedyContext ctx{&topo->fabric, topo->correlator.get(), &index, {}};
+
+    ingest::CounterTracker tracker;
+    rules::History history(rules::longest_window(rules));
+    std::map<uint64_t, ingest::CounterSample> last;  // guid*256+port -> last sample
+    auto evaluate = [&](int64_t now) {
+      history.prune(now);
+      for (const auto& v : rules::evaluate(rules, history.windows(topo->links), now)) {
+        actions::Finding f{v, last[v.node_guid * 256 + static_cast<uint64_t>(v.port)]};
+        remedy.on_finding(f, ctx, now);
+      }
+    };
+    size_t li = 0;
+    std::vector<ingest::Event> scratch_events;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const auto& s = samples[i];
+      for (; li < links.size() && links[li].time_us <= s.time_us; ++li) {
+        history.add_event(links[li]);
+        evaluate(links[li].time_us);
+      }
+      scratch_events.clear();
+      history.add_delta(tracker.update(s, &scratch_events));
+      last[s.node_guid * 256 + static_cast<uint64_t>(s.port)] = s;
+      if (i + 1 == samples.size() || samples[i + 1].time_us - s.time_us > 1'000'000)
+        evaluate(s.time_us);
+    }
+    for (; li < links.size(); ++li) {
+      history.add_event(links[li]);
+      evaluate(links[li].time_us);
+    }
+
+    store::DecisionQuery q;
+    q.limit = 0;
+    auto decisions = db->decisions(q);
+    nlohmann::json out = nlohmann::json::array();
+    for (auto d : decisions) {
+      if (d.status == "executed" && d.action == "disable") d.status = "dry_run";
+      if (format == "json") {
+        out.push_back(store::decision_json(d));
+      } else {
+        std::cout << iso_time(d.time_us) << "  " << d.rule << "  " << d.node << "/" << d.port
+                  << "  " << d.action << "  " << d.status << "\n    " << d.reason << "\n";
+      }
+    }
+    if (format == "json") std::cout << out.dump(2) << "\n";
+    if (format == "text")
+      std::cout << decisions.size() << " decision(s) from " << samples.size() << " samples and "
+                << links.size() << " link events\n";
+    db.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(scratch + suffix);
+    return decisions.empty() ? 0 : 1;
+  } catch (const UsageError& e) {
+    std::cerr << "ibwarden replay: " << e.what() << "\n\n" << kReplayHelp;
+    return 2;
+  } catch (const std::exception& e) {
+    if (!scratch.empty())
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(scratch + suffix);
+    std::cerr << "ibwarden replay: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace ibw::cli

@@ -1,0 +1,123 @@
+// `ibwarden route`: static routes from the LFTs. Traces the path between two LIDs, or lists
+// the (source, destination) LID pairs whose path crosses a port. The fabric comes from the
+// configured discovery (live or a file); the LFTs from OpenSM's opensm-lfts.dump in
+// opensm.dump_dir when present, else live over SMPs (--live-lfts forces that).
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "daemon/topology.h"
+#include "fabric/diagnostics.h"
+#include "fabric/routing.h"
+
+namespace ibw::cli {
+
+using daemon::discover_topology;
+namespace cmd_route_detail {
+
+constexpr const char* kRouteHelp =
+    R"(usage: ibwarden route --config FILE (--from LID --to LID | --crossing NODE/PORT)
+                      [--live-lfts] [--limit N] [--format text|json]
+
+--from/--to    trace the static path from one LID to another, hop by hop (as ibtracert)
+--crossing     list the CA-to-CA (source LID, destination LID) pairs whose path uses the
+               link at NODE/PORT, in either direction
+--live-lfts    read the LFTs over SMPs even when opensm-lfts.dump exists
+Exit status: 0 success, 1 the traced route is broken, 2 usage or input error.
+)";
+
+nlohmann::ordered_json hops_json(const fabric::Fabric& fab, const fabric::PathResult& path) {
+  auto arr = nlohmann::ordered_json::array();
+  for (const auto& h : path.hops) {
+    const fabric::Node& n = fab.node(h.node);
+    arr.push_back({{"node", n.name},
+                   {"node_guid", fabric::format_guid(n.guid)},
+                   {"in_port", h.in_port},
+                   {"out_port", h.out_port}});
+  }
+  return arr;
+}
+
+}  // namespace cmd_route_detail
+
+int cmd_route(int argc, char** argv, int first) {
+  using namespace cmd_route_detail;
+  try {
+    Args args({{"config"},
+               {"from"},
+               {"to"},
+               {"crossing"},
+               {"live-lfts", false},
+               {"limit"},
+               {"format"},
+               {"help", false}},
+              argc, argv, first);
+    if (args.has("help")) return std::cout << kRouteHelp, 0;
+    if (!args.has("config")) throw UsageError("--config is required");
+    bool trace = args.has("from") || args.has("to");
+    if (trace == args.has("crossing"))
+      throw UsageError("give either --from and --to, or --crossing");
+    std::string format = args.get("format").value_or("text");
+    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
+    config::Config cfg = config::load_config(*args.get("config"));
+    fabric::NodeNameMap names;
+    if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
+    auto topo = discover_topology(cfg, nullptr, &names, 0);
+    const fabric::Fabric& fab = topo->fabric;
+    std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
+    fabric::RoutingTables tables =
+        !args.has("live-lfts") && std::filesystem::exists(dump)
+            ? fabric::load_lft_dump(dump)
+            : fabric::read_lfts_live(fab, cfg.fabric.ca, cfg.fabric.ca_port);
+    fabric::LidIndex lids(fab);
+
+    if (trace) {
+      if (!args.has("from") || !args.has("to")) throw UsageError("--from and --to go together");
+      auto from = static_cast<uint16_t>(*args.get_int("from", 1, 0xbfff));
+      auto to = static_cast<uint16_t>(*args.get_int("to", 1, 0xbfff));
+      fabric::PathResult path = fabric::trace_path(fab, tables, lids, from, to);
+      if (format == "json") {
+        nlohmann::ordered_json j = {
+            {"from", from}, {"to", to}, {"hops", hops_json(fab, path)}, {"error", path.error}};
+        std::cout << j.dump(2) << "\n";
+      } else {
+        std::cout << fabric::format_path(fab, path) << "\n";
+      }
+      return path.ok() ? 0 : 1;
+    }
+    std::string err;
+    auto spec = fabric::parse_port_spec(*args.get("crossing"), &err);
+    if (!spec) throw UsageError("--crossing: " + err);
+    uint32_t node = spec->guid ? fab.find_guid(*spec->guid) : fab.resolve(spec->node);
+    if (node == fabric::kNoNode)
+      throw UsageError("--crossing: no node \"" + spec->node + "\" in the fabric");
+    auto pairs = fabric::pairs_crossing(fab, tables, lids, node, spec->port);
+    size_t limit = static_cast<size_t>(args.get_int("limit", 1, 100'000'000).value_or(100'000'000));
+    if (format == "json") {
+      auto arr = nlohmann::ordered_json::array();
+      for (size_t i = 0; i < pairs.size() && i < limit; ++i)
+        arr.push_back({{"src_lid", pairs[i].first}, {"dst_lid", pairs[i].second}});
+      nlohmann::ordered_json j = {
+          {"port", *args.get("crossing")}, {"pairs", pairs.size()}, {"crossing", arr}};
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << pairs.size() << " (source LID, destination LID) pairs cross "
+                << *args.get("crossing") << "\n";
+      for (size_t i = 0; i < pairs.size() && i < limit; ++i)
+        std::cout << pairs[i].first << " -> " << pairs[i].second << "\n";
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    std::cerr << "ibwarden route: " << e.what() << "\n\n" << kRouteHelp;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden route: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace ibw::cli

@@ -1,0 +1,106 @@
+#include "daemon/action_worker.h"
+
+#include <chrono>
+
+#include "daemon/logger.h"
+#include "daemon/remedy_setup.h"
+#include "daemon/ufm_setup.h"
+#include "ingest/clock.h"
+
+namespace ibw::daemon {
+
+ActionWorker::ActionWorker(const config::Config& cfg, const fabric::Plan* plan)
+    : cfg_(cfg), plan_(plan) {
+  if (cfg_.actions.via == "ufm" && cfg_.ufm) ufm_credentials(*cfg_.ufm);  // fail at startup
+}
+
+ActionWorker::~ActionWorker() {
+  stop();
+}
+
+void ActionWorker::start() {
+  stopping_ = false;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void ActionWorker::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool ActionWorker::submit(ActionJob job) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ || queue_.size() >= capacity_) return false;
+    queue_.push_back(std::move(job));
+  }
+  wake_.notify_one();
+  return true;
+}
+
+void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
+  ingest::SystemClock clock;
+  if (!lids_.lid) lids_ = local_lids(cfg_);
+  actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
+  for (const auto& f : job.findings) {
+    try {
+      auto d = remedy.on_finding(f, ctx, clock.now_us());
+      if (!d) continue;
+      log(d->status == "failed" ? LogLevel::error : LogLevel::warning, "decision",
+          {{"id", d->id},
+           {"rule", d->rule},
+           {"port", d->node + "/" + std::to_string(d->port)},
+           {"cable_id", d->cable_id},
+           {"action", d->action},
+           {"status", d->status},
+           {"reason", d->reason}});
+    } catch (const std::exception& e) {  // one finding's failure never stops the others
+      log(LogLevel::error, "remediation failed", {{"rule", f.verdict.rule}, {"error", e.what()}});
+    }
+  }
+}
+
+void ActionWorker::loop() {
+  std::unique_ptr<store::Store> db;
+  std::unique_ptr<actions::PortExecutor> exec;
+  std::unique_ptr<actions::Remediator> remedy;
+  ingest::SystemClock clock;
+  auto last_verify = std::chrono::steady_clock::time_point{};
+  while (true) {
+    std::optional<ActionJob> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait_for(lock, std::chrono::seconds(1), [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      if (!queue_.empty()) {
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+    }
+    try {
+      if (!remedy) {
+        db = store::Store::open(cfg_.store.path);
+        exec = port_executor(cfg_);
+        remedy = std::make_unique<actions::Remediator>(remedy_config(cfg_), *db, exec.get());
+      }
+      if (job) run_job(*job, *remedy);
+      if (std::chrono::steady_clock::now() - last_verify > std::chrono::minutes(1)) {
+        last_verify = std::chrono::steady_clock::now();
+        if (int n = remedy->verify_due(clock.now_us()))
+          log(LogLevel::info, "work orders verified", {{"count", n}});
+      }
+    } catch (const std::exception& e) {
+      log(LogLevel::error, "action worker error; retrying", {{"error", e.what()}});
+      remedy.reset();
+      exec.reset();
+      db.reset();
+    }
+  }
+}
+
+}  // namespace ibw::daemon

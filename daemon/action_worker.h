@@ -1,0 +1,57 @@
+// ActionWorker: the daemon's remediation thread. Verdicts found by the rule runner arrive as
+// jobs on a small bounded queue; the worker runs each through actions::Remediator (guard,
+// SMP port action with read-back, decision and work order in one store transaction) with its
+// own store connection, off the ingest path. A full queue drops the new job (logged): the
+// verdicts fire again on the next evaluation while their evidence is in the window, so
+// nothing is lost, and ingest never waits for a slow switch. A failing action is recorded as
+// failed and never stops the worker. Every minute it also verifies repaired orders.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "actions/remedy.h"
+#include "config/config.h"
+#include "daemon/remedy_setup.h"
+#include "daemon/topology.h"
+
+namespace ibw::daemon {
+
+struct ActionJob {
+  std::shared_ptr<const Topology> topo;
+  std::vector<actions::Finding> findings;
+};
+
+class ActionWorker {
+ public:
+  ActionWorker(const config::Config& cfg, const fabric::Plan* plan);
+  ~ActionWorker();
+  ActionWorker(const ActionWorker&) = delete;
+  ActionWorker& operator=(const ActionWorker&) = delete;
+
+  void start();
+  // Finishes the job in progress, drops queued ones (they are re-derived after a restart).
+  void stop();
+  // False when the queue is full and the job was dropped.
+  bool submit(ActionJob job);
+
+ private:
+  void loop();
+  void run_job(const ActionJob& job, actions::Remediator& remedy);
+
+  config::Config cfg_;
+  actions::PlanIndex plan_;
+  LocalLids lids_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<ActionJob> queue_;
+  size_t capacity_ = 8;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace ibw::daemon

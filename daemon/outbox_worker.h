@@ -1,0 +1,17 @@
+// The daemon's webhook thread: delivers the work-order outbox kept in the store
+// (store/remedy.h) to workorders.webhook through actions::OutboxSender, with its own store
+// connection, until `running` turns false. Failures are logged when they start and end (not
+// on every retry); the secret is never logged.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "config/config.h"
+
+namespace ibw::daemon {
+
+void run_outbox(const config::Config& cfg, const std::string& secret,
+                const std::atomic<bool>& running);
+
+}  // namespace ibw::daemon

@@ -1,0 +1,140 @@
+#include "daemon/port_table.h"
+
+namespace ibw::daemon {
+namespace port_table_detail {
+
+ingest::Event link_event(std::string_view kind, const store::PortRecord& self, uint64_t peer_guid,
+                         int peer_port, const std::string& peer_node, int64_t now_us) {
+  ingest::Event e;
+  e.time_us = now_us;
+  e.source = ingest::EventSource::opensm;
+  e.kind = std::string(kind);
+  e.severity = kind == ingest::kind::link_down ? ingest::Severity::warning : ingest::Severity::info;
+  e.node_guid = self.node_guid;
+  e.port = self.port;
+  e.lid = self.lid;
+  e.node = self.node;
+  e.peer_guid = peer_guid;
+  e.peer_port = peer_port;
+  e.peer_node = peer_node;
+  e.cable_id = self.cable_id;
+  e.message = std::string(kind == ingest::kind::link_down ? "link down: " : "link up: ") +
+              self.node + "/" + std::to_string(self.port) + " - " + peer_node + "/" +
+              std::to_string(peer_port);
+  e.dedup_key = "topo:" + e.kind + ":" + std::to_string(self.node_guid) + ":" +
+                std::to_string(self.port) + ":" + std::to_string(now_us);
+  return e;
+}
+
+}  // namespace port_table_detail
+
+void PortTable::seed(std::vector<store::PortRecord> records) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& r : records) ports_[key(r.node_guid, r.port)] = std::move(r);
+}
+
+std::optional<store::PortRecord> PortTable::get(uint64_t guid, int port) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = ports_.find(key(guid, port));
+  if (it == ports_.end()) return std::nullopt;
+  return it->second;
+}
+
+size_t PortTable::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ports_.size();
+}
+
+std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, int64_t now_us,
+                                                         std::vector<ingest::Event>* events) {
+  using port_table_detail::link_event;
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<store::PortRecord> changed;
+  std::unordered_map<uint64_t, bool> seen;
+  const fabric::Fabric& fab = topo.fabric;
+  for (uint32_t i = 0; i < fab.size(); ++i) {
+    const fabric::Node& n = fab.node(i);
+    const fabric::Port* p0 = n.port(0);
+    for (const fabric::Port& p : n.ports) {
+      if (p.number == 0 || !p.present) continue;
+      uint64_t k = key(n.guid, p.number);
+      seen[k] = true;
+      auto [it, fresh] = ports_.try_emplace(k);
+      store::PortRecord& r = it->second;
+      store::PortRecord before = r;
+      r.node_guid = n.guid;
+      r.port = p.number;
+      r.node = n.name;
+      r.lid = n.type == fabric::NodeType::sw && p0 ? p0->lid : p.lid;
+      r.state = p.state ? p.state : (p.has_peer() ? 4 : 1);
+      r.phys_state = p.phys_state ? p.phys_state : (p.has_peer() ? 5 : 0);
+      r.width = p.width_active;
+      r.speed = p.speed_active == fabric::Speed::unknown
+                    ? ""
+                    : std::string(fabric::speed_name(p.speed_active));
+      r.cable_id = topo.correlator->cable_at(n.guid, p.number);
+      uint64_t peer_guid = 0;
+      int peer_port = 0;
+      std::string peer_node;
+      if (p.has_peer()) {
+        peer_guid = fab.node(p.peer_node).guid;
+        peer_port = p.peer_port;
+        peer_node = fab.node(p.peer_node).name;
+      }
+      bool peer_changed = before.peer_guid != peer_guid || before.peer_port != peer_port;
+      if (!fresh && peer_changed) {
+        if (before.peer_guid)
+          events->push_back(link_event(ingest::kind::link_down, r, before.peer_guid,
+                                       before.peer_port, before.peer_node, now_us));
+        if (peer_guid)
+          events->push_back(
+              link_event(ingest::kind::link_up, r, peer_guid, peer_port, peer_node, now_us));
+      }
+      r.peer_guid = peer_guid;
+      r.peer_port = peer_port;
+      r.peer_node = peer_node;
+      if (fresh || peer_changed || before.state != r.state || before.phys_state != r.phys_state)
+        r.last_change_us = now_us;
+      if (fresh || peer_changed || before.state != r.state || before.phys_state != r.phys_state ||
+          before.width != r.width || before.speed != r.speed || before.node != r.node ||
+          before.lid != r.lid || before.cable_id != r.cable_id)
+        changed.push_back(r);
+    }
+  }
+  // Ports that vanished with their node (e.g. a host whose only link went down).
+  for (auto& [k, r] : ports_) {
+    if (seen.count(k) || !r.peer_guid) continue;
+    events->push_back(
+        link_event(ingest::kind::link_down, r, r.peer_guid, r.peer_port, r.peer_node, now_us));
+    r.peer_guid = 0;
+    r.peer_port = 0;
+    r.peer_node.clear();
+    r.state = 1;
+    r.phys_state = 0;
+    r.last_change_us = now_us;
+    changed.push_back(r);
+  }
+  return changed;
+}
+
+std::vector<store::PortRecord> PortTable::apply_counters(
+    const std::vector<ingest::CounterDelta>& deltas) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<store::PortRecord> changed;
+  changed.reserve(deltas.size());
+  for (const auto& d : deltas) {
+    auto it = ports_.find(key(d.sample.node_guid, d.sample.port));
+    if (it == ports_.end()) continue;
+    store::PortRecord& r = it->second;
+    r.counters = d.sample;
+    r.rates = d.rate;
+    r.rates_valid = d.valid;
+    r.deltas = d.delta;
+    r.deltas_valid = d.valid;
+    r.deltas_at_least = d.at_least;
+    changed.push_back(r);
+  }
+  return changed;
+}
+
+}  // namespace ibw::daemon

@@ -1,0 +1,51 @@
+#include "daemon/rule_runner.h"
+
+namespace ibw::daemon {
+
+RuleRunner::RuleRunner(rules::RuleSet rules)
+    : rules_(std::move(rules)),
+      needs_(rules::event_needs(rules_)),
+      history_(rules::longest_window(rules_)) {}
+
+void RuleRunner::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& d : deltas) history_.add_delta(d);
+}
+
+bool RuleRunner::seen_from_other_source(const ingest::Event& e, bool down) {
+  auto& seen = recent_links_[e.node_guid * 256 + static_cast<uint64_t>(e.port & 0xff)];
+  std::erase_if(seen, [&](const SeenLink& s) {  // keep the last minute or so
+    return s.time_us < e.time_us - 12 * kLinkDedupUs;
+  });
+  for (const auto& s : seen)
+    if (s.down == down && s.source != e.source && s.time_us > e.time_us - kLinkDedupUs &&
+        s.time_us < e.time_us + kLinkDedupUs)
+      return true;
+  seen.push_back({e.time_us, e.source, down});
+  return false;
+}
+
+size_t RuleRunner::add_events(const std::vector<ingest::Event>& events) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t kept = 0;
+  for (const auto& e : events) {
+    if (!wants(e)) continue;
+    bool down = e.kind == ingest::kind::link_down;
+    bool link = down || e.kind == ingest::kind::link_up;
+    if (link && seen_from_other_source(e, down)) continue;
+    kept += history_.add_event(e);
+  }
+  return kept;
+}
+
+std::vector<rules::Verdict> RuleRunner::evaluate(const Topology& topo, int64_t now_us) {
+  std::lock_guard<std::mutex> lock(mutex_);  // windows borrow the history's deltas
+  history_.prune(now_us);
+  std::vector<rules::PortWindow> windows = history_.windows(topo.links);
+  std::vector<rules::Verdict> out;
+  for (auto& v : rules::evaluate(rules_, windows, now_us))
+    if (v.confirmed && v.action != rules::Action::none) out.push_back(std::move(v));
+  return out;
+}
+
+}  // namespace ibw::daemon

@@ -1,0 +1,63 @@
+// UFM event.log tailing; see run_ufm_event_log in daemon/ufm_source.h.
+#include <chrono>
+#include <thread>
+
+#include "daemon/logger.h"
+#include "daemon/ufm_source.h"
+#include "ingest/clock.h"
+#include "ingest/file_tailer.h"
+#include "ingest/ufm/events.h"
+#include "ingest/ufm/storm.h"
+
+namespace ibw::daemon {
+
+void run_ufm_event_log(const config::Config& cfg, const UfmSourceHooks& hooks,
+                       std::optional<std::string> cursor) {
+  const std::string& path = *cfg.ufm->event_log;
+  std::optional<ingest::TailCursor> at;
+  if (cursor) at = ingest::TailCursor::parse(*cursor);
+  ingest::FileTailer tailer(path, at, /*start_at_end=*/!at);
+  if (!at)
+    if (auto pos = tailer.position()) {  // resume here after a restart, not at the new end
+      store::WriteBatch start;
+      start.cursors.emplace_back("ufm_event_log", pos->serialize());
+      if (!hooks.push(std::move(start))) return;
+    }
+  ingest::UfmTimeContext tc{cfg.ufm->utc_offset_s};
+  std::string last_error;
+  while (hooks.running->load()) {
+    auto lines = tailer.poll();
+    if (tailer.error() != last_error) {
+      last_error = tailer.error();
+      if (!last_error.empty())
+        log(LogLevel::warning, "ufm event.log unavailable",
+            {{"path", path}, {"error", last_error}});
+    }
+    if (!lines.empty()) {
+      store::WriteBatch batch;
+      std::vector<ingest::UfmEvent> parsed;
+      for (const auto& line : lines)
+        if (auto ev = ingest::parse_ufm_event_log_line(line.text, tc)) parsed.push_back(*ev);
+      // Storms (a UFM restart writes hundreds of lines within a second) become one summary,
+      // as on the REST path; nothing is held back, so the cursor can move past every line.
+      ingest::UfmStormSplit split = ingest::split_storms(std::move(parsed));
+      for (const auto& u : split.calm) batch.events.push_back(ingest::to_event(u));
+      for (const auto& storm : split.storms) batch.events.push_back(ingest::storm_event(storm));
+      if (!split.storms.empty())
+        log(LogLevel::info, "ufm event.log storm",
+            {{"path", path}, {"storms", split.storms.size()}, {"calm", split.calm.size()}});
+      auto topo = hooks.topology();
+      name_ufm_events(topo.get(), batch.events);
+      std::vector<ingest::Event> for_rules =
+          ufm_rule_events(hooks, batch.events, ingest::SystemClock().now_us());
+      batch.cursors.emplace_back("ufm_event_log", lines.back().after.serialize());
+      if (!hooks.push(std::move(batch))) return;
+      if (hooks.rules && !for_rules.empty() && hooks.rules->add_events(for_rules) && topo)
+        hooks.evaluate(topo);
+    }
+    for (int i = 0; i < 5 && hooks.running->load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+}  // namespace ibw::daemon

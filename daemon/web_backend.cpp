@@ -1,0 +1,113 @@
+#include "daemon/web_backend.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "daemon/remedy_setup.h"
+#include "fabric/audit.h"
+#include "fabric/audit_report.h"
+#include "fabric/json_text.h"
+#include "store/record_json.h"
+#include "web/http.h"
+
+namespace ibw::daemon {
+namespace web_backend_detail {
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+web::SourceStatus status_of(ingest::HealthState s) {
+  switch (s) {
+    case ingest::HealthState::ok:
+      return web::SourceStatus::ok;
+    case ingest::HealthState::degraded:
+      return web::SourceStatus::degraded;
+    case ingest::HealthState::down:
+      return web::SourceStatus::down;
+  }
+  return web::SourceStatus::down;
+}
+
+}  // namespace web_backend_detail
+
+std::unique_ptr<store::Store> WebBackend::open_store(bool writable) {
+  return store::Store::open(deps_.cfg.store.path, /*read_only=*/!writable);
+}
+
+web::Health WebBackend::health() {
+  namespace wd = web_backend_detail;
+  web::Health h;
+  h.started_us = deps_.started_us;
+  std::vector<std::string> expected = {"opensm", "counters", "ufm"};
+  std::vector<SourceHealthEntry> seen =
+      deps_.health ? deps_.health->snapshot() : std::vector<SourceHealthEntry>{};
+  for (const auto& name : expected) {
+    web::SourceHealth s;
+    s.name = name;
+    s.status = web::SourceStatus::disabled;
+    for (const auto& e : seen)
+      if (e.name == name) {
+        s.status = wd::status_of(e.state);
+        s.detail = e.detail;
+        s.last_ok_us = e.last_ok_us;
+      }
+    h.sources.push_back(s);
+  }
+  for (const auto& e : seen) {  // any further source (e.g. ufm_telemetry)
+    if (std::find(expected.begin(), expected.end(), e.name) != expected.end()) continue;
+    h.sources.push_back({e.name, wd::status_of(e.state), e.detail, e.last_ok_us});
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  h.sweep_seconds = sweep_seconds_;
+  h.sweep_time_us = sweep_time_us_;
+  return h;
+}
+
+void WebBackend::sweep_done(double seconds, int64_t end_us) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sweep_seconds_ = seconds;
+  sweep_time_us_ = end_us;
+}
+
+store::DecisionRecord WebBackend::port_action(const web::PortActionRequest& request) {
+  auto topo = deps_.topology ? deps_.topology() : nullptr;
+  if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
+  auto db = store::Store::open(deps_.cfg.store.path);
+  actions::RemedyContext ctx = remedy_context(*topo, &plan_index_, local_lids(deps_.cfg));
+  auto exec = port_executor(deps_.cfg);  // actions.via: SMPs or UFM, as the automation
+  actions::Remediator remedy(remedy_config(deps_.cfg), *db, exec.get());
+  auto action = request.action == web::PortActionKind::disable ? actions::PortAction::disable
+                                                               : actions::PortAction::enable;
+  std::string reason = request.reason + " (by " + request.actor + " via the web API)";
+  return remedy.manual(action, request.node_guid, request.port, reason, request.force, ctx,
+                       web_backend_detail::now_us());
+}
+
+std::optional<nlohmann::json> WebBackend::last_audit() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (last_audit_) return last_audit_;
+  }
+  // None run yet (or the backend was rebuilt by a reload): with a plan and a discovered
+  // fabric, run one now, so GET /audit answers without a POST first.
+  if (!deps_.plan || !deps_.topology || !deps_.topology()) return std::nullopt;
+  return run_audit();
+}
+
+nlohmann::json WebBackend::run_audit() {
+  if (!deps_.plan) throw web::ApiError(409, "no cabling plan configured (fabric.plan)");
+  auto topo = deps_.topology ? deps_.topology() : nullptr;
+  if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
+  fabric::AuditResult result = fabric::run_audit(*deps_.plan, topo->fabric);
+  nlohmann::json j = nlohmann::json::parse(fabric::json_text(fabric::audit_to_json(result)));
+  j["time"] = store::iso_time(web_backend_detail::now_us());
+  j["topology_time"] = store::iso_time(topo->discovered_us);
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_audit_ = j;
+  return j;
+}
+
+}  // namespace ibw::daemon

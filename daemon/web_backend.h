@@ -1,0 +1,53 @@
+// WebBackend: the daemon's implementation of web::ApiBackend (web/backend.h). It reads the
+// daemon's live state through the callbacks it is given (current topology, source health,
+// last sweep), runs manual port actions through the same actions::Remediator and guard as
+// `ibwarden disable|enable` (one store connection and one port executor per call, SMP or UFM
+// as actions.via says; SMP users share fabric::smp_mutex()), and runs cabling audits of the plan
+// against the current topology. Thread-safe: the API calls it from several worker threads.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "actions/remedy.h"
+#include "config/config.h"
+#include "daemon/source_health.h"
+#include "daemon/topology.h"
+#include "web/backend.h"
+
+namespace ibw::daemon {
+
+struct WebBackendDeps {
+  config::Config cfg;
+  const fabric::Plan* plan = nullptr;  // may be null (no audit then)
+  std::function<std::shared_ptr<const Topology>()> topology;
+  SourceHealthBoard* health = nullptr;  // "opensm", "counters", "ufm", ...
+  int64_t started_us = 0;
+};
+
+class WebBackend : public web::ApiBackend {
+ public:
+  explicit WebBackend(WebBackendDeps deps) : deps_(std::move(deps)), plan_index_(deps_.plan) {}
+
+  std::unique_ptr<store::Store> open_store(bool writable) override;
+  web::Health health() override;
+  store::DecisionRecord port_action(const web::PortActionRequest& request) override;
+  std::optional<nlohmann::json> last_audit() override;
+  nlohmann::json run_audit() override;
+  bool webhook_outbox() override { return deps_.cfg.workorders.webhook.has_value(); }
+
+  // The counter loop reports each sweep here (for /health and /metrics).
+  void sweep_done(double seconds, int64_t end_us);
+
+ private:
+  WebBackendDeps deps_;
+  const actions::PlanIndex plan_index_;  // built once: a large plan costs ms per request
+  std::mutex mutex_;
+  std::optional<nlohmann::json> last_audit_;
+  double sweep_seconds_ = -1;
+  int64_t sweep_time_us_ = 0;
+};
+
+}  // namespace ibw::daemon

@@ -1,0 +1,155 @@
+// UFM's view of ports and its changes; see ufm_port_state.h.
+#include "ingest/ufm/port_state.h"
+
+#include <algorithm>
+#include <map>
+
+#include "ingest/ufm/events.h"
+
+namespace ibw::ingest {
+namespace ufm_port_state_detail {
+
+std::pair<uint64_t, int> key(uint64_t guid, int port) {
+  return {guid, port};  // exact: guid * 256 + port would merge GUIDs that differ in the top byte
+}
+
+std::string guid_text(uint64_t guid) {
+  static const char* kHex = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, guid >>= 4) s[static_cast<size_t>(i)] = kHex[guid & 0xf];
+  return s;
+}
+
+std::string where(const UfmPortState& s) {
+  std::string node = s.system_name.empty() ? s.name : s.system_name;
+  return node + "/" + (s.dname.empty() ? std::to_string(s.port) : s.dname);
+}
+
+}  // namespace ufm_port_state_detail
+
+bool UfmPortState::same_view(const UfmPortState& o) const {
+  return node_guid == o.node_guid && port == o.port && name == o.name &&
+         system_guid == o.system_guid && system_name == o.system_name && dname == o.dname &&
+         logical_state == o.logical_state && physical_state == o.physical_state &&
+         speed == o.speed && width == o.width && high_ber_severity == o.high_ber_severity &&
+         severity == o.severity && peer_guid == o.peer_guid && peer_port == o.peer_port &&
+         peer_node == o.peer_node && peer_from == o.peer_from;
+}
+
+std::vector<UfmPortState> ufm_port_states(const std::vector<UfmPort>& ports,
+                                          const std::vector<UfmLink>* links, int64_t now_us) {
+  namespace d = ufm_port_state_detail;
+  std::vector<UfmPortState> out;
+  out.reserve(ports.size());
+  std::map<std::pair<uint64_t, int>, size_t> at;  // node and system GUID, number -> index in out
+  for (const UfmPort& p : ports) {
+    uint64_t guid = p.node_guid ? p.node_guid : p.system_guid;
+    if (!guid || p.number <= 0 || p.number > 255) continue;
+    UfmPortState s;
+    s.node_guid = guid;
+    s.port = p.number;
+    s.name = p.name;
+    s.system_guid = p.system_guid;
+    s.system_name = p.system_name;
+    s.dname = p.dname;
+    s.logical_state = p.logical_state;
+    s.physical_state = p.physical_state;
+    s.speed = p.active_speed;
+    s.width = p.active_width;
+    s.high_ber_severity = p.high_ber_severity;
+    s.severity = p.severity;
+    if (p.peer_guid && p.peer_number) {
+      s.peer_guid = p.peer_guid;
+      s.peer_port = p.peer_number;
+      s.peer_node = p.peer_node_name.empty() ? p.peer_node_description : p.peer_node_name;
+      s.peer_from = "ports";
+    }
+    s.since_us = now_us;
+    at.emplace(d::key(guid, p.number), out.size());
+    if (p.system_guid && p.system_guid != guid)
+      at.emplace(d::key(p.system_guid, p.number), out.size());
+    out.push_back(std::move(s));
+  }
+  if (!links) return out;
+  auto find = [&](const UfmLinkEnd& e) -> UfmPortState* {
+    auto it = at.find(d::key(e.guid, e.port));
+    return it == at.end() ? nullptr : &out[it->second];
+  };
+  auto set_peer = [&](UfmPortState* s, const UfmLinkEnd& peer) {
+    if (!s || !peer.guid || !peer.port) return;
+    const UfmPortState* other = find(peer);
+    s->peer_guid = other ? other->node_guid : peer.guid;
+    s->peer_port = peer.port;
+    s->peer_node =
+        other && !other->system_name.empty() ? other->system_name : peer.node_description;
+    s->peer_from = "links";
+  };
+  for (const UfmLink& l : *links) {
+    set_peer(find(l.source), l.destination);
+    set_peer(find(l.destination), l.source);
+  }
+  return out;
+}
+
+Event ufm_high_ber_event(const UfmPortState& s, const std::string& before, int64_t now_us) {
+  namespace d = ufm_port_state_detail;
+  Event e;
+  e.time_us = now_us;
+  e.source = EventSource::ufm;
+  e.node_guid = s.node_guid;
+  e.port = s.port;
+  e.node = s.system_name;
+  const std::string was = before.empty() ? "none" : before;
+  if (s.high_ber_severity.empty()) {
+    e.kind = std::string(ufm_kind::high_ber_cleared);
+    e.severity = Severity::info;
+    e.message = "UFM port " + d::where(s) + " high_ber_severity cleared (was " + was + ")";
+  } else {
+    e.kind = std::string(ufm_kind::high_ber);
+    e.severity = std::max(ufm_severity(s.high_ber_severity), Severity::warning);
+    e.message = "UFM port " + d::where(s) + " high_ber_severity " + s.high_ber_severity + " (was " +
+                was + ")";
+  }
+  std::string name =
+      s.name.empty() ? d::guid_text(s.node_guid) + "_" + std::to_string(s.port) : s.name;
+  e.dedup_key = "ufm_port:" + name +
+                ":high_ber:" + (s.high_ber_severity.empty() ? "none" : s.high_ber_severity) + ":" +
+                std::to_string(now_us);
+  return e;
+}
+
+void UfmPortStates::seed(const std::vector<UfmPortState>& stored) {
+  ports_.clear();
+  for (const auto& s : stored) ports_[{s.node_guid, s.port}] = s;
+}
+
+UfmPortChanges UfmPortStates::update(std::vector<UfmPortState> current, int64_t now_us) {
+  UfmPortChanges out;
+  std::map<std::pair<uint64_t, int>, UfmPortState> next;
+  for (auto& s : current) {
+    std::pair<uint64_t, int> k{s.node_guid, s.port};
+    if (next.count(k)) continue;  // listed twice: the first one counts
+    auto it = ports_.find(k);
+    if (it != ports_.end() && it->second.same_view(s)) {
+      ++out.unchanged;
+      next.emplace(k, it->second);
+      continue;
+    }
+    const std::string before = it == ports_.end() ? std::string() : it->second.high_ber_severity;
+    if (s.high_ber_severity != before) out.events.push_back(ufm_high_ber_event(s, before, now_us));
+    s.since_us = now_us;
+    out.upsert.push_back(s);
+    next.emplace(k, std::move(s));
+  }
+  for (const auto& [k, s] : ports_)
+    if (!next.count(k)) out.removed.push_back(k);
+  ports_ = std::move(next);
+  return out;
+}
+
+const UfmPortState* UfmPortStates::find(uint64_t guid, int port) const {
+  auto it = ports_.find({guid, port});
+  return it == ports_.end() ? nullptr : &it->second;
+}
+
+}  // namespace ibw::ingest

@@ -1,0 +1,322 @@
+// UFM Telemetry CSV / Prometheus parsing; see ufm_telemetry.h for shapes and the mapping.
+#include "ingest/ufm/telemetry.h"
+#include "ingest/text.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <unordered_set>
+#include <utility>
+
+#include "ingest/ufm/json.h"
+#include "ingest/ufm/telemetry_fields.h"
+
+namespace ibw::ingest {
+namespace ufm_telemetry_detail {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<double> to_double(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<uint64_t> to_count(std::string_view s) {
+  s = trim(s);
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) return v;
+  auto d = to_double(s);
+  if (!d || *d < 0 || *d >= 1.8e19) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(*d));
+}
+
+int64_t scale_time(double v) {
+  if (v < 1e11) return static_cast<int64_t>(v * 1e6);  // seconds
+  if (v < 1e14) return static_cast<int64_t>(v * 1e3);  // milliseconds
+  return static_cast<int64_t>(v);                      // microseconds
+}
+
+// One port being assembled.
+struct PortRow {
+  CounterSample sample;
+  TelemetryPhy phy;
+  bool phy_seen = false;
+};
+
+class Builder {
+ public:
+  explicit Builder(TelemetryFormat f) { out_.format = f; }
+  void unknown(std::string_view name) {
+    if (seen_unknown_.insert(std::string(name)).second) out_.unknown.emplace_back(name);
+  }
+  void set(PortRow& row, const Field& f, std::string_view value) {
+    if (f.kind == Kind::counter) {
+      if (auto v = to_count(value)) {
+        row.sample.value[static_cast<size_t>(f.counter)] = *v;
+        row.sample.valid |= 1u << static_cast<unsigned>(f.counter);
+      }
+      return;
+    }
+    if (f.kind != Kind::phy) return;
+    TelemetryPhy& p = row.phy;
+    std::string_view v = trim(value);
+    if (v.empty() || v == "N/A") return;
+    row.phy_seen = true;
+    switch (f.phy) {
+      case Phy::raw_ber:
+        p.raw_ber = to_double(v);
+        break;
+      case Phy::effective_ber:
+        p.effective_ber = to_double(v);
+        break;
+      case Phy::symbol_ber:
+        p.symbol_ber = to_double(v);
+        break;
+      case Phy::effective_errors:
+        p.effective_errors = to_count(v);
+        break;
+      case Phy::symbol_errors:
+        p.symbol_errors = to_count(v);
+        break;
+      case Phy::raw_lane:
+        p.raw_errors_lane[f.lane] = to_count(v);
+        break;
+      case Phy::link_down:
+        p.link_down = to_count(v);
+        break;
+      case Phy::temperature:
+        p.temperature_c = to_double(v);
+        break;
+      case Phy::fec:
+        p.fec_mode = std::string(v);
+        break;
+      case Phy::speed:
+        p.speed = std::string(v);
+        break;
+      case Phy::width:
+        p.width = std::string(v);
+        break;
+      case Phy::partner_guid:
+        p.partner_guid = ufm_json_detail::parse_guid(v);
+        break;
+      case Phy::partner_port:
+        p.partner_port = static_cast<int>(to_count(v).value_or(0));
+        break;
+    }
+  }
+  void finish(PortRow& row, uint64_t guid, int port, int64_t time_us) {
+    ++out_.rows;
+    if (!guid || port <= 0) {
+      ++out_.skipped;
+      return;
+    }
+    row.sample.node_guid = row.phy.node_guid = guid;
+    row.sample.port = row.phy.port = port;
+    row.sample.time_us = row.phy.time_us = time_us;
+    row.sample.extended = true;
+    if (row.sample.valid) out_.samples.push_back(row.sample);
+    if (row.phy_seen) out_.phy.push_back(std::move(row.phy));
+  }
+  TelemetryParse& result() { return out_; }
+
+ private:
+  TelemetryParse out_;
+  std::unordered_set<std::string> seen_unknown_;
+};
+
+// Splits one CSV line (RFC 4180 quoting within the line).
+std::vector<std::string> csv_fields(std::string_view line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start < text.size();) {
+    size_t nl = text.find('\n', start);
+    std::string_view l = text.substr(start, nl == std::string_view::npos ? nl : nl - start);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    out.push_back(l);
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace ufm_telemetry_detail
+
+bool TelemetryPhy::empty() const {
+  bool lanes = false;
+  for (const auto& l : raw_errors_lane) lanes |= l.has_value();
+  return !raw_ber && !effective_ber && !symbol_ber && !effective_errors && !symbol_errors &&
+         !lanes && !link_down && !temperature_c && fec_mode.empty() && speed.empty() &&
+         width.empty() && !partner_guid && !partner_port;
+}
+
+TelemetryParse parse_telemetry_csv(std::string_view text, int64_t now_us) {
+  namespace d = ufm_telemetry_detail;
+  d::Builder b(TelemetryFormat::csv);
+  std::vector<d::Field> columns;
+  int node_col = -1, port_guid_col = -1, port_col = -1, time_col = -1;
+  for (std::string_view line : d::lines(text)) {
+    if (d::trim(line).empty()) continue;
+    std::vector<std::string> cells = d::csv_fields(line);
+    if (columns.empty()) {  // the header
+      for (size_t i = 0; i < cells.size(); ++i) {
+        d::Field f = d::classify(d::trim(cells[i]));
+        int col = static_cast<int>(i);
+        if (f.kind == d::Kind::node_guid && node_col < 0) node_col = col;
+        if (f.kind == d::Kind::port_guid && port_guid_col < 0) port_guid_col = col;
+        if (f.kind == d::Kind::port && port_col < 0) port_col = col;
+        if (f.kind == d::Kind::time && time_col < 0) time_col = col;
+        if (f.kind == d::Kind::unknown) b.unknown(d::trim(cells[i]));
+        columns.push_back(f);
+      }
+      if ((node_col < 0 && port_guid_col < 0) || port_col < 0) {
+        b.result().error = "telemetry CSV: the header names no node GUID or port column";
+        return std::move(b.result());
+      }
+      continue;
+    }
+    auto cell = [&](int col) -> std::string_view {
+      return col >= 0 && static_cast<size_t>(col) < cells.size() ? d::trim(cells[col])
+                                                                 : std::string_view();
+    };
+    uint64_t guid = ufm_json_detail::parse_guid(cell(node_col));
+    if (!guid) guid = ufm_json_detail::parse_guid(cell(port_guid_col));
+    int port = static_cast<int>(d::to_count(cell(port_col)).value_or(0));
+    int64_t t = now_us;
+    if (auto v = d::to_double(cell(time_col)); v && *v > 0) t = d::scale_time(*v);
+    d::PortRow row;
+    for (size_t i = 0; i < cells.size() && i < columns.size(); ++i)
+      b.set(row, columns[i], cells[i]);
+    b.finish(row, guid, port, t);
+  }
+  b.result().ok = !columns.empty();
+  if (columns.empty()) b.result().error = "telemetry CSV: no header row";
+  return std::move(b.result());
+}
+
+TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us) {
+  namespace d = ufm_telemetry_detail;
+  d::Builder b(TelemetryFormat::prometheus);
+  struct Series {
+    d::PortRow row;
+    uint64_t guid = 0;
+    int port = 0;
+    int64_t time_us = 0;
+  };
+  std::vector<Series> series;
+  std::map<std::pair<uint64_t, int>, size_t> index;
+  size_t unidentified = 0;
+  for (std::string_view line : d::lines(text)) {
+    line = d::trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    size_t name_end = line.find_first_of("{ ");
+    if (name_end == std::string_view::npos) continue;
+    std::string_view name = line.substr(0, name_end);
+    std::map<std::string, std::string> labels;
+    size_t pos = name_end;
+    if (line[pos] == '{') {
+      size_t i = pos + 1;
+      while (i < line.size() && line[i] != '}') {
+        size_t eq = line.find('=', i);
+        if (eq == std::string_view::npos || eq + 1 >= line.size() || line[eq + 1] != '"') break;
+        std::string key(d::trim(line.substr(i, eq - i)));
+        std::string value;
+        size_t k = eq + 2;
+        for (; k < line.size() && line[k] != '"'; ++k) {
+          if (line[k] == '\\' && k + 1 < line.size()) ++k;
+          value += line[k];
+        }
+        labels[ascii_lower(key)] = value;
+        i = k + 1;
+        while (i < line.size() && (line[i] == ',' || line[i] == ' ')) ++i;
+      }
+      pos = line.find('}', pos);
+      if (pos == std::string_view::npos) continue;
+      ++pos;
+    }
+    std::string_view rest = d::trim(line.substr(pos));
+    size_t sp = rest.find(' ');
+    std::string_view value = rest.substr(0, sp);
+    int64_t t = now_us;
+    if (sp != std::string_view::npos)
+      if (auto ts = d::to_double(rest.substr(sp + 1)); ts && *ts > 0) t = d::scale_time(*ts);
+    d::Field f = d::classify(name);
+    if (f.kind == d::Kind::unknown) {
+      b.unknown(name);
+      continue;
+    }
+    if (f.kind != d::Kind::counter && f.kind != d::Kind::phy) continue;
+    auto label = [&](std::initializer_list<const char*> keys) -> std::string {
+      for (const char* k : keys)
+        if (auto it = labels.find(ascii_lower(k)); it != labels.end()) return it->second;
+      return {};
+    };
+    uint64_t guid = ufm_json_detail::parse_guid(label({"node_guid", "nodeGUID"}));
+    if (!guid) guid = ufm_json_detail::parse_guid(label({"port_guid"}));
+    int port = static_cast<int>(
+        d::to_count(label({"port_num", "Port_Number", "port_number", "portNumber", "port"}))
+            .value_or(0));
+    if (!guid || port <= 0) {
+      ++unidentified;
+      continue;
+    }
+    auto [it, fresh] = index.emplace(std::make_pair(guid, port), series.size());
+    if (fresh) series.push_back(Series{{}, guid, port, t});
+    Series& s = series[it->second];
+    s.time_us = std::max(s.time_us, t);
+    b.set(s.row, f, value);
+  }
+  for (Series& s : series) b.finish(s.row, s.guid, s.port, s.time_us);
+  b.result().skipped += unidentified;
+  b.result().ok = true;
+  return std::move(b.result());
+}
+
+TelemetryParse parse_telemetry(std::string_view text, int64_t now_us) {
+  for (std::string_view line : ufm_telemetry_detail::lines(text)) {
+    line = ufm_telemetry_detail::trim(line);
+    if (line.empty()) continue;
+    bool prom = line.rfind("# HELP", 0) == 0 || line.rfind("# TYPE", 0) == 0 ||
+                line.find('{') != std::string_view::npos ||
+                line.find(',') == std::string_view::npos;
+    return prom ? parse_telemetry_prometheus(text, now_us) : parse_telemetry_csv(text, now_us);
+  }
+  TelemetryParse empty;
+  empty.error = "telemetry: empty response";
+  return empty;
+}
+
+}  // namespace ibw::ingest
