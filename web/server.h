@@ -1,5 +1,5 @@
 // Server: the HTTP/1.1 server of the web API on Boost.Beast (shaped after Beast's advanced
-// async server, simpler). Beast and Asio stay inside web/server.cpp; this header is light.
+// async server, simpler). Beast and Asio stay inside web/server*.cpp; this header is light.
 //
 // Threads:
 //  - io_threads (default 1) run the io_context: accept, read, write, timers. Each connection
