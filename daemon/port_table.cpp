@@ -1,29 +1,12 @@
 #include "daemon/port_table.h"
 
+#include "ingest/link_events.h"
+
 namespace ibw::daemon {
 namespace port_table_detail {
 
-ingest::Event link_event(std::string_view kind, const store::PortRecord& self, uint64_t peer_guid,
-                         int peer_port, const std::string& peer_node, int64_t now_us) {
-  ingest::Event e;
-  e.time_us = now_us;
-  e.source = ingest::EventSource::opensm;
-  e.kind = std::string(kind);
-  e.severity = kind == ingest::kind::link_down ? ingest::Severity::warning : ingest::Severity::info;
-  e.node_guid = self.node_guid;
-  e.port = self.port;
-  e.lid = self.lid;
-  e.node = self.node;
-  e.peer_guid = peer_guid;
-  e.peer_port = peer_port;
-  e.peer_node = peer_node;
-  e.cable_id = self.cable_id;
-  e.message = std::string(kind == ingest::kind::link_down ? "link down: " : "link up: ") +
-              self.node + "/" + std::to_string(self.port) + " - " + peer_node + "/" +
-              std::to_string(peer_port);
-  e.dedup_key = "topo:" + e.kind + ":" + std::to_string(self.node_guid) + ":" +
-                std::to_string(self.port) + ":" + std::to_string(now_us);
-  return e;
+ingest::LinkEnd link_end(const store::PortRecord& r) {
+  return {r.node_guid, r.port, r.lid, r.node, r.cable_id};
 }
 
 }  // namespace port_table_detail
@@ -47,7 +30,7 @@ size_t PortTable::size() const {
 
 std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, int64_t now_us,
                                                          std::vector<ingest::Event>* events) {
-  using port_table_detail::link_event;
+  using port_table_detail::link_end;
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<store::PortRecord> changed;
   std::unordered_map<uint64_t, bool> seen;
@@ -82,14 +65,10 @@ std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, i
         peer_node = fab.node(p.peer_node).name;
       }
       bool peer_changed = before.peer_guid != peer_guid || before.peer_port != peer_port;
-      if (!fresh && peer_changed) {
-        if (before.peer_guid)
-          events->push_back(link_event(ingest::kind::link_down, r, before.peer_guid,
-                                       before.peer_port, before.peer_node, now_us));
-        if (peer_guid)
-          events->push_back(
-              link_event(ingest::kind::link_up, r, peer_guid, peer_port, peer_node, now_us));
-      }
+      if (!fresh)
+        ingest::append_link_changes(link_end(r),
+                                    {before.peer_guid, before.peer_port, before.peer_node},
+                                    {peer_guid, peer_port, peer_node}, now_us, events);
       r.peer_guid = peer_guid;
       r.peer_port = peer_port;
       r.peer_node = peer_node;
@@ -104,8 +83,8 @@ std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, i
   // Ports that vanished with their node (e.g. a host whose only link went down).
   for (auto& [k, r] : ports_) {
     if (seen.count(k) || !r.peer_guid) continue;
-    events->push_back(
-        link_event(ingest::kind::link_down, r, r.peer_guid, r.peer_port, r.peer_node, now_us));
+    events->push_back(ingest::link_event(ingest::kind::link_down, link_end(r),
+                                         {r.peer_guid, r.peer_port, r.peer_node}, now_us));
     r.peer_guid = 0;
     r.peer_port = 0;
     r.peer_node.clear();

@@ -1,8 +1,8 @@
 // PortTable: the daemon's merged, in-memory state of every port (what `ibwarden ports`
 // shows), fed by two producers: topology (peer, state, width, speed) and counters (values,
-// deltas, rates). It is also where link changes are detected: a port whose peer differs from
-// the last known one yields link_down / link_up events, both at runtime and against the
-// state stored before a restart. Thread-safe (one mutex).
+// deltas, rates). It keeps the last known peer of every port, so link changes are found here:
+// a port whose peer differs yields link_down / link_up events (ingest/link_events.h), both at
+// runtime and against the state stored before a restart. Thread-safe (one mutex).
 #pragma once
 
 #include <mutex>

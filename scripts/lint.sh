@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Style check: every C++ file must be formatted by .clang-format. Exit 1 lists the offenders.
+# Style check: every C++ file must be formatted by .clang-format, and no folder may include a
+# higher layer's headers (see docs/architecture.md). Exit 1 lists the offenders.
 # With --fix, formats them in place instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,9 +17,20 @@ done
 # would silently run nothing under ctest.
 while IFS= read -r hit; do bad+=("$hit (',' or ';' in a TEST_CASE name)"); done < <(
   git grep -n -E 'TEST_CASE\("[^"]*[,;][^"]*"' -- 'tests/*.cpp' || true)
+# Layers, bottom up: a folder includes only its own headers and those of lower layers.
+#   0 fabric | 1 ingest config | 2 rules store | 3 actions web | 4 daemon | 5 cli
+declare -A layer=([fabric]=0 [ingest]=1 [config]=1 [rules]=2 [store]=2 [actions]=3 [web]=3
+                  [daemon]=4 [cli]=5)
+while IFS=: read -r file _ inc; do
+  from=${file%%/*} to=${inc#*\"} to=${to%%/*}
+  [[ -n ${layer[$from]:-} && -n ${layer[$to]:-} && $from != "$to" ]] || continue
+  if ((layer[$to] >= layer[$from])); then
+    bad+=("$file includes $to/ (layer ${layer[$to]}) from $from/ (layer ${layer[$from]})")
+  fi
+done < <(git grep -n -E '^#include "[a-z_]+/' -- "${!layer[@]}")
 if ((${#bad[@]})); then
   printf 'lint: %s\n' "${bad[@]}" >&2
-  echo "(formatting: run scripts/lint.sh --fix)" >&2
+  echo "(formatting: run scripts/lint.sh --fix; layers: docs/architecture.md)" >&2
   exit 1
 fi
-echo "lint: all files formatted"
+echo "lint: all files formatted; no include from a lower layer to a higher one"
