@@ -13,12 +13,15 @@
 
 #include "fabric/json_text.h"
 #include "store/remedy_json.h"
+#include "store/sqlite_fields.h"
+#include "store/sqlite_rows.h"
 #include "store/sqlite_store.h"
 
 namespace ibw::store {
 
 namespace remedy_detail {
 
+using sqlite_detail::fields;
 using sqlite_detail::Statement;
 
 constexpr const char* kDecisionColumns =
@@ -52,13 +55,7 @@ std::string numbered_params(int n) {
 std::string numbered_assignments(const std::string& columns) {
   std::string out;
   int n = 0;
-  size_t pos = 0;
-  while (pos < columns.size()) {
-    size_t comma = columns.find(',', pos);
-    if (comma == std::string::npos) comma = columns.size();
-    std::string c = columns.substr(pos, comma - pos);
-    c.erase(0, c.find_first_not_of(' '));
-    pos = comma + 1;
+  for (const std::string& c : rows::column_names(columns)) {
     out += (n ? ", " : "") + c + " = ?" + std::to_string(n + 1);
     ++n;
   }
@@ -88,45 +85,28 @@ const std::string& select_decisions_sql(bool by_link) {
   return by_link ? link : all;
 }
 
+// Every column of decisions but id and dedup_key, in table order (parameters 1-14).
+constexpr auto kDecisionFields =
+    fields(&DecisionRecord::time_us, &DecisionRecord::rule, &DecisionRecord::node_guid,
+           &DecisionRecord::node, &DecisionRecord::port, &DecisionRecord::peer_guid,
+           &DecisionRecord::peer_node, &DecisionRecord::peer_port, &DecisionRecord::cable_id,
+           &DecisionRecord::action, &DecisionRecord::status, &DecisionRecord::reason,
+           &DecisionRecord::evidence_json, &DecisionRecord::link_key);
+constexpr int kDedupParameter = kDecisionFields.kCount + 1;
+
 void bind_decision(Statement& s, const DecisionRecord& d) {
-  s.bind(1, d.time_us);
-  s.bind(2, d.rule);
-  s.bind_u64(3, d.node_guid);
-  s.bind(4, d.node);
-  s.bind(5, int64_t{d.port});
-  s.bind_u64(6, d.peer_guid);
-  s.bind(7, d.peer_node);
-  s.bind(8, int64_t{d.peer_port});
-  s.bind(9, d.cable_id);
-  s.bind(10, d.action);
-  s.bind(11, d.status);
-  s.bind(12, d.reason);
-  s.bind(13, d.evidence_json);
-  s.bind(14, d.link_key);
+  kDecisionFields.bind(s, 1, d);
   if (d.dedup_key.empty())
-    s.bind_null(15);
+    s.bind_null(kDedupParameter);
   else
-    s.bind(15, d.dedup_key);
+    s.bind(kDedupParameter, d.dedup_key);
 }
 
-DecisionRecord read_decision(const Statement& s) {
+DecisionRecord read_decision(const Statement& s) {  // id, the fields, dedup_key
   DecisionRecord d;
   d.id = s.column_int64(0);
-  d.time_us = s.column_int64(1);
-  d.rule = s.column_text(2);
-  d.node_guid = s.column_u64(3);
-  d.node = s.column_text(4);
-  d.port = s.column_int(5);
-  d.peer_guid = s.column_u64(6);
-  d.peer_node = s.column_text(7);
-  d.peer_port = s.column_int(8);
-  d.cable_id = s.column_text(9);
-  d.action = s.column_text(10);
-  d.status = s.column_text(11);
-  d.reason = s.column_text(12);
-  d.evidence_json = s.column_text(13);
-  d.link_key = s.column_text(14);
-  d.dedup_key = s.column_text(15);  // NULL reads as ""
+  kDecisionFields.read(s, 1, d);
+  d.dedup_key = s.column_text(kDedupParameter);  // NULL reads as ""
   return d;
 }
 
@@ -245,26 +225,21 @@ bool same_content(const WorkOrder& x, const WorkOrder& y) {
 // ---- outbox and disabled ports ----
 
 OutboxItem read_outbox(const Statement& s) {
+  static constexpr auto kFields =
+      fields(&OutboxItem::id, &OutboxItem::workorder_id, &OutboxItem::version,
+             &OutboxItem::idempotency_key, &OutboxItem::payload, &OutboxItem::attempts,
+             &OutboxItem::next_attempt_us, &OutboxItem::delivered_us, &OutboxItem::last_error);
   OutboxItem it;
-  it.id = s.column_int64(0);
-  it.workorder_id = s.column_int64(1);
-  it.version = s.column_int64(2);
-  it.idempotency_key = s.column_text(3);
-  it.payload = s.column_text(4);
-  it.attempts = s.column_int(5);
-  it.next_attempt_us = s.column_int64(6);
-  it.delivered_us = s.column_int64(7);
-  it.last_error = s.column_text(8);
+  kFields.read(s, 0, it);
   return it;
 }
 
 DisabledPort read_disabled(const Statement& s) {
+  static constexpr auto kFields =
+      fields(&DisabledPort::node_guid, &DisabledPort::port, &DisabledPort::time_us,
+             &DisabledPort::decision_id, &DisabledPort::link_key);
   DisabledPort d;
-  d.node_guid = s.column_u64(0);
-  d.port = s.column_int(1);
-  d.time_us = s.column_int64(2);
-  d.decision_id = s.column_int64(3);
-  d.link_key = s.column_text(4);
+  kFields.read(s, 0, d);
   return d;
 }
 

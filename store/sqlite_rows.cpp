@@ -4,9 +4,11 @@
 #include <charconv>
 
 #include "store/counter_json.h"
+#include "store/sqlite_fields.h"
 
 namespace ibw::store::rows {
 
+using sqlite_detail::fields;
 using sqlite_detail::Statement;
 
 // Column lists shared by INSERT and SELECT so bind and read orders cannot drift apart.
@@ -25,15 +27,6 @@ constexpr const char* kUfmPortColumns =
     "since_us";
 constexpr int kUfmPortColumnCount = 17;
 
-namespace rows_detail {
-
-std::string placeholders(int n) {
-  std::string s;
-  for (int i = 1; i <= n; ++i) s += (i > 1 ? ", ?" : "?") + std::to_string(i);
-  return s;
-}
-
-// "a, b" -> {"a", "b"}: the names of a column list.
 std::vector<std::string> column_names(const std::string& cols) {
   std::vector<std::string> out;
   size_t pos = 0;
@@ -46,6 +39,14 @@ std::vector<std::string> column_names(const std::string& cols) {
     pos = comma + 1;
   }
   return out;
+}
+
+namespace rows_detail {
+
+std::string placeholders(int n) {
+  std::string s;
+  for (int i = 1; i <= n; ++i) s += (i > 1 ? ", ?" : "?") + std::to_string(i);
+  return s;
 }
 
 // "a, b" with prefix "p." -> "p.a, p.b".
@@ -189,46 +190,25 @@ void bind_port(Statement& s, const PortRecord& p) {
   s.bind(25, p.last_change_us);
 }
 
+// ufm_ports' columns in table order.
+constexpr auto kUfmPortFields = fields(
+    &ingest::UfmPortState::node_guid, &ingest::UfmPortState::port, &ingest::UfmPortState::name,
+    &ingest::UfmPortState::system_guid, &ingest::UfmPortState::system_name,
+    &ingest::UfmPortState::dname, &ingest::UfmPortState::logical_state,
+    &ingest::UfmPortState::physical_state, &ingest::UfmPortState::speed,
+    &ingest::UfmPortState::width, &ingest::UfmPortState::high_ber_severity,
+    &ingest::UfmPortState::severity, &ingest::UfmPortState::peer_guid,
+    &ingest::UfmPortState::peer_port, &ingest::UfmPortState::peer_node,
+    &ingest::UfmPortState::peer_from, &ingest::UfmPortState::since_us);
+static_assert(kUfmPortFields.kCount == kUfmPortColumnCount);
+
 void bind_ufm_port(Statement& s, const ingest::UfmPortState& u) {
-  s.bind_u64(1, u.node_guid);
-  s.bind(2, int64_t{u.port});
-  s.bind(3, u.name);
-  s.bind_u64(4, u.system_guid);
-  s.bind(5, u.system_name);
-  s.bind(6, u.dname);
-  s.bind(7, u.logical_state);
-  s.bind(8, u.physical_state);
-  s.bind(9, u.speed);
-  s.bind(10, u.width);
-  s.bind(11, u.high_ber_severity);
-  s.bind(12, u.severity);
-  s.bind_u64(13, u.peer_guid);
-  s.bind(14, int64_t{u.peer_port});
-  s.bind(15, u.peer_node);
-  s.bind(16, u.peer_from);
-  s.bind(17, u.since_us);
+  kUfmPortFields.bind(s, 1, u);
 }
 
 ingest::UfmPortState read_ufm_port(const Statement& s, int first) {
   ingest::UfmPortState u;
-  int c = first;
-  u.node_guid = s.column_u64(c++);
-  u.port = s.column_int(c++);
-  u.name = s.column_text(c++);
-  u.system_guid = s.column_u64(c++);
-  u.system_name = s.column_text(c++);
-  u.dname = s.column_text(c++);
-  u.logical_state = s.column_text(c++);
-  u.physical_state = s.column_text(c++);
-  u.speed = s.column_text(c++);
-  u.width = s.column_text(c++);
-  u.high_ber_severity = s.column_text(c++);
-  u.severity = s.column_text(c++);
-  u.peer_guid = s.column_u64(c++);
-  u.peer_port = s.column_int(c++);
-  u.peer_node = s.column_text(c++);
-  u.peer_from = s.column_text(c++);
-  u.since_us = s.column_int64(c++);
+  kUfmPortFields.read(s, first, u);
   return u;
 }
 

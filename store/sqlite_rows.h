@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/sqlite_db.h"
 #include "store/store.h"
@@ -27,6 +28,8 @@ EventPlan plan_for(const EventQuery& q);
 // ?1 since_us, ?2 after_id, ?3 limit (-1 = none), ?4 node_guid, ?5 port.
 const std::string& select_events_sql(EventPlan plan);
 
+// "a, b" -> {"a", "b"}: the names of a column list.
+std::vector<std::string> column_names(const std::string& cols);
 void bind_event(sqlite_detail::Statement& s, const ingest::Event& e);
 void bind_port(sqlite_detail::Statement& s, const PortRecord& p);
 void bind_ufm_port(sqlite_detail::Statement& s, const ingest::UfmPortState& u);
