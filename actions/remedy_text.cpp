@@ -212,6 +212,25 @@ nlohmann::json evidence_json(const Finding& f) {
                         {"severity", std::string(ingest::severity_name(b.severity))},
                         {"message", b.message}});
   }
+  if (e.path) {  // cursed_path: the localizer's case and the guided probes' confirmation
+    const rules::PathEvidence& p = *e.path;
+    nlohmann::json c = {{"link", p.link},
+                        {"score", p.score},
+                        {"loss", p.loss},
+                        {"bad_observations", p.bad_observations},
+                        {"good_observations", p.good_observations},
+                        {"group_size", p.group_size},
+                        {"sample_bad_pairs", p.sample_bad_pairs}};
+    if (p.dr_sent)
+      c["dr_confirmation"] = {
+          {"sent", p.dr_sent},
+          {"lost", p.dr_lost},
+          {"loss", static_cast<double>(p.dr_lost) / static_cast<double>(p.dr_sent)}};
+    if (p.counters_known)
+      c["counter_deltas"] = {{"PortRcvErrors", p.rcv_errors_delta},
+                             {"SymbolErrorCounter", p.symbol_errors_delta}};
+    j["cursed_path"] = std::move(c);
+  }
   if (e.last_time_us) j["last_seen"] = store::iso_time(e.last_time_us);
   if (e.active_width || e.active_speed != fabric::Speed::unknown)
     j["active_rate"] = fabric::rate_name(e.active_width, e.active_speed);
@@ -243,6 +262,12 @@ std::string advice(rules::RuleType type, int offences, const LinkView& link) {
   if (offences == 2)
     return "second offence after a repair: replace the transceivers (or " + cable + ") at " +
            where + "; cleaning and reseating did not hold";
+  if (type == rules::RuleType::cursed_path)
+    return "probes through " + cable + " at " + where +
+           " were lost or slow while nothing flapped: clean both connector ends and reseat " +
+           cable +
+           ", check the switch firmware level, then re-enable the link (ibwarden "
+           "enable) and watch the next probe rounds";
   if (type == rules::RuleType::link_degraded)
     return "reseat " + cable + " at " + where +
            "; if it still trains below its rate, replace the cable or its transceivers";

@@ -235,6 +235,8 @@ void fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t no
       if (ufm_high_ber_fires(r, p, now, &ber.what, &ber.ev)) s = std::move(ber);
       break;
     }
+    case RuleType::cursed_path:  // judged on the localizer's suspects: eval_cursed_path.h
+      break;
   }
   if (s) out->push_back(std::move(*s));
 }

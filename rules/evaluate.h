@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -102,6 +103,22 @@ struct PortWindow {
   }
 };
 
+// cursed_path: what the localizer and the guided probes found about one suspect link.
+struct PathEvidence {
+  std::string link;  // "spine001/3 -> leaf003/18": the direction loss was seen in
+  double score = 0;
+  double loss = 0;  // estimated loss rate of the link, 0-1
+  int64_t bad_observations = 0;
+  int64_t good_observations = 0;
+  size_t group_size = 1;                      // links the observations cannot tell apart
+  std::vector<std::string> sample_bad_pairs;  // "src -> dst: lost/sent"
+  uint64_t dr_sent = 0;                       // guided DR probes pinned to this link
+  uint64_t dr_lost = 0;
+  bool counters_known = false;  // the receiving port's deltas over the window were read
+  uint64_t rcv_errors_delta = 0;
+  uint64_t symbol_errors_delta = 0;
+};
+
 struct Evidence {
   int64_t window_us = 0;
   std::string counter;     // counter name when the rule is about one counter
@@ -121,6 +138,7 @@ struct Evidence {
   std::vector<BerEvent> ber_events;  // ufm_high_ber: the uncleared high_ber events that count
   int active_width = 0, expected_width = 0;
   fabric::Speed active_speed = fabric::Speed::unknown, expected_speed = fabric::Speed::unknown;
+  std::optional<PathEvidence> path;  // cursed_path only
 };
 
 struct Verdict {

@@ -4,7 +4,8 @@
 // File format: a top-level `rules:` list. Every rule has `name` (unique), `type`
 // (symbol_errors | link_flap | link_degraded | error_counters), `enabled` (default true),
 // `action` (disable | isolate | work_order | none), `severity` (info | warning | error |
-// critical), optional `confirm` (none | both_ends | errors_and_flap) and type-specific keys:
+// critical), optional `confirm` (none | both_ends | errors_and_flap; for cursed_path:
+// none | dr_probe | counters | both) and type-specific keys:
 //   symbol_errors:  ber_threshold {SDR..XDR, default: number}, window (12m), jump (count)
 //   link_flap:      cycles (5), window (1m)
 //   link_degraded:  below (plan | enabled | both; default both)
@@ -12,6 +13,9 @@
 //   ufm_high_ber:   min_severity (warning | error | critical; default error), window (10m)
 //                   (UFM's own BER verdicts: high_ber / high_ber_cleared events, so it
 //                   only fires with a ufm: section)
+//   cursed_path:    min_loss (0.01: the least loss rate of a suspect link, 0-1),
+//                   min_observations (3: bad observations behind it); evaluated on the
+//                   localizer's suspects (rules/eval_cursed_path.h), not on port windows
 // Loading collects every problem as file:line: field: message before failing.
 #pragma once
 
@@ -34,10 +38,13 @@ enum class RuleType : uint8_t {
   link_flap,
   link_degraded,
   error_counters,
-  ufm_high_ber
+  ufm_high_ber,
+  cursed_path
 };
 enum class Action : uint8_t { disable, isolate, work_order, none };
-enum class Confirm : uint8_t { none, both_ends, errors_and_flap };
+// both_ends and errors_and_flap for port-window rules; dr_probe, counters and both (= the two)
+// for cursed_path.
+enum class Confirm : uint8_t { none, both_ends, errors_and_flap, dr_probe, counters, both };
 // Which expectation link_degraded compares against; `both` means any known one.
 enum class DegradedBelow : uint8_t { plan, enabled, both };
 
@@ -84,6 +91,8 @@ struct Rule {
   std::vector<CounterLimit> counters;         // error_counters
   // ufm_high_ber: the least severity of a high_ber event that counts.
   ingest::Severity min_severity = ingest::Severity::error;
+  double min_loss = 0.01;         // cursed_path
+  uint64_t min_observations = 3;  // cursed_path
 };
 
 struct RuleSet {

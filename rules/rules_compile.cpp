@@ -24,9 +24,12 @@ std::vector<std::string_view> type_keys(std::optional<RuleType> t) {
       return {"window", "counters"};
     case RuleType::ufm_high_ber:
       return {"min_severity", "window"};
+    case RuleType::cursed_path:
+      return {"min_loss", "min_observations"};
   }
   // Type unknown: accept any type's key so only the type itself is reported.
-  return {"ber_threshold", "window", "jump", "cycles", "below", "counters", "min_severity"};
+  return {"ber_threshold", "window",   "jump",     "cycles",          "below",
+          "min_severity",  "counters", "min_loss", "min_observations"};
 }
 
 // Pass 2 output: the rule plus what compile needs to know about what was given.
@@ -72,9 +75,9 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
   r.line = raw.line;
   std::optional<RuleType> type;
   if (const RawField* f = raw.get("type"))
-    type = rd.choice<RuleType>(
-        f->value, f->line, "type", parse_rule_type,
-        {"symbol_errors", "link_flap", "link_degraded", "error_counters", "ufm_high_ber"});
+    type = rd.choice<RuleType>(f->value, f->line, "type", parse_rule_type,
+                               {"symbol_errors", "link_flap", "link_degraded", "error_counters",
+                                "ufm_high_ber", "cursed_path"});
   for (std::string_view req : {"name", "type", "action", "severity"})
     if (!raw.get(req)) sink.add(raw.line, std::string(req), "missing (every rule needs it)");
   p.ok = type.has_value() && raw.get("name");
@@ -107,13 +110,21 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
                                                {"info", "warning", "error", "critical"}))
         r.severity = *s;
     } else if (f.key == "confirm") {
-      if (auto c = rd.choice<Confirm>(v, f.line, f.key, parse_confirm,
-                                      {"none", "both_ends", "errors_and_flap"})) {
+      bool path = type == RuleType::cursed_path;
+      auto choices = path ? std::vector<std::string_view>{"none", "dr_probe", "counters", "both"}
+                          : std::vector<std::string_view>{"none", "both_ends", "errors_and_flap"};
+      auto c = rd.choice<Confirm>(v, f.line, f.key, parse_confirm, choices);
+      if (c && std::find(choices.begin(), choices.end(), confirm_name(*c)) == choices.end())
+        sink.add(f.line, f.key, unknown("confirm", std::string(confirm_name(*c)), choices));
+      else if (c)
         r.confirm = *c;
-        if (*c == Confirm::errors_and_flap && type &&
-            (*type == RuleType::link_flap || *type == RuleType::link_degraded))
-          sink.add(f.line, f.key, "errors_and_flap only applies to error rules");
-      }
+      if (c && *c == Confirm::errors_and_flap && type &&
+          (*type == RuleType::link_flap || *type == RuleType::link_degraded))
+        sink.add(f.line, f.key, "errors_and_flap only applies to error rules");
+    } else if (f.key == "min_loss") {
+      if (auto x = rd.number(v, f.line, f.key, 0, 1)) r.min_loss = *x;
+    } else if (f.key == "min_observations") {
+      if (auto n = rd.count(v, f.line, f.key, 1, 1ULL << 40)) r.min_observations = *n;
     } else if (f.key == "min_severity") {
       if (auto s = rd.choice<ingest::Severity>(v, f.line, f.key, parse_ber_severity,
                                                {"warning", "error", "critical"}))

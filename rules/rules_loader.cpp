@@ -111,12 +111,14 @@ std::string_view rule_type_name(RuleType t) {
       return "error_counters";
     case RuleType::ufm_high_ber:
       return "ufm_high_ber";
+    case RuleType::cursed_path:
+      return "cursed_path";
   }
   return "?";
 }
 std::optional<RuleType> parse_rule_type(std::string_view s) {
   for (auto t : {RuleType::symbol_errors, RuleType::link_flap, RuleType::link_degraded,
-                 RuleType::error_counters, RuleType::ufm_high_ber})
+                 RuleType::error_counters, RuleType::ufm_high_ber, RuleType::cursed_path})
     if (rule_type_name(t) == s) return t;
   return std::nullopt;
 }
@@ -146,11 +148,18 @@ std::string_view confirm_name(Confirm c) {
       return "both_ends";
     case Confirm::errors_and_flap:
       return "errors_and_flap";
+    case Confirm::dr_probe:
+      return "dr_probe";
+    case Confirm::counters:
+      return "counters";
+    case Confirm::both:
+      return "both";
   }
   return "?";
 }
 std::optional<Confirm> parse_confirm(std::string_view s) {
-  for (auto c : {Confirm::none, Confirm::both_ends, Confirm::errors_and_flap})
+  for (auto c : {Confirm::none, Confirm::both_ends, Confirm::errors_and_flap, Confirm::dr_probe,
+                 Confirm::counters, Confirm::both})
     if (confirm_name(c) == s) return c;
   return std::nullopt;
 }
