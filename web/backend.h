@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/store.h"
+#include "web/http.h"
 
 namespace ibw::web {
 
@@ -77,6 +78,29 @@ class ApiBackend {
 
   // True when work-order changes must also queue a webhook delivery (WriteBatch::outbox).
   virtual bool webhook_outbox() = 0;
+
+  // Cursed routes (the daemon's probe runner). The defaults answer as a daemon without
+  // probing does: 404 saying so.
+  //
+  // The last localization over the probe window: the `ibwarden localize --format json`
+  // object ({"observations", "pairs", "suspects": [...]}) plus "time" (ISO UTC), "rounds"
+  // (probe rounds in the window) and "posted" (observations from files and POSTs in it).
+  // Throws ApiError(404, why) when probing is off or nothing was localized yet.
+  virtual nlohmann::json suspects() { throw ApiError(404, kNoProbing); }
+  // The route-health matrix of the probe window, leaf switches (switches with CAs) by leaf
+  // switches, rows the sources: {"time", "rounds", "switches": [names], "guids": ["0x..."],
+  // "sent": [[n]], "lost": [[n]], "loss": [[x | null]]} (null: no probe between the two).
+  virtual nlohmann::json route_health() { throw ApiError(404, kNoProbing); }
+  // POST /probes: external observations (JSONL or CSV with a header, as ingest/observation.h
+  // reads them). Validates every line first; bad input throws fabric::InputError (nothing is
+  // kept). Returns {"accepted": N}. actor: who posted them (logged).
+  virtual nlohmann::json submit_probes(const std::string& text, const std::string& actor) {
+    (void)text, (void)actor;
+    throw ApiError(404, kNoProbing);
+  }
+
+  static constexpr const char* kNoProbing =
+      "probing is off: set probes.interval (or probes.spool_dir) in the configuration";
 };
 
 }  // namespace ibw::web
