@@ -25,7 +25,7 @@ TEST_CASE("rules: the shipped defaults load", "[rules]") {
   std::string path = std::string(IBW_SOURCE_DIR) + "/config/rules.yaml";
   CHECK(validate_rules_file(path).empty());
   RuleSet set = load_rules(path);
-  REQUIRE(set.rules.size() == 5);
+  REQUIRE(set.rules.size() == 6);
   const Rule* ber = set.find("symbol_ber");
   REQUIRE(ber);
   CHECK(ber->type == RuleType::symbol_errors);
