@@ -27,6 +27,7 @@ Commands:
   disable       disable a port through the guard (--port NODE/PORT --reason TEXT)
   enable        re-enable a port and resolve its work order
   replay        evaluate the rules over recorded history, dry-run, and print the decisions
+  localize      rank the links behind lost or slow route observations (cursed routes)
 
 Run `ibwarden COMMAND --help` for the options of a command.
 )";
@@ -59,6 +60,7 @@ int run_cli(int argc, char** argv) {
   if (cmd == "disable") return cmd_disable(argc, argv, 2);
   if (cmd == "enable") return cmd_enable(argc, argv, 2);
   if (cmd == "replay") return cmd_replay(argc, argv, 2);
+  if (cmd == "localize") return cmd_localize(argc, argv, 2);
   if (cmd == "discover-cache") return cmd_discover_cache(argc, argv, 2);  // the daemon's child
   std::cerr << "ibwarden: unknown command \"" << cmd << "\"\n\n" << kUsage;
   return 2;

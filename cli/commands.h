@@ -17,5 +17,6 @@ int cmd_workorders(int argc, char** argv, int first);
 int cmd_disable(int argc, char** argv, int first);
 int cmd_enable(int argc, char** argv, int first);
 int cmd_replay(int argc, char** argv, int first);
+int cmd_localize(int argc, char** argv, int first);
 
 }  // namespace ibw::cli

@@ -1,0 +1,107 @@
+// `ibwarden localize`: route observations (ibwarden probe output, ib_write_bw/lat matrices,
+// nccl-tests, burn-in results) in, ranked suspect links out (rules/localize.h). The fabric
+// comes from the configured discovery (live or a file), the LFTs from opensm.dump_dir's
+// opensm-lfts.dump (else live over SMPs, only when a record is static), cables from the plan.
+#include <filesystem>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "config/config.h"
+#include "daemon/topology.h"
+#include "fabric/diagnostics.h"
+#include "fabric/plan.h"
+#include "rules/localize.h"
+
+namespace ibw::cli {
+
+using daemon::discover_topology;
+
+namespace {
+
+constexpr const char* kLocalizeHelp =
+    R"(usage: ibwarden localize --config FILE --probes FILE [--probes FILE...]
+                         [--routes static|adaptive] [--format text|json]
+
+--probes   observations, JSONL or CSV with a header (src, dst, sent, lost; optional slow,
+           gbps + expected_gbps, rtt_us, routing, path, time); repeat for several files
+--routes   the routing of records that do not say (default adaptive: every minimal route,
+           as adaptive routing sprays them); `ibwarden probe` output says static or directed
+Suspects are links, or groups of links no observation can tell apart; `from -> to` is the
+direction loss was seen in (`to` receives). Exit status: 0 no suspects, 1 suspects, 2 usage or
+input error (bad lines as file:line: field: message).
+)";
+
+}  // namespace
+
+int cmd_localize(int argc, char** argv, int first) {
+  try {
+    Args args({{"config"}, {"probes"}, {"routes"}, {"format"}, {"help", false}}, argc, argv, first);
+    if (args.has("help")) return std::cout << kLocalizeHelp, 0;
+    if (!args.has("config")) throw UsageError("--config is required");
+    if (!args.has("probes")) throw UsageError("--probes is required");
+    std::string format = format_arg(args);
+    rules::LocalizeOptions opt;
+    if (auto r = args.get("routes")) {
+      auto routing = ingest::parse_routing(*r);
+      if (!routing || *routing == ingest::Routing::directed)
+        throw UsageError("--routes must be static or adaptive");
+      opt.default_routing = *routing;
+    }
+    std::vector<ingest::Observation> obs;
+    for (const std::string& file : args.all("probes")) {
+      auto more = ingest::load_observations(file);
+      std::move(more.begin(), more.end(), std::back_inserter(obs));
+    }
+    config::Config cfg = config::load_config(*args.get("config"));
+    fabric::NodeNameMap names;
+    if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
+    std::unique_ptr<fabric::Plan> plan;
+    if (cfg.fabric.plan) plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
+    auto topo = discover_topology(cfg, plan.get(), &names, 0);
+    const fabric::Fabric& fab = topo->fabric;
+    bool needs_lfts = opt.default_routing == ingest::Routing::static_lft ||
+                      std::any_of(obs.begin(), obs.end(), [](const ingest::Observation& o) {
+                        return o.routing == ingest::Routing::static_lft;
+                      });
+    std::unique_ptr<fabric::RoutingTables> tables;
+    std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
+    if (needs_lfts)
+      tables = std::make_unique<fabric::RoutingTables>(
+          std::filesystem::exists(dump)
+              ? fabric::load_lft_dump(dump)
+              : fabric::read_lfts_live(fab, cfg.fabric.ca, cfg.fabric.ca_port));
+    fabric::RouteModel model(fab, tables.get());
+    rules::LocalizeResult result = rules::localize(model, obs, opt);
+    if (format == "json") {
+      auto cable = [&](uint64_t guid, int port) { return topo->correlator->cable_at(guid, port); };
+      std::cout << rules::localize_json(fab, result, cable).dump(2) << "\n";
+    } else {
+      std::cout << result.observations << " observations, " << result.pairs << " pairs: "
+                << (result.suspects.empty() ? "no suspects"
+                                            : std::to_string(result.suspects.size()) + " suspects")
+                << "\n";
+      for (const auto& s : result.suspects) {
+        std::cout << "#" << s.rank << "  loss " << s.loss * 100 << "%  score " << s.score << "  "
+                  << (s.links.size() > 1 ? "one of " + std::to_string(s.links.size()) + ": " : "")
+                  << rules::suspect_label(fab, s) << "  (" << s.bad_observations << " bad, "
+                  << s.good_observations << " good observations)\n";
+        for (const auto& p : s.sample_bad_pairs) std::cout << "      " << p << "\n";
+      }
+    }
+    return result.suspects.empty() ? 0 : 1;
+  } catch (const UsageError& e) {
+    return usage_error("localize", e.what(), kLocalizeHelp);
+  } catch (const fabric::InputError& e) {
+    const auto& all = e.diagnostics();
+    for (size_t i = 0; i < all.size() && i < 20; ++i)
+      std::cerr << fabric::format_diagnostic(all[i]) << "\n";
+    if (all.size() > 20) std::cerr << "... and " << all.size() - 20 << " more errors\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden localize: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace ibw::cli

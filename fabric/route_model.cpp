@@ -1,0 +1,232 @@
+#include "fabric/route_model.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "fabric/text_util.h"
+
+namespace ibw::fabric {
+
+RouteModel::RouteModel(const Fabric& fabric, const RoutingTables* tables)
+    : fabric_(fabric), tables_(tables), lids_(fabric) {
+  first_.assign(fabric.size() + 1, 0);
+  for (uint32_t i = 0; i < fabric.size(); ++i) {
+    first_[i] = static_cast<uint32_t>(edges_.size());
+    const Node& n = fabric.node(i);
+    if (n.type != NodeType::sw) continue;
+    for (const Port& p : n.ports) {
+      if (p.number == 0 || !usable(p)) continue;
+      if (fabric.node(p.peer_node).type != NodeType::sw) continue;
+      edge_of_[dir_link_key(i, p.number)] = static_cast<uint32_t>(edges_.size());
+      edges_.push_back({p.peer_node, static_cast<uint8_t>(p.number)});
+    }
+  }
+  first_[fabric.size()] = static_cast<uint32_t>(edges_.size());
+  down_.assign(edges_.size(), 0);
+}
+
+bool RouteModel::usable(const Port& p) const {
+  if (!p.present || !p.has_peer()) return false;
+  const Port* far = fabric_.node(p.peer_node).port(p.peer_port);
+  auto up = [](const Port& q) { return q.state != 1 && q.phys_state != kPhysDisabled; };
+  return up(p) && (!far || up(*far));
+}
+
+void RouteModel::set_down(uint32_t node, int port) {
+  const Port* p = fabric_.node(node).port(port);
+  if (!p || !p->has_peer()) return;
+  for (auto [n, q] : {std::pair{node, port}, std::pair{p->peer_node, p->peer_port}}) {
+    uint64_t k = dir_link_key(n, q);
+    if (auto it = edge_of_.find(k); it != edge_of_.end()) down_[it->second] = 1;
+    down_links_[k] = true;
+  }
+}
+
+bool RouteModel::link_up(uint32_t node, int port) const {
+  const Port* p = fabric_.node(node).port(port);
+  return p && usable(*p) && !down_links_.count(dir_link_key(node, port));
+}
+
+std::optional<Endpoint> RouteModel::resolve(std::string_view text, std::string* error) const {
+  std::string_view name = text::trim(text);
+  std::optional<int> port;
+  if (size_t slash = name.rfind('/'); slash != std::string_view::npos) {
+    port = text::to_int<int>(name.substr(slash + 1));
+    if (!port || *port < 0 || *port > 255) {
+      *error = "\"" + std::string(text) + "\": the port after '/' must be 0-255";
+      return std::nullopt;
+    }
+    name = name.substr(0, slash);
+  }
+  Endpoint e;
+  bool digits = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  if (digits && !port) {
+    auto lid = text::to_int<uint32_t>(name);
+    auto at = lid && *lid < 0xc000 ? lids_.find(static_cast<uint16_t>(*lid)) : std::nullopt;
+    if (!at) {
+      *error = "no port with LID " + std::string(name) + " in the fabric";
+      return std::nullopt;
+    }
+    return Endpoint{at->first, at->second};
+  }
+  bool ambiguous = false;
+  if (name.size() > 2 && name[0] == '0' && (name[1] == 'x' || name[1] == 'X')) {
+    auto guid = parse_guid(name);
+    e.node = guid ? fabric_.find_guid(*guid) : kNoNode;
+  } else {
+    e.node = fabric_.resolve(name, &ambiguous);
+  }
+  if (e.node == kNoNode) {
+    *error = ambiguous ? "\"" + std::string(name) + "\" names several nodes"
+                       : "no node \"" + std::string(name) + "\" in the fabric";
+    return std::nullopt;
+  }
+  const Node& n = fabric_.node(e.node);
+  if (n.type == NodeType::sw) return e;  // a switch is reached at its port 0
+  if (port) {
+    e.port = *port;
+  } else {
+    for (const Port& p : n.ports)
+      if (p.number && p.has_peer()) {
+        e.port = p.number;
+        break;
+      }
+  }
+  if (!n.port(e.port) || !n.port(e.port)->has_peer()) {
+    *error = "\"" + std::string(text) + "\" has no connected port" +
+             (port ? " " + std::to_string(*port) : "");
+    return std::nullopt;
+  }
+  return e;
+}
+
+std::optional<std::pair<uint32_t, int>> RouteModel::attach(const Endpoint& e) const {
+  if (e.node == kNoNode) return std::nullopt;
+  if (fabric_.node(e.node).type == NodeType::sw) return std::pair{e.node, 0};
+  const Port* p = fabric_.node(e.node).port(e.port);
+  if (!p || !link_up(e.node, e.port)) return std::nullopt;
+  return std::pair{p->peer_node, p->peer_port};
+}
+
+RouteModel::Toward RouteModel::toward(uint32_t dest) const {
+  Toward t;
+  t.dest = dest;
+  t.dist.assign(fabric_.size(), -1);
+  t.count.assign(fabric_.size(), 0);
+  t.dist[dest] = 0;
+  t.count[dest] = 1;
+  t.order.push_back(dest);
+  for (size_t head = 0; head < t.order.size(); ++head) {
+    uint32_t x = t.order[head];
+    for (uint32_t e = first_[x]; e < first_[x + 1]; ++e) {
+      if (down_[e]) continue;
+      uint32_t y = edges_[e].to;
+      if (t.dist[y] < 0) t.dist[y] = static_cast<int16_t>(t.dist[x] + 1), t.order.push_back(y);
+    }
+  }
+  for (size_t i = 1; i < t.order.size(); ++i) {  // N(x) = sum of N(y) over steps toward dest
+    uint32_t x = t.order[i];
+    double n = 0;
+    for (uint32_t e = first_[x]; e < first_[x + 1]; ++e)
+      if (!down_[e] && t.dist[edges_[e].to] == t.dist[x] - 1) n += t.count[edges_[e].to];
+    t.count[x] = n;
+  }
+  return t;
+}
+
+void RouteModel::spray(const Toward& t, const std::vector<double>& weight,
+                       const std::function<void(uint32_t, int, double)>& fn) const {
+  // F(x) = sum over sources a of w(a) / N(a) * M_a(x); the flow on x -> y is F(x) * N(y).
+  std::vector<double> f(fabric_.size(), 0);
+  for (uint32_t x : t.order)
+    if (weight[x] != 0 && t.count[x] > 0) f[x] = weight[x] / t.count[x];
+  for (size_t i = t.order.size(); i-- > 1;) {
+    uint32_t x = t.order[i];
+    if (f[x] == 0) continue;
+    for (uint32_t e = first_[x]; e < first_[x + 1]; ++e) {
+      uint32_t y = edges_[e].to;
+      if (down_[e] || t.dist[y] != t.dist[x] - 1) continue;
+      fn(x, edges_[e].port, f[x] * t.count[y]);
+      f[y] += f[x];
+    }
+  }
+}
+
+bool RouteModel::on_minimal_route(const Toward& t, uint32_t a, uint32_t node, int port,
+                                  const Toward& from_node) const {
+  auto it = edge_of_.find(dir_link_key(node, port));
+  if (it == edge_of_.end() || down_[it->second]) return false;
+  uint32_t y = edges_[it->second].to;
+  return t.dist[a] >= 0 && from_node.dist[a] >= 0 && t.dist[y] >= 0 &&
+         from_node.dist[a] + 1 + t.dist[y] == t.dist[a];
+}
+
+void RouteModel::append_lft_path(uint16_t from, uint16_t to, std::vector<LinkShare>* out,
+                                 std::string* error, bool* ok) const {
+  PathResult path = trace_path(fabric_, *tables_, lids_, from, to);
+  if (!path.ok()) {
+    *error = "no static route from LID " + std::to_string(from) + " to " + std::to_string(to) +
+             ": " + path.error;
+    *ok = false;
+    return;
+  }
+  for (const Hop& h : path.hops)
+    if (h.out_port) out->push_back({h.node, h.out_port, 1});
+}
+
+bool RouteModel::static_route(const Endpoint& src, const Endpoint& dst, std::vector<LinkShare>* out,
+                              std::string* error) const {
+  if (!tables_) return *error = "no routing tables (opensm-lfts.dump) for static routes", false;
+  auto lid_of = [&](const Endpoint& e) -> uint16_t {
+    const Port* p = fabric_.node(e.node).port(e.port);
+    return p ? p->lid : 0;
+  };
+  uint16_t a = lid_of(src), b = lid_of(dst);
+  if (!a || !b) return *error = "an endpoint has no LID", false;
+  bool ok = true;
+  append_lft_path(a, b, out, error, &ok);
+  if (ok) append_lft_path(b, a, out, error, &ok);
+  return ok;
+}
+
+bool RouteModel::adaptive_route(const Endpoint& src, const Endpoint& dst,
+                                std::vector<LinkShare>* out, std::string* error) const {
+  auto a = attach(src), b = attach(dst);
+  if (!a || !b) return *error = "an endpoint has no link up", false;
+  for (const auto& [e, at] : {std::pair{src, a}, std::pair{dst, b}})
+    if (at->second) {  // the host link, both ways
+      out->push_back({e.node, e.port, 1});
+      out->push_back({at->first, at->second, 1});
+    }
+  if (a->first == b->first) return true;
+  for (auto [from, to] : {std::pair{a->first, b->first}, std::pair{b->first, a->first}}) {
+    Toward t = toward(to);
+    if (t.dist[from] < 0) return *error = "no route between the two switches", false;
+    std::vector<double> w(fabric_.size(), 0);
+    w[from] = 1;
+    spray(t, w, [&](uint32_t n, int p, double flow) { out->push_back({n, p, flow}); });
+  }
+  return true;
+}
+
+bool RouteModel::directed_route(const Endpoint& start, const std::vector<int>& path,
+                                std::vector<LinkShare>* out, std::string* error) const {
+  if (path.empty() || path[0] != 0)
+    return *error = "a directed route starts with 0 (the start node itself)", false;
+  uint32_t cur = start.node;
+  for (size_t i = 1; i < path.size(); ++i) {
+    const Port* p = fabric_.node(cur).port(path[i]);
+    if (!p || !link_up(cur, path[i]))
+      return *error = "hop " + std::to_string(i) + ": " + fabric_.port_label(cur, path[i]) +
+                      " has no link up",
+             false;
+    out->push_back({cur, path[i], 1});
+    out->push_back({p->peer_node, p->peer_port, 1});
+    cur = p->peer_node;
+  }
+  return true;
+}
+
+}  // namespace ibw::fabric

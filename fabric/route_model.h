@@ -1,0 +1,114 @@
+// RouteModel: which directed links the traffic between two endpoints can cross, and each
+// link's share of that traffic, for the cursed-route localizer (rules/localize.h).
+//
+// A directed link is named by its transmitting port (node, port); the receiving port is that
+// port's peer. Three kinds of route:
+//  - static: the LFT path (fabric/routing.h trace_path), both ways: the request src -> dst and
+//    the reply dst -> src take different routes; every link on them has share 1;
+//  - adaptive: every minimal-hop route between the two ends over the switches (what adaptive
+//    routing may spray a flow over on a fat tree), both ways, each directed link weighted by
+//    the fraction of those routes that use it (as ib_burn assumes). Routes are counted, never
+//    enumerated: per destination switch b one BFS gives dist(x, b) and N(x, b), the number of
+//    minimal routes from x to b; a link x -> y lies on a minimal route from a iff
+//    dist(a, b) = dist(a, x) + 1 + dist(y, b), and its share is M(a, x) * N(y, b) / N(a, b)
+//    (M counted the same way from a). Flows over many sources share one pass per destination
+//    (spray()), so a 65,536-endpoint fat tree costs O(switch links) per destination switch;
+//  - directed: an explicit directed route (out ports, "0,1,5,3" as smpquery -D: entry 0 is
+//    the start node itself); an SMP crosses each link out and back, so both directions, share 1.
+// Host links (CA <-> its switch) are part of every route that starts or ends at a CA.
+// Links that are down (no peer, PortState Down, PhysState Disabled) or marked down with
+// set_down() are not part of any route.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fabric/model.h"
+#include "fabric/routing.h"
+
+namespace ibw::fabric {
+
+struct Endpoint {
+  uint32_t node = kNoNode;  // a CA (with its port) or a switch (port 0)
+  int port = 0;
+  bool operator==(const Endpoint&) const = default;
+};
+
+struct LinkShare {
+  uint32_t node = kNoNode;  // transmitting end
+  int port = 0;
+  double share = 1;
+};
+
+inline uint64_t dir_link_key(uint32_t node, int port) {
+  return static_cast<uint64_t>(node) << 8 | static_cast<uint64_t>(port & 0xff);
+}
+
+class RouteModel {
+ public:
+  // tables may be null (then static routes are unknown); both must outlive the model.
+  RouteModel(const Fabric& fabric, const RoutingTables* tables);
+
+  const Fabric& fabric() const { return fabric_; }
+  // "12" (LID), "0xGUID" (node or port GUID) or a name as Fabric::resolve takes it, each
+  // optionally "/port". A CA without a port takes its first connected port. nullopt and
+  // *error ("no node \"x\" in the fabric", ...) when it cannot be resolved.
+  std::optional<Endpoint> resolve(std::string_view text, std::string* error) const;
+  // The switch an endpoint's traffic enters the switch fabric at (its own node for a switch)
+  // and the host link's switch-side port (0 for a switch); nullopt when a CA has no link.
+  std::optional<std::pair<uint32_t, int>> attach(const Endpoint& e) const;
+
+  // Takes the link at (node, port) out of every route, both directions.
+  void set_down(uint32_t node, int port);
+  bool link_up(uint32_t node, int port) const;
+
+  // Appends the route's links; false and *error when there is no route.
+  bool static_route(const Endpoint& src, const Endpoint& dst, std::vector<LinkShare>* out,
+                    std::string* error) const;
+  bool adaptive_route(const Endpoint& src, const Endpoint& dst, std::vector<LinkShare>* out,
+                      std::string* error) const;
+  bool directed_route(const Endpoint& start, const std::vector<int>& path,
+                      std::vector<LinkShare>* out, std::string* error) const;
+
+  // Minimal-route distances and counts toward one destination switch (index = node; -1 /
+  // 0 for nodes that cannot reach it, and for CAs).
+  struct Toward {
+    uint32_t dest = kNoNode;
+    std::vector<int16_t> dist;
+    std::vector<double> count;
+    std::vector<uint32_t> order;  // reachable switches by increasing dist
+  };
+  Toward toward(uint32_t dest_switch) const;
+  // Spreads per-source weights over every minimal route to t.dest: calls fn(node, port,
+  // flow) for every switch-to-switch directed link with the summed weight * share of the
+  // sources (weights indexed by node; sources with 0 weight cost nothing but the pass).
+  void spray(const Toward& t, const std::vector<double>& weight,
+             const std::function<void(uint32_t, int, double)>& fn) const;
+  // True when some minimal route from switch a to t.dest crosses the link (node, port).
+  bool on_minimal_route(const Toward& t, uint32_t a, uint32_t node, int port,
+                        const Toward& from_node) const;
+
+ private:
+  struct Edge {
+    uint32_t to;
+    uint8_t port;  // out port at the edge's source
+  };
+  const Fabric& fabric_;
+  const RoutingTables* tables_;
+  LidIndex lids_;
+  std::vector<uint32_t> first_;  // CSR over switches: edges of node i are [first_[i], first_[i+1])
+  std::vector<Edge> edges_;
+  std::vector<uint8_t> down_;                       // per edge: taken out by set_down()
+  std::unordered_map<uint64_t, uint32_t> edge_of_;  // dir_link_key -> edge index
+  std::unordered_map<uint64_t, bool> down_links_;   // host links taken out
+  bool usable(const Port& p) const;
+  void append_lft_path(uint16_t from, uint16_t to, std::vector<LinkShare>* out, std::string* error,
+                       bool* ok) const;
+};
+
+}  // namespace ibw::fabric

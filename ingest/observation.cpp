@@ -1,0 +1,303 @@
+// Route observations: JSONL and CSV readers and writers (ingest/observation.h).
+#include "ingest/observation.h"
+
+#include <cmath>
+#include <ctime>
+#include <iomanip>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "fabric/diagnostics.h"
+#include "fabric/text_util.h"
+
+namespace ibw::ingest {
+namespace observation_detail {
+
+namespace text = fabric::text;
+
+constexpr std::string_view kFields[] = {
+    "src",    "dst",        "sent",       "lost",    "slow", "gbps", "expected_gbps",
+    "rtt_us", "rtt_p50_us", "rtt_p99_us", "routing", "path", "time"};
+
+bool known_field(std::string_view f) {
+  for (auto k : kFields)
+    if (k == f) return true;
+  return false;
+}
+
+// "2026-11-25T02:00:00Z" (optional .fraction) or Unix seconds -> UTC microseconds.
+std::optional<int64_t> parse_time(std::string_view s) {
+  if (auto secs = text::to_int<int64_t>(s); secs && *secs >= 0 && *secs < (1LL << 40))
+    return *secs * 1'000'000;
+  std::tm tm{};
+  int frac_us = 0;
+  std::istringstream in{std::string(s)};
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+  if (in.fail()) return std::nullopt;
+  std::string rest;
+  std::getline(in, rest);
+  if (!rest.empty() && rest[0] == '.') {
+    size_t n = 1;
+    while (n < rest.size() && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
+    std::string digits = rest.substr(1, n - 1);
+    digits.resize(6, '0');
+    frac_us = std::stoi(digits.substr(0, 6));
+    rest = rest.substr(n);
+  }
+  if (rest != "Z" && rest != "z" && rest != "+00:00") return std::nullopt;
+  return static_cast<int64_t>(timegm(&tm)) * 1'000'000 + frac_us;
+}
+
+std::optional<std::vector<int>> parse_path(std::string_view s) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string_view::npos) comma = s.size();
+    auto port = text::to_int<int>(text::trim(s.substr(pos, comma - pos)));
+    if (!port || *port < 0 || *port > 255) return std::nullopt;
+    out.push_back(*port);
+    pos = comma + 1;
+  }
+  if (out.size() < 2 || out.size() > 64) return std::nullopt;
+  return out;
+}
+
+// One field's value as text (JSON numbers and strings alike) into the record.
+void set_field(Observation& o, std::string_view field, const std::string& v, int line,
+               fabric::DiagnosticSink& sink) {
+  auto bad = [&](const std::string& why) { sink.add(line, std::string(field), why); };
+  auto count = [&](uint64_t* out) {
+    auto n = text::to_int<uint64_t>(v);
+    if (!n) return bad("\"" + v + "\" is not a whole number >= 0");
+    *out = *n;
+  };
+  auto number = [&](std::optional<double>* out) {
+    char* end = nullptr;
+    double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x) || x < 0)
+      return bad("\"" + v + "\" is not a number >= 0");
+    *out = x;
+  };
+  if (field == "src" || field == "dst") {
+    if (text::trim(v).empty()) return bad("empty endpoint");
+    (field == "src" ? o.src : o.dst) = std::string(text::trim(v));
+  } else if (field == "sent") {
+    count(&o.sent);
+  } else if (field == "lost") {
+    count(&o.lost);
+  } else if (field == "slow") {
+    count(&o.slow);
+  } else if (field == "gbps") {
+    number(&o.gbps);
+  } else if (field == "expected_gbps") {
+    number(&o.expected_gbps);
+  } else if (field == "rtt_us") {
+    number(&o.rtt_us);
+  } else if (field == "rtt_p50_us") {
+    number(&o.rtt_p50_us);
+  } else if (field == "rtt_p99_us") {
+    number(&o.rtt_p99_us);
+  } else if (field == "routing") {
+    auto r = parse_routing(v);
+    if (!r || *r == Routing::unspecified)
+      return bad("\"" + v + "\" is not static, adaptive or directed");
+    o.routing = *r;
+  } else if (field == "path") {
+    auto p = parse_path(v);
+    if (!p) return bad("\"" + v + "\" is not a directed route like 0,1,5,3 (ports 0-255)");
+    o.path = std::move(*p);
+  } else if (field == "time") {
+    auto t = parse_time(v);
+    if (!t) return bad("\"" + v + "\" is not a UTC time (2026-11-25T02:00:00Z) or Unix seconds");
+    o.time_us = *t;
+  }
+}
+
+// Checks that need the whole record.
+void check_record(const Observation& o, const std::vector<std::string>& given, int line,
+                  fabric::DiagnosticSink& sink) {
+  auto has = [&](std::string_view f) {
+    for (const auto& g : given)
+      if (g == f) return true;
+    return false;
+  };
+  for (std::string_view req : {"src", "dst", "sent", "lost"})
+    if (!has(req)) sink.add(line, std::string(req), "missing (every observation needs it)");
+  if (o.lost > o.sent) sink.add(line, "lost", "lost is more than sent");
+  if (o.slow > o.sent) sink.add(line, "slow", "slow is more than sent");
+  if (has("gbps") != has("expected_gbps"))
+    sink.add(line, has("gbps") ? "expected_gbps" : "gbps", "gbps and expected_gbps go together");
+  if (o.routing == Routing::directed && o.path.empty())
+    sink.add(line, "path", "missing (a directed observation needs its route)");
+  if (o.routing != Routing::directed && !o.path.empty())
+    sink.add(line, "routing", "a path needs routing: directed");
+}
+
+std::string scalar_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number_float()) {
+    std::ostringstream s;
+    s << std::setprecision(17) << v.get<double>();
+    return s.str();
+  }
+  if (v.is_array()) {  // "path": [0, 1, 5]
+    std::string out;
+    for (const auto& e : v) out += (out.empty() ? "" : ",") + scalar_text(e);
+    return out;
+  }
+  return v.dump();
+}
+
+std::vector<std::string> split_csv(std::string_view line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cur += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cur += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(std::string(text::trim(cur)));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(std::string(text::trim(cur)));
+  return out;
+}
+
+}  // namespace observation_detail
+
+std::string_view routing_name(Routing r) {
+  switch (r) {
+    case Routing::static_lft:
+      return "static";
+    case Routing::adaptive:
+      return "adaptive";
+    case Routing::directed:
+      return "directed";
+    case Routing::unspecified:
+      break;
+  }
+  return "";
+}
+
+std::optional<Routing> parse_routing(std::string_view s) {
+  for (auto r : {Routing::static_lft, Routing::adaptive, Routing::directed})
+    if (routing_name(r) == s) return r;
+  return std::nullopt;
+}
+
+std::vector<Observation> parse_observations(std::string_view data, const std::string& file,
+                                            std::optional<ObservationFormat> format) {
+  using namespace observation_detail;
+  fabric::DiagnosticSink sink(file);
+  std::vector<Observation> out;
+  std::vector<std::string> header;
+  int header_line = 0;
+  text::for_each_line(data, [&](std::string_view raw, int number) {
+    std::string_view line = text::trim(raw);
+    if (line.empty()) return;
+    if (!format) format = line.front() == '{' ? ObservationFormat::jsonl : ObservationFormat::csv;
+    Observation o;
+    o.origin = file + ":" + std::to_string(number);
+    std::vector<std::string> given;
+    size_t before = sink.size();
+    if (*format == ObservationFormat::jsonl) {
+      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) return sink.add(number, "", "not a JSON object");
+      for (const auto& [k, v] : j.items()) {
+        if (!known_field(k)) {
+          sink.add(number, k, "unknown field");
+          continue;
+        }
+        if (v.is_null()) continue;
+        given.push_back(k);
+        set_field(o, k, scalar_text(v), number, sink);
+      }
+    } else {
+      if (line.front() == '#') return;
+      auto cells = split_csv(line);
+      if (header.empty()) {
+        header = cells, header_line = number;
+        for (const auto& h : header)
+          if (!known_field(h)) sink.add(number, h, "unknown column");
+        return;
+      }
+      if (cells.size() != header.size())
+        return sink.add(number, "",
+                        std::to_string(cells.size()) + " columns, the header (line " +
+                            std::to_string(header_line) + ") has " + std::to_string(header.size()));
+      for (size_t i = 0; i < cells.size(); ++i) {
+        if (cells[i].empty() || !known_field(header[i])) continue;
+        given.push_back(header[i]);
+        set_field(o, header[i], cells[i], number, sink);
+      }
+    }
+    if (sink.size() == before) check_record(o, given, number, sink);
+    if (sink.size() == before) out.push_back(std::move(o));
+  });
+  sink.throw_if_any();
+  return out;
+}
+
+std::vector<Observation> load_observations(const std::string& path) {
+  return parse_observations(fabric::read_file(path), path);
+}
+
+std::string observation_jsonl(const Observation& o) {
+  nlohmann::ordered_json j = {{"src", o.src}, {"dst", o.dst}, {"sent", o.sent}, {"lost", o.lost}};
+  if (o.slow) j["slow"] = o.slow;
+  if (o.gbps) j["gbps"] = *o.gbps;
+  if (o.expected_gbps) j["expected_gbps"] = *o.expected_gbps;
+  if (o.rtt_us) j["rtt_us"] = *o.rtt_us;
+  if (o.rtt_p50_us) j["rtt_p50_us"] = *o.rtt_p50_us;
+  if (o.rtt_p99_us) j["rtt_p99_us"] = *o.rtt_p99_us;
+  if (o.routing != Routing::unspecified) j["routing"] = routing_name(o.routing);
+  if (!o.path.empty()) {
+    std::string p;
+    for (int port : o.path) p += (p.empty() ? "" : ",") + std::to_string(port);
+    j["path"] = p;
+  }
+  if (o.time_us) j["time"] = o.time_us / 1'000'000;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string observation_csv_header() {
+  return "src,dst,sent,lost,slow,rtt_p50_us,rtt_p99_us,routing,path,time";
+}
+
+std::string observation_csv(const Observation& o) {
+  auto quote = [](const std::string& s) {
+    if (s.find_first_of(",\"") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  auto num = [](const std::optional<double>& x) {
+    if (!x) return std::string();
+    std::ostringstream s;
+    s << *x;
+    return s.str();
+  };
+  std::string path;
+  for (int port : o.path) path += (path.empty() ? "" : ",") + std::to_string(port);
+  return quote(o.src) + "," + quote(o.dst) + "," + std::to_string(o.sent) + "," +
+         std::to_string(o.lost) + "," + std::to_string(o.slow) + "," + num(o.rtt_p50_us) + "," +
+         num(o.rtt_p99_us) + "," + std::string(routing_name(o.routing)) + "," + quote(path) + "," +
+         (o.time_us ? std::to_string(o.time_us / 1'000'000) : "");
+}
+
+}  // namespace ibw::ingest

@@ -1,0 +1,359 @@
+// The cursed-route localizer (rules/localize.h).
+#include "rules/localize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "fabric/diagnostics.h"
+
+namespace ibw::rules {
+namespace localize_detail {
+
+using fabric::RouteModel;
+
+// Records with the same endpoints and routing, summed.
+struct Item {
+  std::vector<uint32_t> links;   // port indices with share 1 (fixed routes, host links)
+  uint32_t a = fabric::kNoNode;  // adaptive: source switch
+  uint32_t b = fabric::kNoNode;  // adaptive: destination switch
+  double sent = 0, bad = 0;
+  int64_t bad_recs = 0, good_recs = 0;
+  int64_t last_bad_us = 0;
+  std::vector<std::pair<double, std::string>> samples;  // (loss, "src -> dst: lost/sent")
+  bool alive = true;
+};
+
+struct State {
+  const RouteModel& model;
+  std::vector<uint32_t> offset;  // port index = offset[node] + port
+  std::vector<uint32_t> sw_ord;  // switch ordinal per node (UINT32_MAX for CAs)
+  uint32_t switches = 0;
+  std::vector<Item> items;
+  std::unordered_map<uint32_t, std::vector<int8_t>> dist_to;  // dest switch -> dist per ordinal
+  std::vector<double> traffic, bad, sig;  // sig: the items crossing a link, as a random sum
+
+  explicit State(const RouteModel& m) : model(m) {
+    const fabric::Fabric& f = m.fabric();
+    offset.resize(f.size() + 1);
+    sw_ord.assign(f.size(), UINT32_MAX);
+    for (uint32_t i = 0; i < f.size(); ++i) {
+      offset[i + 1] = offset[i] + static_cast<uint32_t>(f.node(i).ports.size());
+      if (f.node(i).type == fabric::NodeType::sw) sw_ord[i] = switches++;
+    }
+    traffic.assign(offset.back(), 0);
+    bad.assign(offset.back(), 0);
+    sig.assign(offset.back(), 0);
+  }
+  uint32_t index(uint32_t node, int port) const {
+    return offset[node] + static_cast<uint32_t>(port);
+  }
+  std::pair<uint32_t, int> port_of(uint32_t index) const {
+    auto it = std::upper_bound(offset.begin(), offset.end(), index);
+    uint32_t node = static_cast<uint32_t>(it - offset.begin() - 1);
+    return {node, static_cast<int>(index - offset[node])};
+  }
+};
+
+double bad_of(const ingest::Observation& o) {
+  double b = static_cast<double>(o.lost + o.slow);
+  if (o.gbps && o.expected_gbps && *o.expected_gbps > 0 && *o.gbps < 0.9 * *o.expected_gbps)
+    b += static_cast<double>(o.sent) * (1 - *o.gbps / *o.expected_gbps);
+  return std::min(b, static_cast<double>(o.sent));
+}
+
+void diag(fabric::DiagnosticSink& sink, const ingest::Observation& o, const std::string& field,
+          const std::string& message) {
+  size_t colon = o.origin.rfind(':');
+  int line = colon == std::string::npos ? 0 : std::atoi(o.origin.c_str() + colon + 1);
+  sink.add(line, field, message);
+}
+
+// Resolves and groups the records into items.
+void build(State& st, const std::vector<ingest::Observation>& obs, const LocalizeOptions& opt,
+           fabric::DiagnosticSink& sink) {
+  std::unordered_map<std::string, fabric::Endpoint> ends;
+  std::unordered_map<std::string, uint32_t> by_key;
+  auto resolve = [&](const ingest::Observation& o, const std::string& text,
+                     const char* field) -> std::optional<fabric::Endpoint> {
+    if (auto it = ends.find(text); it != ends.end()) return it->second;
+    std::string err;
+    auto e = st.model.resolve(text, &err);
+    if (!e) return diag(sink, o, field, err), std::nullopt;
+    return ends[text] = *e;
+  };
+  for (const ingest::Observation& o : obs) {
+    auto routing = o.routing == ingest::Routing::unspecified ? opt.default_routing : o.routing;
+    auto src = resolve(o, o.src, "src");
+    auto dst = resolve(o, o.dst, "dst");
+    if (!src || !dst) continue;
+    std::string key = o.src + "\n" + o.dst + "\n" + std::string(ingest::routing_name(routing));
+    for (int p : o.path) key += "," + std::to_string(p);
+    auto [it, fresh] = by_key.emplace(key, static_cast<uint32_t>(st.items.size()));
+    if (fresh) {
+      Item item;
+      std::vector<fabric::LinkShare> links;
+      std::string err;
+      bool ok = true;
+      if (routing == ingest::Routing::adaptive) {
+        auto a = st.model.attach(*src), b = st.model.attach(*dst);
+        ok = a && b;
+        if (!ok) err = "an endpoint has no link up";
+        for (const auto& [e, at] : {std::pair{*src, a}, std::pair{*dst, b}})
+          if (ok && at->second) {
+            item.links.push_back(st.index(e.node, e.port));
+            item.links.push_back(st.index(at->first, at->second));
+          }
+        if (ok && a->first != b->first) item.a = a->first, item.b = b->first;
+      } else if (routing == ingest::Routing::static_lft) {
+        ok = st.model.static_route(*src, *dst, &links, &err);
+      } else {
+        ok = st.model.directed_route(*src, o.path, &links, &err);
+      }
+      if (!ok) {
+        diag(sink, o, routing == ingest::Routing::directed ? "path" : "dst", err);
+        by_key.erase(it);
+        continue;
+      }
+      for (const auto& l : links) item.links.push_back(st.index(l.node, l.port));
+      std::sort(item.links.begin(), item.links.end());
+      item.links.erase(std::unique(item.links.begin(), item.links.end()), item.links.end());
+      st.items.push_back(std::move(item));
+    }
+    Item& item = st.items[it->second];
+    double b = bad_of(o);
+    item.sent += static_cast<double>(o.sent);
+    item.bad += b;
+    if (b > 0) {
+      ++item.bad_recs;
+      item.last_bad_us = std::max(item.last_bad_us, o.time_us);
+      double loss = o.sent ? b / static_cast<double>(o.sent) : 1;
+      if (item.samples.size() < 3 || loss > item.samples.back().first) {
+        item.samples.push_back({loss, o.src + " -> " + o.dst + ": " +
+                                          std::to_string(o.lost + o.slow) + "/" +
+                                          std::to_string(o.sent)});
+        std::sort(item.samples.rbegin(), item.samples.rend());
+        if (item.samples.size() > 3) item.samples.pop_back();
+      }
+    } else {
+      ++item.good_recs;
+    }
+  }
+}
+
+// A random weight per item: links crossed by the same items with the same shares get the same
+// sum of tags; others almost surely not.
+double tag_of(size_t i) {
+  uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ULL;
+  x ^= x >> 31, x *= 0xBF58476D1CE4E5B9ULL, x ^= x >> 29;
+  return 0.5 + static_cast<double>(x >> 11) / 9007199254740992.0;
+}
+
+// Traffic and bad per directed link over the items still alive.
+void accumulate(State& st) {
+  std::fill(st.traffic.begin(), st.traffic.end(), 0);
+  std::fill(st.bad.begin(), st.bad.end(), 0);
+  std::fill(st.sig.begin(), st.sig.end(), 0);
+  std::unordered_map<uint32_t, std::vector<std::tuple<uint32_t, double, double, double>>> by_dest;
+  for (size_t i = 0; i < st.items.size(); ++i) {
+    const Item& it = st.items[i];
+    if (!it.alive) continue;
+    double tag = tag_of(i);
+    for (uint32_t l : it.links) st.traffic[l] += it.sent, st.bad[l] += it.bad, st.sig[l] += tag;
+    if (it.a == fabric::kNoNode) continue;
+    by_dest[it.b].push_back({it.a, it.sent, it.bad, tag});  // request
+    by_dest[it.a].push_back({it.b, it.sent, it.bad, tag});  // reply
+  }
+  const size_t n = st.model.fabric().size();
+  std::vector<double> w_sent(n, 0), w_bad(n, 0), w_sig(n, 0);
+  for (auto& [dest, sources] : by_dest) {
+    RouteModel::Toward t = st.model.toward(dest);
+    auto& dist = st.dist_to[dest];
+    if (dist.empty()) {
+      dist.assign(st.switches, -1);
+      for (uint32_t x : t.order)
+        dist[st.sw_ord[x]] = static_cast<int8_t>(std::min<int>(t.dist[x], 127));
+    }
+    bool any_bad = false;
+    for (auto [src, sent, b, tag] : sources)
+      w_sent[src] += sent, w_bad[src] += b, w_sig[src] += tag, any_bad |= b > 0;
+    st.model.spray(t, w_sent,
+                   [&](uint32_t x, int p, double flow) { st.traffic[st.index(x, p)] += flow; });
+    if (any_bad)
+      st.model.spray(t, w_bad,
+                     [&](uint32_t x, int p, double flow) { st.bad[st.index(x, p)] += flow; });
+    if (any_bad)
+      st.model.spray(t, w_sig,
+                     [&](uint32_t x, int p, double flow) { st.sig[st.index(x, p)] += flow; });
+    for (auto [src, sent, b, tag] : sources) w_sent[src] = 0, w_bad[src] = 0, w_sig[src] = 0;
+  }
+}
+
+// Equal up to ~1e-9 relative (sums of the same shares in another order differ in the last bits).
+int64_t rel_key(double x) {
+  return std::llround(std::log(x) * 1e9);
+}
+
+struct PairHash {
+  size_t operator()(const std::pair<int64_t, int64_t>& p) const {
+    return std::hash<int64_t>()(p.first) * 31 + std::hash<int64_t>()(p.second);
+  }
+};
+
+// True when some minimal route of the adaptive item (either way) crosses the switch link
+// x -> y (from_x: distances from x).
+bool crosses(State& st, const Item& it, uint32_t y, const std::vector<int8_t>& from_x) {
+  auto d = [&](uint32_t dest, uint32_t node) { return st.dist_to.at(dest)[st.sw_ord[node]]; };
+  for (auto [a, b] : {std::pair{it.a, it.b}, std::pair{it.b, it.a}}) {
+    int dab = d(b, a), dyb = d(b, y), dax = from_x[st.sw_ord[a]];
+    if (dab >= 0 && dyb >= 0 && dax >= 0 && dax + 1 + dyb == dab) return true;
+  }
+  return false;
+}
+
+}  // namespace localize_detail
+
+LocalizeResult localize(const fabric::RouteModel& model,
+                        const std::vector<ingest::Observation>& observations,
+                        const LocalizeOptions& opt) {
+  using namespace localize_detail;
+  State st(model);
+  fabric::DiagnosticSink sink(
+      observations.empty()
+          ? "observations"
+          : observations.front().origin.substr(0, observations.front().origin.rfind(':')));
+  build(st, observations, opt, sink);
+  sink.throw_if_any();
+  LocalizeResult result;
+  result.observations = observations.size();
+  result.pairs = st.items.size();
+  const fabric::Fabric& fab = model.fabric();
+  double noise_pair = -1;  // background loss of one probe: noise x the links it crosses
+  while (static_cast<int>(result.suspects.size()) < opt.max_suspects) {
+    accumulate(st);
+    if (noise_pair < 0) {  // the mean number of links a probe crosses, both ways
+      double links_sum = 0, sent_sum = 0;
+      for (const Item& it : st.items) {
+        double n = static_cast<double>(it.links.size());
+        if (it.a != fabric::kNoNode)
+          n += 2.0 * std::max<int>(1, st.dist_to.at(it.b)[st.sw_ord[it.a]]);
+        links_sum += n * it.sent, sent_sum += it.sent;
+      }
+      noise_pair = opt.noise * std::max(1.0, sent_sum > 0 ? links_sum / sent_sum : 1);
+    }
+    // Links no observation tells apart have the same traffic and bad: one group each. A group
+    // is judged on its totals (its members share the votes of the flows sprayed over them).
+    std::unordered_map<std::pair<int64_t, int64_t>, std::vector<uint32_t>, PairHash> groups;
+    for (size_t l = 0; l < st.traffic.size(); ++l)
+      if (st.bad[l] > 0 && st.traffic[l] > 0)
+        groups[{rel_key(st.traffic[l]), rel_key(st.bad[l]) * 1'000'003 + rel_key(st.sig[l])}]
+            .push_back(static_cast<uint32_t>(l));
+    const std::vector<uint32_t>* best = nullptr;
+    double best_gain = 0;
+    for (const auto& [key, members] : groups) {
+      double n = static_cast<double>(members.size());
+      double tr = st.traffic[members[0]] * n, b = st.bad[members[0]] * n;
+      // A flow's noise comes from every link it crosses, and its votes land on each of them.
+      double ratio = b / tr, expect = noise_pair * tr;
+      double z = (b - expect) / std::sqrt(expect + 1);
+      double loss = std::min(1.0, ratio * n);  // of the one bad member, if only one is bad
+      if (b < opt.min_bad || loss < opt.min_loss || z < opt.min_z) continue;
+      // Likelihood-style gain: the bad probes explained, weighted by how far the loss rate
+      // stands above the noise (007's votes, deTector's hit ratio).
+      double gain = b * std::log(ratio / noise_pair);
+      if (gain > best_gain) best_gain = gain, best = &members;
+    }
+    if (!best) break;
+    std::vector<uint32_t> group = *best;
+    std::sort(group.begin(), group.end());
+    Suspect s;
+    double n = static_cast<double>(group.size());
+    s.score = st.bad[group[0]] * n;
+    s.traffic = st.traffic[group[0]] * n;
+    // The loss rate of the one bad member if only one is bad (the group's shares summed).
+    s.loss = std::min(1.0, st.bad[group[0]] / st.traffic[group[0]] * n);
+    // Explain: every item crossing the group.
+    std::vector<std::pair<uint32_t, std::vector<int8_t>>> switch_links;
+    for (uint32_t l : group) {
+      auto [node, port] = st.port_of(l);
+      s.links.push_back({node, port});
+      const fabric::Port* p = fab.node(node).port(port);
+      if (p && fab.node(node).type == fabric::NodeType::sw && p->has_peer() &&
+          fab.node(p->peer_node).type == fabric::NodeType::sw) {
+        auto t = model.toward(node);
+        std::vector<int8_t> d(st.switches, -1);
+        for (uint32_t x : t.order)
+          d[st.sw_ord[x]] = static_cast<int8_t>(std::min<int>(t.dist[x], 127));
+        switch_links.push_back({l, std::move(d)});
+      }
+    }
+    std::vector<std::pair<double, std::string>> samples;
+    for (Item& it : st.items) {
+      if (!it.alive) continue;
+      bool hit = std::any_of(group.begin(), group.end(), [&](uint32_t l) {
+        return std::binary_search(it.links.begin(), it.links.end(), l);
+      });
+      for (size_t k = 0; !hit && it.a != fabric::kNoNode && k < switch_links.size(); ++k) {
+        auto [node, port] = st.port_of(switch_links[k].first);
+        hit = crosses(st, it, fab.node(node).port(port)->peer_node, switch_links[k].second);
+      }
+      if (!hit) continue;
+      it.alive = false;
+      s.bad_observations += it.bad_recs;
+      s.good_observations += it.good_recs;
+      s.last_bad_us = std::max(s.last_bad_us, it.last_bad_us);
+      samples.insert(samples.end(), it.samples.begin(), it.samples.end());
+    }
+    std::sort(samples.rbegin(), samples.rend());
+    for (size_t i = 0; i < samples.size() && i < 5; ++i)
+      s.sample_bad_pairs.push_back(samples[i].second);
+    s.rank = static_cast<int>(result.suspects.size()) + 1;
+    result.suspects.push_back(std::move(s));
+  }
+  return result;
+}
+
+std::string suspect_label(const fabric::Fabric& fabric, const Suspect& s) {
+  std::string out;
+  for (const SuspectLink& l : s.links) {
+    const fabric::Port* p = fabric.node(l.node).port(l.port);
+    out += (out.empty() ? "" : ", ") + fabric.port_label(l.node, l.port) + " -> " +
+           (p && p->has_peer() ? fabric.port_label(p->peer_node, p->peer_port) : "?");
+  }
+  return out;
+}
+
+nlohmann::ordered_json localize_json(const fabric::Fabric& fabric, const LocalizeResult& result,
+                                     const CableLookup& cable_of) {
+  auto end = [&](uint32_t node, int port) {
+    const fabric::Node& n = fabric.node(node);
+    return nlohmann::ordered_json{
+        {"node", n.name}, {"port", port}, {"guid", fabric::format_guid(n.guid)}};
+  };
+  auto suspects = nlohmann::ordered_json::array();
+  for (const Suspect& s : result.suspects) {
+    auto links = nlohmann::ordered_json::array();
+    for (const SuspectLink& l : s.links) {
+      const fabric::Port* p = fabric.node(l.node).port(l.port);
+      nlohmann::ordered_json j = {{"from", end(l.node, l.port)}};
+      if (p && p->has_peer()) j["to"] = end(p->peer_node, p->peer_port);
+      std::string cable = cable_of ? cable_of(fabric.node(l.node).guid, l.port) : "";
+      if (cable.empty() && cable_of && p && p->has_peer())
+        cable = cable_of(fabric.node(p->peer_node).guid, p->peer_port);
+      if (!cable.empty()) j["cable_id"] = cable;
+      links.push_back(std::move(j));
+    }
+    suspects.push_back({{"rank", s.rank},
+                        {"score", s.score},
+                        {"loss", s.loss},
+                        {"links", std::move(links)},
+                        {"bad_observations", s.bad_observations},
+                        {"good_observations", s.good_observations},
+                        {"sample_bad_pairs", s.sample_bad_pairs}});
+  }
+  return {{"observations", result.observations},
+          {"pairs", result.pairs},
+          {"suspects", std::move(suspects)}};
+}
+
+}  // namespace ibw::rules
