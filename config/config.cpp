@@ -281,6 +281,30 @@ Config parse_config(std::string_view text, const std::string& file) {
                        {"jump_threshold",
                         [&](N v, S k) { r.integer(v, k, &c.counters.jump_threshold, 1, 1LL << 40); }},
                    })},
+      {"probes",
+       section({
+           {"interval",
+            [&](N v, S k) {
+              if (v.IsNull()) return c.probes.interval_us.reset();
+              int64_t us = 0;
+              r.duration(v, k, &us);
+              if (us) c.probes.interval_us = us;
+            }},
+           {"count", [&](N v, S k) { r.integer(v, k, &c.probes.count, 1, 10000); }},
+           {"timeout",
+            [&](N v, S k) {
+              int64_t us = 0;
+              r.duration(v, k, &us);
+              if (us > 10'000'000) return sink.add(Reader::line(v), k, "must be at most 10s");
+              if (us) c.probes.timeout_ms = static_cast<unsigned>(std::max<int64_t>(1, us / 1000));
+            }},
+           {"max_in_flight", [&](N v, S k) { r.integer(v, k, &c.probes.max_in_flight, 1, 1024); }},
+           {"max_rate", [&](N v, S k) { r.integer(v, k, &c.probes.max_rate, 1, 1'000'000); }},
+           {"window", [&](N v, S k) { r.integer(v, k, &c.probes.window, 1, 10000); }},
+           {"spool_dir", [&](N v, S k) { r.optional_path(v, k, &c.probes.spool_dir); }},
+           {"routes",
+            [&](N v, S k) { r.choice(v, k, &c.probes.routes, {"static", "adaptive"}); }},
+       })},
       {"store", section({
                     {"path", [&](N v, S k) { r.path(v, k, &c.store.path); }},
                     {"raw_window", [&](N v, S k) { r.duration(v, k, &c.store.raw_window_us); }},

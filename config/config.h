@@ -39,6 +39,22 @@ struct CountersSection {
   uint64_t jump_threshold = 100;  // error-counter delta in one sweep that is an event
 };
 
+// Active probes (ingest/prober.h, `ibwarden probe`): SMPs sent from the local port to every
+// LID and through every link, to find lossy links and "cursed routes".
+struct ProbesSection {
+  std::optional<int64_t> interval_us;    // round period in the daemon; none = off (the default)
+  unsigned count = 10;                   // MADs per target per round
+  unsigned timeout_ms = 50;              // per MAD; probes are never retried
+  unsigned max_in_flight = 16;           // outstanding MADs
+  unsigned max_rate = 2000;              // MADs per second (token bucket)
+  unsigned window = 10;                  // rounds kept for the localizer
+  std::optional<std::string> spool_dir;  // where rounds are written as JSONL; none = not kept
+  // How the fabric routes data traffic: "adaptive" (default) or "static" (LFT only). The
+  // prober's own LID-routed SMPs travel on VL15, which follows the LFT, and are always
+  // written as routing static.
+  std::string routes = "adaptive";
+};
+
 struct StoreSection {
   std::string path = "/var/lib/ibwarden/ibwarden.db";
   int64_t raw_window_us = 24LL * 3600 * 1'000'000;
@@ -114,6 +130,7 @@ struct Config {
   FabricSection fabric;
   OpensmSection opensm;
   CountersSection counters;
+  ProbesSection probes;
   StoreSection store;
   RulesSection rules;
   ActionsSection actions;

@@ -289,6 +289,83 @@ TEST_CASE("config: durations and offsets", "[config]") {
   CHECK_FALSE(parse_utc_offset("+25:00"));
 }
 
+TEST_CASE("config: the probes section - defaults, the example and a full section",
+          "[config][probe]") {
+  Config d = parse_config("fabric:\n  name: x\n", "/etc/ibwarden/ibwarden.yaml");
+  CHECK_FALSE(d.probes.interval_us);  // off unless asked for
+  CHECK(d.probes.count == 10);
+  CHECK(d.probes.timeout_ms == 50);
+  CHECK(d.probes.max_in_flight == 16);
+  CHECK(d.probes.max_rate == 2000);
+  CHECK(d.probes.window == 10);
+  CHECK_FALSE(d.probes.spool_dir);
+  CHECK(d.probes.routes == "adaptive");
+
+  // The shipped example documents every key with its default.
+  Config e = load_config(std::string(IBW_SOURCE_DIR) + "/config/ibwarden.example.yaml");
+  CHECK_FALSE(e.probes.interval_us);
+  CHECK(e.probes.count == d.probes.count);
+  CHECK(e.probes.timeout_ms == d.probes.timeout_ms);
+  CHECK(e.probes.max_in_flight == d.probes.max_in_flight);
+  CHECK(e.probes.max_rate == d.probes.max_rate);
+  CHECK(e.probes.window == d.probes.window);
+  CHECK(e.probes.spool_dir == d.probes.spool_dir);
+  CHECK(e.probes.routes == d.probes.routes);
+
+  Config c = parse_config(ibw::test::join_lines({
+                              "probes:",
+                              "  interval: 5m",
+                              "  count: 25",
+                              "  timeout: 1s",
+                              "  max_in_flight: 4",
+                              "  max_rate: 500",
+                              "  window: 3",
+                              "  spool_dir: spool/probes",
+                              "  routes: static",
+                          }),
+                          "/etc/ibwarden/ibwarden.yaml");
+  REQUIRE(c.probes.interval_us);
+  CHECK(*c.probes.interval_us == 300'000'000);
+  CHECK(c.probes.count == 25);
+  CHECK(c.probes.timeout_ms == 1000);
+  CHECK(c.probes.max_in_flight == 4);
+  CHECK(c.probes.max_rate == 500);
+  CHECK(c.probes.window == 3);
+  REQUIRE(c.probes.spool_dir);
+  CHECK(*c.probes.spool_dir == "/etc/ibwarden/spool/probes");  // relative to the file
+  CHECK(c.probes.routes == "static");
+
+  Config off = parse_config("probes:\n  interval: null\n  spool_dir: null\n", "/x/y.yaml");
+  CHECK_FALSE(off.probes.interval_us);
+  CHECK_FALSE(off.probes.spool_dir);
+}
+
+TEST_CASE("config: the probes section - every problem with its line and key", "[config][probe]") {
+  auto d = config_errors(ibw::test::join_lines({
+      "probes:",              // 1
+      "  intervall: 1m",      // 2 typo
+      "  count: 0",           // 3 below 1
+      "  timeout: 20s",       // 4 above 10s
+      "  max_in_flight: -1",  // 5
+      "  max_rate: fast",     // 6
+      "  window: 1.5",        // 7
+      "  spool_dir: ''",      // 8 empty
+      "  routes: ecmp",       // 9
+      "  interval: soon",     // 10
+  }));
+  CHECK(ibw::test::keys(d) ==
+        std::vector<std::string>{"10:probes.interval", "2:probes.intervall", "3:probes.count",
+                                 "4:probes.timeout", "5:probes.max_in_flight", "6:probes.max_rate",
+                                 "7:probes.window", "8:probes.spool_dir", "9:probes.routes"});
+  auto typo = ibw::test::find_diag(d, 2, "probes.intervall");
+  REQUIRE(typo);
+  CHECK(typo->message.find("did you mean \"interval\"") != std::string::npos);
+  CHECK(ibw::test::find_diag(d, 9, "probes.routes")->message.find("static, adaptive") !=
+        std::string::npos);
+  auto list = config_errors("probes: [1, 2]\n");
+  CHECK(ibw::test::keys(list) == std::vector<std::string>{"1:probes"});
+}
+
 }  // namespace config_test
 
 TEST_CASE("config: the web section", "[config]") {
