@@ -28,6 +28,7 @@ Commands:
   enable        re-enable a port and resolve its work order
   replay        evaluate the rules over recorded history, dry-run, and print the decisions
   localize      rank the links behind lost or slow route observations (cursed routes)
+  probe         one round of loss/RTT probes to every LID and through every link
 
 Run `ibwarden COMMAND --help` for the options of a command.
 )";
@@ -61,6 +62,7 @@ int run_cli(int argc, char** argv) {
   if (cmd == "enable") return cmd_enable(argc, argv, 2);
   if (cmd == "replay") return cmd_replay(argc, argv, 2);
   if (cmd == "localize") return cmd_localize(argc, argv, 2);
+  if (cmd == "probe") return cmd_probe(argc, argv, 2);
   if (cmd == "discover-cache") return cmd_discover_cache(argc, argv, 2);  // the daemon's child
   std::cerr << "ibwarden: unknown command \"" << cmd << "\"\n\n" << kUsage;
   return 2;

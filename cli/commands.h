@@ -18,5 +18,6 @@ int cmd_disable(int argc, char** argv, int first);
 int cmd_enable(int argc, char** argv, int first);
 int cmd_replay(int argc, char** argv, int first);
 int cmd_localize(int argc, char** argv, int first);
+int cmd_probe(int argc, char** argv, int first);
 
 }  // namespace ibw::cli
