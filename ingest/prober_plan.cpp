@@ -140,6 +140,9 @@ DrPlan plan_link_probes(const fabric::Fabric& fabric, uint32_t local_node, int l
   return plan;
 }
 
+// Rounding in the refill sums must not hold back a token that is due.
+constexpr double kTokenSlack = 1e-9;
+
 TokenBucket::TokenBucket(double rate, double burst, int64_t now_us)
     : rate_(rate), burst_(std::max(1.0, burst)), tokens_(std::max(1.0, burst)), last_us_(now_us) {}
 
@@ -152,7 +155,7 @@ void TokenBucket::refill(int64_t now_us) const {
 bool TokenBucket::take(int64_t now_us) {
   if (rate_ <= 0) return true;  // unlimited
   refill(now_us);
-  if (tokens_ < 1.0) return false;
+  if (tokens_ < 1.0 - kTokenSlack) return false;
   tokens_ -= 1.0;
   return true;
 }
@@ -160,7 +163,7 @@ bool TokenBucket::take(int64_t now_us) {
 int64_t TokenBucket::wait_us(int64_t now_us) const {
   if (rate_ <= 0) return 0;
   refill(now_us);
-  if (tokens_ >= 1.0) return 0;
+  if (tokens_ >= 1.0 - kTokenSlack) return 0;
   return static_cast<int64_t>(std::ceil((1.0 - tokens_) * 1e6 / rate_));
 }
 
