@@ -18,7 +18,7 @@ runs=${RUNS:-3}
 build=$root/${BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2 --target ibwarden ibw-labgen >/dev/null
-bin=$build/app/ibwarden
+bin=$build/cli/ibwarden
 gen=$build/tests/lab/ibw-labgen
 work=$(mktemp -d /tmp/ibwarden-bench-probe.XXXXXX)
 source scripts/lib/simlab.sh

@@ -36,63 +36,6 @@ A summary goes to standard error.
 Exit status: 0 the round ran, 2 usage, input or port error.
 )";
 
-// Private serialisation of observations (the layout ingest/observation.h documents).
-// TODO(observation.cpp): replace with ingest::observation_jsonl/_csv once they exist.
-std::string routing_text(ingest::Routing r) {
-  switch (r) {
-    case ingest::Routing::static_lft:
-      return "static";
-    case ingest::Routing::adaptive:
-      return "adaptive";
-    case ingest::Routing::directed:
-      return "directed";
-    case ingest::Routing::unspecified:
-      break;
-  }
-  return "";
-}
-
-std::string path_text(const std::vector<int>& path) {
-  std::string s;
-  for (int p : path) s += (s.empty() ? "" : ",") + std::to_string(p);
-  return s;
-}
-
-std::string time_text(int64_t us) {  // "2026-11-25T02:00:00Z"
-  if (us <= 0) return "";
-  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string number_text(double v) {
-  nlohmann::json j = v;
-  return j.dump();
-}
-
-std::string jsonl(const ingest::Observation& o) {
-  nlohmann::ordered_json j = {{"src", o.src}, {"dst", o.dst}, {"sent", o.sent}, {"lost", o.lost}};
-  if (o.rtt_p50_us) j["rtt_p50_us"] = *o.rtt_p50_us;
-  if (o.rtt_p99_us) j["rtt_p99_us"] = *o.rtt_p99_us;
-  if (o.routing != ingest::Routing::unspecified) j["routing"] = routing_text(o.routing);
-  if (!o.path.empty()) j["path"] = path_text(o.path);
-  if (o.time_us) j["time"] = time_text(o.time_us);
-  return j.dump();
-}
-
-constexpr const char* kCsvHeader = "src,dst,sent,lost,rtt_p50_us,rtt_p99_us,routing,path,time";
-
-std::string csv(const ingest::Observation& o) {
-  auto opt = [](const std::optional<double>& v) { return v ? number_text(*v) : std::string(); };
-  std::string path = path_text(o.path);
-  return o.src + "," + o.dst + "," + std::to_string(o.sent) + "," + std::to_string(o.lost) + "," +
-         opt(o.rtt_p50_us) + "," + opt(o.rtt_p99_us) + "," + routing_text(o.routing) + "," +
-         (path.empty() ? "" : "\"" + path + "\"") + "," + time_text(o.time_us);
-}
-
 }  // namespace cmd_probe_detail
 
 int cmd_probe(int argc, char** argv, int first) {
@@ -132,10 +75,10 @@ int cmd_probe(int argc, char** argv, int first) {
     const ingest::Vantage& v = prober->vantage();
     ingest::ProbeRound round = ingest::probe_fabric(*prober, topo->fabric);
 
-    if (format == "csv") out << kCsvHeader << "\n";
+    if (format == "csv") out << ingest::observation_csv_header() << "\n";
     size_t lids = 0, links = 0;
     for (const auto& o : round.observations) {
-      out << (format == "csv" ? csv(o) : jsonl(o)) << "\n";
+      out << (format == "csv" ? ingest::observation_csv(o) : ingest::observation_jsonl(o)) << "\n";
       (o.routing == ingest::Routing::directed ? links : lids)++;
     }
     out.flush();

@@ -42,13 +42,15 @@ struct CountersSection {
 // Active probes (ingest/prober.h, `ibwarden probe`): SMPs sent from the local port to every
 // LID and through every link, to find lossy links and "cursed routes".
 struct ProbesSection {
-  std::optional<int64_t> interval_us;    // round period in the daemon; none = off (the default)
-  unsigned count = 10;                   // MADs per target per round
-  unsigned timeout_ms = 50;              // per MAD; probes are never retried
-  unsigned max_in_flight = 16;           // outstanding MADs
-  unsigned max_rate = 2000;              // MADs per second (token bucket)
-  unsigned window = 10;                  // rounds kept for the localizer
-  std::optional<std::string> spool_dir;  // where rounds are written as JSONL; none = not kept
+  std::optional<int64_t> interval_us;  // round period in the daemon; none = off (the default)
+  unsigned count = 10;                 // MADs per target per round
+  unsigned timeout_ms = 50;            // per MAD; probes are never retried
+  unsigned max_in_flight = 16;         // outstanding MADs
+  unsigned max_rate = 2000;            // MADs per second (token bucket)
+  unsigned window = 10;                // rounds kept for the localizer
+  // External observations (JSONL/CSV files) dropped here are ingested by the daemon, then moved
+  // to done/ or failed/ (ingest/probe_spool.h); none = no spool.
+  std::optional<std::string> spool_dir;
   // How the fabric routes data traffic: "adaptive" (default) or "static" (LFT only). The
   // prober's own LID-routed SMPs travel on VL15, which follows the LFT, and are always
   // written as routing static.

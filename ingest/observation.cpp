@@ -49,6 +49,15 @@ std::optional<int64_t> parse_time(std::string_view s) {
   return static_cast<int64_t>(timegm(&tm)) * 1'000'000 + frac_us;
 }
 
+std::string iso_time(int64_t us) {  // "2026-11-25T02:00:00Z"
+  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 std::optional<std::vector<int>> parse_path(std::string_view s) {
   std::vector<int> out;
   size_t pos = 0;
@@ -271,12 +280,12 @@ std::string observation_jsonl(const Observation& o) {
     for (int port : o.path) p += (p.empty() ? "" : ",") + std::to_string(port);
     j["path"] = p;
   }
-  if (o.time_us) j["time"] = o.time_us / 1'000'000;
+  if (o.time_us) j["time"] = observation_detail::iso_time(o.time_us);
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string observation_csv_header() {
-  return "src,dst,sent,lost,slow,rtt_p50_us,rtt_p99_us,routing,path,time";
+  return "src,dst,sent,lost,rtt_p50_us,rtt_p99_us,routing,path,time";
 }
 
 std::string observation_csv(const Observation& o) {
@@ -295,8 +304,8 @@ std::string observation_csv(const Observation& o) {
   std::string path;
   for (int port : o.path) path += (path.empty() ? "" : ",") + std::to_string(port);
   return quote(o.src) + "," + quote(o.dst) + "," + std::to_string(o.sent) + "," +
-         std::to_string(o.lost) + "," + std::to_string(o.slow) + "," + num(o.rtt_p50_us) + "," +
-         num(o.rtt_p99_us) + "," + std::string(routing_name(o.routing)) + "," + quote(path) + "," +
+         std::to_string(o.lost) + "," + num(o.rtt_p50_us) + "," + num(o.rtt_p99_us) + "," +
+         std::string(routing_name(o.routing)) + "," + quote(path) + "," +
          (o.time_us ? std::to_string(o.time_us / 1'000'000) : "");
 }
 

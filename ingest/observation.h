@@ -57,7 +57,8 @@ std::vector<Observation> parse_observations(std::string_view text, const std::st
                                             std::optional<ObservationFormat> format = {});
 std::vector<Observation> load_observations(const std::string& path);
 
-// One record as a JSONL line (no trailing newline) or a CSV row; the CSV header first.
+// One record as a JSONL line (no trailing newline) or a CSV row (the prober's columns: no slow,
+// gbps or rtt_us); the CSV header first.
 std::string observation_jsonl(const Observation& o);
 std::string observation_csv_header();
 std::string observation_csv(const Observation& o);
