@@ -36,7 +36,8 @@ input error (bad lines as file:line: field: message).
 
 int cmd_localize(int argc, char** argv, int first) {
   try {
-    Args args({{"config"}, {"probes"}, {"routes"}, {"format"}, {"help", false}}, argc, argv, first);
+    Args args({{"config"}, {"probes", true, true}, {"routes"}, {"format"}, {"help", false}}, argc,
+              argv, first);
     if (args.has("help")) return std::cout << kLocalizeHelp, 0;
     if (!args.has("config")) throw UsageError("--config is required");
     if (!args.has("probes")) throw UsageError("--probes is required");

@@ -83,6 +83,7 @@ void start_web(Runtime& rt) {
   deps.plan = rt.plan.get();
   deps.topology = [&rt] { return rt.topology(); };
   deps.health = &rt.health;
+  deps.probes = rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir ? &rt.probe_state : nullptr;
   deps.started_us = rt.clock.now_us();
   rt.web_backend = std::make_unique<WebBackend>(std::move(deps));
   web::ApiOptions api_options;
@@ -167,6 +168,7 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
     }
   }
   if (rt.cfg.counters.enabled && !(rt.ufm && rt.ufm->has_telemetry())) spawn(counter_loop);
+  if (rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir) spawn(probe_loop);
   if (rt.cfg.workorders.webhook)
     spawn([](Runtime& r) { run_outbox(r.cfg, r.webhook_secret, r.running); });
   std::unique_ptr<Runtime> next;

@@ -17,6 +17,7 @@
 #include "daemon/action_worker.h"
 #include "daemon/batch_queue.h"
 #include "daemon/port_table.h"
+#include "daemon/probe_runner.h"
 #include "daemon/rule_runner.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
@@ -71,6 +72,7 @@ struct Runtime {
   std::unique_ptr<web::Api> web_api;
   std::unique_ptr<web::Server> web_server;
   std::unique_ptr<UfmSource> ufm;  // with a ufm: section
+  ProbeState probe_state;  // cursed routes: published by the probe thread, read by the web API
 
   std::shared_ptr<const Topology> topology() {
     std::lock_guard<std::mutex> lock(topo_mutex);

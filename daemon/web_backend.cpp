@@ -1,5 +1,7 @@
 #include "daemon/web_backend.h"
 
+#include "daemon/logger.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -108,6 +110,29 @@ nlohmann::json WebBackend::run_audit() {
   std::lock_guard<std::mutex> lock(mutex_);
   last_audit_ = j;
   return j;
+}
+
+nlohmann::json WebBackend::suspects() {
+  if (!deps_.probes) throw web::ApiError(404, kNoProbing);
+  auto j = deps_.probes->suspects();
+  if (!j) throw web::ApiError(404, "no probe round or posted observation localized yet");
+  return *j;
+}
+
+nlohmann::json WebBackend::route_health() {
+  if (!deps_.probes) throw web::ApiError(404, kNoProbing);
+  auto j = deps_.probes->route_health();
+  if (!j) throw web::ApiError(404, "no probe round or posted observation localized yet");
+  return *j;
+}
+
+nlohmann::json WebBackend::submit_probes(const std::string& text, const std::string& actor) {
+  if (!deps_.probes) throw web::ApiError(404, kNoProbing);
+  auto obs = validate_posted(text, deps_.topology ? deps_.topology().get() : nullptr);
+  size_t n = obs.size();
+  deps_.probes->post(std::move(obs));
+  log(LogLevel::info, "probe observations posted", {{"actor", actor}, {"observations", n}});
+  return {{"accepted", n}};
 }
 
 }  // namespace ibw::daemon

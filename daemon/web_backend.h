@@ -13,6 +13,7 @@
 
 #include "actions/remedy.h"
 #include "config/config.h"
+#include "daemon/probe_runner.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "web/backend.h"
@@ -24,6 +25,7 @@ struct WebBackendDeps {
   const fabric::Plan* plan = nullptr;  // may be null (no audit then)
   std::function<std::shared_ptr<const Topology>()> topology;
   SourceHealthBoard* health = nullptr;  // "opensm", "counters", "ufm", ...
+  ProbeState* probes = nullptr;         // null when probing is off
   int64_t started_us = 0;
 };
 
@@ -37,6 +39,9 @@ class WebBackend : public web::ApiBackend {
   std::optional<nlohmann::json> last_audit() override;
   nlohmann::json run_audit() override;
   bool webhook_outbox() override { return deps_.cfg.workorders.webhook.has_value(); }
+  nlohmann::json suspects() override;
+  nlohmann::json route_health() override;
+  nlohmann::json submit_probes(const std::string& text, const std::string& actor) override;
 
   // The counter loop reports each sweep here (for /health and /metrics).
   void sweep_done(double seconds, int64_t end_us);

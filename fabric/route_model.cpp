@@ -154,6 +154,22 @@ void RouteModel::spray(const Toward& t, const std::vector<double>& weight,
   }
 }
 
+std::vector<double> RouteModel::expected_loss(
+    const Toward& t, const std::function<double(uint32_t, int)>& loss) const {
+  std::vector<double> v(fabric_.size(), 0);
+  for (size_t i = 1; i < t.order.size(); ++i) {  // increasing distance: V(y) is final
+    uint32_t x = t.order[i];
+    double sum = 0;
+    for (uint32_t e = first_[x]; e < first_[x + 1]; ++e) {
+      uint32_t y = edges_[e].to;
+      if (down_[e] || t.dist[y] != t.dist[x] - 1) continue;
+      sum += t.count[y] * (loss(x, edges_[e].port) + v[y]);
+    }
+    v[x] = t.count[x] > 0 ? sum / t.count[x] : 0;
+  }
+  return v;
+}
+
 bool RouteModel::on_minimal_route(const Toward& t, uint32_t a, uint32_t node, int port,
                                   const Toward& from_node) const {
   auto it = edge_of_.find(dir_link_key(node, port));

@@ -89,6 +89,11 @@ class RouteModel {
   // sources (weights indexed by node; sources with 0 weight cost nothing but the pass).
   void spray(const Toward& t, const std::vector<double>& weight,
              const std::function<void(uint32_t, int, double)>& fn) const;
+  // The expected loss of a probe from every switch x to t.dest when adaptive routing sprays it
+  // evenly over the minimal routes: V(x) = sum over steps x -> y of N(y)/N(x) *
+  // (loss(x, port) + V(y)) (index = node; 0 where unreachable). loss: a link's loss rate.
+  std::vector<double> expected_loss(const Toward& t,
+                                    const std::function<double(uint32_t, int)>& loss) const;
   // True when some minimal route from switch a to t.dest crosses the link (node, port).
   bool on_minimal_route(const Toward& t, uint32_t a, uint32_t node, int port,
                         const Toward& from_node) const;

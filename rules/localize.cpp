@@ -31,7 +31,11 @@ struct State {
   uint32_t switches = 0;
   std::vector<Item> items;
   std::unordered_map<uint32_t, std::vector<int8_t>> dist_to;  // dest switch -> dist per ordinal
-  std::vector<double> traffic, bad, sig;  // sig: the items crossing a link, as a random sum
+  std::vector<double> traffic, bad, sig;         // sig: the items crossing a link, as a random sum
+  std::vector<double> fixed_traffic, fixed_bad;  // the share-1 part (fixed routes, host links)
+  std::vector<std::vector<uint32_t>> items_of;   // link -> items with it on a fixed route
+  std::vector<uint32_t> stamp;                   // per item: last group that counted it
+  uint32_t epoch = 0;
 
   explicit State(const RouteModel& m) : model(m) {
     const fabric::Fabric& f = m.fabric();
@@ -44,6 +48,9 @@ struct State {
     traffic.assign(offset.back(), 0);
     bad.assign(offset.back(), 0);
     sig.assign(offset.back(), 0);
+    fixed_traffic.assign(offset.back(), 0);
+    fixed_bad.assign(offset.back(), 0);
+    items_of.resize(offset.back());
   }
   uint32_t index(uint32_t node, int port) const {
     return offset[node] + static_cast<uint32_t>(port);
@@ -154,12 +161,17 @@ void accumulate(State& st) {
   std::fill(st.traffic.begin(), st.traffic.end(), 0);
   std::fill(st.bad.begin(), st.bad.end(), 0);
   std::fill(st.sig.begin(), st.sig.end(), 0);
+  std::fill(st.fixed_traffic.begin(), st.fixed_traffic.end(), 0);
+  std::fill(st.fixed_bad.begin(), st.fixed_bad.end(), 0);
   std::unordered_map<uint32_t, std::vector<std::tuple<uint32_t, double, double, double>>> by_dest;
   for (size_t i = 0; i < st.items.size(); ++i) {
     const Item& it = st.items[i];
     if (!it.alive) continue;
     double tag = tag_of(i);
-    for (uint32_t l : it.links) st.traffic[l] += it.sent, st.bad[l] += it.bad, st.sig[l] += tag;
+    for (uint32_t l : it.links) {
+      st.traffic[l] += it.sent, st.bad[l] += it.bad, st.sig[l] += tag;
+      st.fixed_traffic[l] += it.sent, st.fixed_bad[l] += it.bad;
+    }
     if (it.a == fabric::kNoNode) continue;
     by_dest[it.b].push_back({it.a, it.sent, it.bad, tag});  // request
     by_dest[it.a].push_back({it.b, it.sent, it.bad, tag});  // reply
@@ -189,9 +201,9 @@ void accumulate(State& st) {
   }
 }
 
-// Equal up to ~1e-9 relative (sums of the same shares in another order differ in the last bits).
+// Equal up to ~1e-6 relative (sums of the same shares in another order differ in the last bits).
 int64_t rel_key(double x) {
-  return std::llround(std::log(x) * 1e9);
+  return std::llround(std::log(x) * 1e6);
 }
 
 struct PairHash {
@@ -224,6 +236,9 @@ LocalizeResult localize(const fabric::RouteModel& model,
           : observations.front().origin.substr(0, observations.front().origin.rfind(':')));
   build(st, observations, opt, sink);
   sink.throw_if_any();
+  for (uint32_t i = 0; i < st.items.size(); ++i)
+    for (uint32_t l : st.items[i].links) st.items_of[l].push_back(i);
+  st.stamp.assign(st.items.size(), 0);
   LocalizeResult result;
   result.observations = observations.size();
   result.pairs = st.items.size();
@@ -248,30 +263,39 @@ LocalizeResult localize(const fabric::RouteModel& model,
       if (st.bad[l] > 0 && st.traffic[l] > 0)
         groups[{rel_key(st.traffic[l]), rel_key(st.bad[l]) * 1'000'003 + rel_key(st.sig[l])}]
             .push_back(static_cast<uint32_t>(l));
+    // A group's case: the bad and traffic of the distinct observations behind it (share-1
+    // routes counted once however many members they cross) plus the flows sprayed over it.
+    auto judge = [&](const std::vector<uint32_t>& members, double* b, double* tr, double* loss) {
+      double bf = 0, tf = 0, ba = 0, ta = 0, top = 0;
+      ++st.epoch;
+      for (uint32_t l : members) {
+        ba += st.bad[l] - st.fixed_bad[l], ta += st.traffic[l] - st.fixed_traffic[l];
+        top = std::max(top, st.traffic[l]);
+        for (uint32_t i : st.items_of[l])
+          if (st.items[i].alive && st.stamp[i] != st.epoch)
+            st.stamp[i] = st.epoch, bf += st.items[i].bad, tf += st.items[i].sent;
+      }
+      *b = bf + ba, *tr = tf + ta;
+      *loss = std::min(1.0, *b / top);  // of the one bad member, if only one is bad
+    };
     const std::vector<uint32_t>* best = nullptr;
     double best_gain = 0;
     for (const auto& [key, members] : groups) {
-      double n = static_cast<double>(members.size());
-      double tr = st.traffic[members[0]] * n, b = st.bad[members[0]] * n;
-      // A flow's noise comes from every link it crosses, and its votes land on each of them.
-      double ratio = b / tr, expect = noise_pair * tr;
+      double b = 0, tr = 0, loss = 0;
+      judge(members, &b, &tr, &loss);
+      double expect = noise_pair * tr;
       double z = (b - expect) / std::sqrt(expect + 1);
-      double loss = std::min(1.0, ratio * n);  // of the one bad member, if only one is bad
       if (b < opt.min_bad || loss < opt.min_loss || z < opt.min_z) continue;
       // Likelihood-style gain: the bad probes explained, weighted by how far the loss rate
       // stands above the noise (007's votes, deTector's hit ratio).
-      double gain = b * std::log(ratio / noise_pair);
+      double gain = b * std::log(b / tr / noise_pair);
       if (gain > best_gain) best_gain = gain, best = &members;
     }
     if (!best) break;
     std::vector<uint32_t> group = *best;
     std::sort(group.begin(), group.end());
     Suspect s;
-    double n = static_cast<double>(group.size());
-    s.score = st.bad[group[0]] * n;
-    s.traffic = st.traffic[group[0]] * n;
-    // The loss rate of the one bad member if only one is bad (the group's shares summed).
-    s.loss = std::min(1.0, st.bad[group[0]] / st.traffic[group[0]] * n);
+    judge(group, &s.score, &s.traffic, &s.loss);
     // Explain: every item crossing the group.
     std::vector<std::pair<uint32_t, std::vector<int8_t>>> switch_links;
     for (uint32_t l : group) {

@@ -1,0 +1,294 @@
+// The daemon's probe thread (daemon/probe_runner.h).
+#include "daemon/probe_runner.h"
+
+#include <map>
+#include <set>
+
+#include "daemon/logger.h"
+#include "daemon/probe_window.h"
+#include "daemon/runtime.h"
+#include "fabric/diagnostics.h"
+#include "fabric/route_model.h"
+#include "ingest/probe_spool.h"
+#include "ingest/prober.h"
+#include "rules/eval_cursed_path.h"
+#include "rules/localize.h"
+#include "store/record_json.h"
+
+namespace ibw::daemon {
+namespace probe_detail {
+
+using daemon_detail::Runtime;
+
+constexpr int kGuidedFactor = 5;  // guided DR probes per link: 5 x probes.count
+
+struct Loop {
+  Runtime& rt;
+  const config::ProbesSection& cfg;
+  ProbeWindow window;
+  std::unique_ptr<ingest::Prober> prober;
+  std::optional<ingest::ProbeSpool> spool;
+  std::set<std::pair<uint64_t, int>> disabled;            // as last seen in the store
+  std::map<std::pair<uint64_t, int>, uint64_t> baseline;  // receiving port -> errors at first sight
+  std::string last_suspects;
+  bool warned_no_rules = false, warned_no_lfts = false;
+
+  void health(ingest::HealthState state, const std::string& detail) {
+    int64_t now = rt.clock.now_us();
+    if (rt.health.set({"probes", state, detail, state == ingest::HealthState::ok ? now : 0, now}))
+      log(state == ingest::HealthState::ok ? LogLevel::info : LogLevel::warning,
+          "probe source " + std::string(state == ingest::HealthState::ok ? "ok" : "failing"),
+          {{"detail", detail}});
+  }
+
+  ingest::ProbeOptions options() const {
+    ingest::ProbeOptions o;
+    o.ca = rt.cfg.fabric.ca, o.ca_port = rt.cfg.fabric.ca_port;
+    o.count = cfg.count, o.timeout_ms = cfg.timeout_ms;
+    o.max_in_flight = cfg.max_in_flight, o.max_rate = cfg.max_rate;
+    return o;
+  }
+
+  // One round of the built-in prober into the window; false when it could not run.
+  bool round(const Topology& topo) {
+    try {
+      if (!prober) prober = ingest::Prober::open(options(), rt.clock);
+      ingest::ProbeRound r = ingest::probe_fabric(*prober, topo.fabric);
+      log(LogLevel::info, "probe round",
+          {{"targets", r.stats.targets},
+           {"mads", r.stats.mads_sent},
+           {"lost", r.stats.lost},
+           {"seconds", static_cast<double>(r.stats.duration_us) / 1e6},
+           {"warnings", r.warnings.size()}});
+      health(ingest::HealthState::ok, r.warnings.empty() ? "" : r.warnings.front());
+      window.add_round(std::move(r.observations), rt.clock.now_us());
+      return true;
+    } catch (const std::exception& e) {
+      prober.reset();  // reopen next time
+      log(LogLevel::error, "probe round could not run", {{"error", e.what()}});
+      health(ingest::HealthState::down, e.what());
+      return false;
+    }
+  }
+
+  void take_external() {
+    int64_t now = rt.clock.now_us();
+    if (spool) {
+      auto got = spool->poll(now);
+      if (!got.error.empty()) health(ingest::HealthState::degraded, got.error);
+      for (const auto& r : got.rejected)
+        log(LogLevel::warning, "probe file rejected", {{"spool", spool->dir()}, {"file", r}});
+      if (!got.accepted.empty())
+        log(LogLevel::info, "probe files ingested",
+            {{"files", got.accepted}, {"observations", got.observations.size()}});
+      window.add_posted(std::move(got.observations), now);
+    }
+    window.add_posted(rt.probe_state.take_posted(), now);
+    window.expire(now);
+  }
+
+  // The links ibwarden disabled; a new one clears the window (its routes changed).
+  void refresh_disabled(fabric::RouteModel& model, const fabric::Fabric& fab) {
+    std::set<std::pair<uint64_t, int>> now;
+    try {
+      auto db = store::Store::open(rt.cfg.store.path, /*read_only=*/true);
+      for (const auto& d : db->disabled_ports()) now.insert({d.node_guid, d.port});
+    } catch (const std::exception& e) {
+      log(LogLevel::warning, "probe: disabled ports unreadable", {{"error", e.what()}});
+      now = disabled;
+    }
+    if (!std::includes(disabled.begin(), disabled.end(), now.begin(), now.end())) {
+      log(LogLevel::info, "probe window cleared: a link was disabled", {{"disabled", now.size()}});
+      window.clear();
+      baseline.clear();
+    }
+    disabled = now;
+    for (auto [guid, port] : disabled)
+      if (uint32_t n = fab.find_guid(guid); n != fabric::kNoNode) model.set_down(n, port);
+  }
+
+  // Guided DR probes through every link of the suspects: (sent, lost) per directed link key.
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> guided(const fabric::Fabric& fab,
+                                                           const rules::LocalizeResult& res) {
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> out;
+    if (!prober || res.suspects.empty()) return out;
+    std::vector<ingest::LinkEnd> links;
+    for (const auto& s : res.suspects)
+      for (const auto& l : s.links) links.push_back({l.node, l.port});
+    uint32_t local = fab.find_guid(prober->vantage().node_guid);
+    if (local == fabric::kNoNode) return out;
+    try {
+      auto plan = ingest::plan_link_probes(fab, local, prober->vantage().port, links);
+      auto round = prober->probe_routes(plan.targets);
+      for (size_t i = 0; i < plan.targets.size() && i < round.observations.size(); ++i) {
+        const auto& t = plan.targets[i];
+        const auto& ob = round.observations[i];
+        for (auto e : {t.near, t.far}) {
+          auto& [sent, lost] = out[fabric::dir_link_key(e.node, e.port)];
+          sent += ob.sent, lost += ob.lost;
+        }
+      }
+    } catch (const std::exception& e) {
+      log(LogLevel::warning, "guided probes failed", {{"error", e.what()}});
+    }
+    return out;
+  }
+
+  std::vector<rules::PathFinding> findings(
+      const Topology& topo, const rules::LocalizeResult& res,
+      const std::map<uint64_t, std::pair<uint64_t, uint64_t>>& dr) {
+    const fabric::Fabric& fab = topo.fabric;
+    std::vector<rules::PathFinding> out;
+    for (const auto& s : res.suspects) {
+      std::set<std::string> seen;  // one finding per physical link
+      size_t physical = 0;
+      for (const auto& l : s.links) {
+        const fabric::Port* p = fab.node(l.node).port(l.port);
+        if (!p || !p->has_peer()) continue;
+        auto key = std::min(std::pair{fab.node(l.node).guid, l.port},
+                            std::pair{fab.node(p->peer_node).guid, p->peer_port});
+        physical +=
+            seen.insert(fabric::format_guid(key.first) + "/" + std::to_string(key.second)).second;
+      }
+      seen.clear();
+      for (const auto& l : s.links) {
+        const fabric::Port* p = fab.node(l.node).port(l.port);
+        if (!p || !p->has_peer()) continue;
+        const fabric::Node& rx = fab.node(p->peer_node);
+        auto key =
+            std::min(std::pair{fab.node(l.node).guid, l.port}, std::pair{rx.guid, p->peer_port});
+        if (!seen.insert(fabric::format_guid(key.first) + "/" + std::to_string(key.second)).second)
+          continue;
+        rules::PathFinding f;
+        f.node_guid = rx.guid, f.port = p->peer_port, f.last_time_us = s.last_bad_us;
+        rules::PathEvidence& e = f.evidence;
+        e.link =
+            fab.port_label(l.node, l.port) + " -> " + fab.port_label(p->peer_node, p->peer_port);
+        e.score = s.score, e.loss = s.loss, e.group_size = physical;
+        e.bad_observations = s.bad_observations, e.good_observations = s.good_observations;
+        e.sample_bad_pairs = s.sample_bad_pairs;
+        if (auto it = dr.find(fabric::dir_link_key(l.node, l.port)); it != dr.end())
+          e.dr_sent = it->second.first, e.dr_lost = it->second.second;
+        if (auto rec = rt.ports.get(rx.guid, p->peer_port); rec && rec->counters.valid) {
+          uint64_t errs =
+              rec->counters.value[static_cast<size_t>(ingest::Counter::PortRcvErrors)] +
+              rec->counters.value[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)];
+          auto [it, fresh] = baseline.emplace(std::pair{rx.guid, p->peer_port}, errs);
+          if (!fresh) {
+            e.counters_known = true;
+            uint64_t rcv = rec->counters.value[static_cast<size_t>(ingest::Counter::PortRcvErrors)];
+            e.rcv_errors_delta = errs >= it->second ? std::min(rcv, errs - it->second) : 0;
+            e.symbol_errors_delta = errs >= it->second ? errs - it->second - e.rcv_errors_delta : 0;
+          }
+        }
+        out.push_back(std::move(f));
+      }
+    }
+    return out;
+  }
+
+  void act(const std::shared_ptr<const Topology>& topo, std::vector<rules::PathFinding> found) {
+    if (found.empty()) return;
+    if (!rt.rules || !rt.worker) {
+      if (!warned_no_rules)
+        log(LogLevel::warning, "cursed-route suspects are not acted on: no rules.file");
+      warned_no_rules = true;
+      return;
+    }
+    ActionJob job;
+    job.topo = topo;
+    for (auto& v : rules::evaluate_cursed_paths(rt.rules->rules(), found, rt.clock.now_us())) {
+      if (!v.confirmed || v.action == rules::Action::none) continue;
+      actions::Finding f;
+      if (auto rec = rt.ports.get(v.node_guid, v.port)) f.counters = rec->counters;
+      f.verdict = std::move(v);
+      job.findings.push_back(std::move(f));
+    }
+    if (!job.findings.empty() && !rt.worker->submit(std::move(job)))
+      log(LogLevel::warning, "action queue full; cursed-path verdicts wait for the next round");
+  }
+
+  void localize(const std::shared_ptr<const Topology>& topo) {
+    const fabric::Fabric& fab = topo->fabric;
+    std::shared_ptr<const fabric::RoutingTables> routes;
+    {
+      std::lock_guard<std::mutex> lock(rt.routes_mutex);
+      routes = rt.routes;
+    }
+    fabric::RouteModel model(fab, routes.get());
+    refresh_disabled(model, fab);
+    std::vector<ingest::Observation> obs = window.all();
+    if (!routes) {  // static records need the LFTs: say so once, localize the rest
+      size_t before = obs.size();
+      std::erase_if(obs, [](const auto& o) { return o.routing == ingest::Routing::static_lft; });
+      if (obs.size() != before && !warned_no_lfts)
+        log(LogLevel::warning, "no LFT dump: LID-routed probes are left out of localization",
+            {{"dump", rt.cfg.opensm.dump_dir + "/opensm-lfts.dump"}});
+      warned_no_lfts |= obs.size() != before;
+    }
+    rules::LocalizeOptions opt;
+    opt.default_routing =
+        cfg.routes == "static" ? ingest::Routing::static_lft : ingest::Routing::adaptive;
+    rules::LocalizeResult res;
+    try {
+      res = rules::localize(model, obs, opt);
+    } catch (const fabric::InputError& e) {  // the fabric changed under the window
+      log(LogLevel::warning, "probe window no longer matches the fabric; cleared",
+          {{"error",
+            e.diagnostics().empty() ? e.what() : fabric::format_diagnostic(e.diagnostics()[0])}});
+      window.clear();
+      return;
+    }
+    act(topo, findings(*topo, res, guided(fab, res)));
+    auto cable = [&](uint64_t guid, int port) { return topo->correlator->cable_at(guid, port); };
+    nlohmann::json j = rules::localize_json(fab, res, cable);
+    std::string now = store::iso_time(rt.clock.now_us());
+    j["time"] = now, j["rounds"] = window.rounds(), j["posted"] = window.posted();
+    std::string labels;
+    for (const auto& s : res.suspects) labels += rules::suspect_label(fab, s) + "; ";
+    if (labels != last_suspects)
+      log(res.suspects.empty() ? LogLevel::info : LogLevel::warning, "cursed-route suspects",
+          {{"suspects", res.suspects.size()}, {"links", labels}});
+    last_suspects = labels;
+    nlohmann::json health = route_health_matrix(fab, window.all());
+    health["time"] = now, health["rounds"] = window.rounds();
+    rt.probe_state.publish(std::move(j), std::move(health));
+  }
+};
+
+}  // namespace probe_detail
+
+void probe_loop(daemon_detail::Runtime& rt) {
+  const auto& cfg = rt.cfg.probes;
+  int64_t interval = cfg.interval_us.value_or(60'000'000);
+  probe_detail::Loop loop{rt, cfg, ProbeWindow(static_cast<int>(cfg.window), interval)};
+  if (cfg.spool_dir) {
+    try {
+      loop.spool.emplace(*cfg.spool_dir);
+    } catch (const std::exception& e) {
+      log(LogLevel::error, "probe spool unusable", {{"error", e.what()}});
+      loop.health(ingest::HealthState::down, e.what());
+    }
+  }
+  log(LogLevel::info, "probing",
+      {{"interval_s", cfg.interval_us ? *cfg.interval_us / 1e6 : 0.0},
+       {"spool_dir", cfg.spool_dir.value_or("")}});
+  int64_t next = rt.clock.now_us();
+  while (rt.running) {
+    auto topo = rt.topology();
+    int64_t now = rt.clock.now_us();
+    size_t before = loop.window.posted();
+    loop.take_external();
+    bool fresh = loop.window.posted() != before;
+    if (topo && cfg.interval_us && now >= next) {
+      fresh |= loop.round(*topo);
+      next = now + *cfg.interval_us;
+    } else if (!topo && cfg.interval_us && now >= next) {
+      loop.health(ingest::HealthState::degraded, "no topology yet");
+    }
+    if (topo && fresh) loop.localize(topo);
+    rt.nap(std::chrono::seconds(1));
+  }
+}
+
+}  // namespace ibw::daemon

@@ -1,0 +1,131 @@
+// ProbeState, POST validation and the route-health matrix (daemon/probe_runner.h).
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "daemon/probe_runner.h"
+#include "fabric/diagnostics.h"
+#include "fabric/route_model.h"
+
+namespace ibw::daemon {
+
+void ProbeState::publish(nlohmann::json suspects, nlohmann::json route_health) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  suspects_ = std::move(suspects);
+  health_ = std::move(route_health);
+}
+
+std::optional<nlohmann::json> ProbeState::suspects() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return suspects_;
+}
+
+std::optional<nlohmann::json> ProbeState::route_health() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return health_;
+}
+
+void ProbeState::post(std::vector<ingest::Observation> obs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::move(obs.begin(), obs.end(), std::back_inserter(posted_));
+}
+
+std::vector<ingest::Observation> ProbeState::take_posted() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(posted_, {});
+}
+
+std::vector<ingest::Observation> validate_posted(const std::string& text, const Topology* topo) {
+  const std::string file = "POST /api/v1/probes";
+  auto obs = ingest::parse_observations(text, file);
+  if (!topo) throw fabric::InputError({{file, 0, "", "no fabric discovered yet; try again"}});
+  fabric::RouteModel model(topo->fabric, nullptr);
+  fabric::DiagnosticSink sink(file);
+  for (const auto& o : obs) {
+    int line = std::atoi(o.origin.c_str() + o.origin.rfind(':') + 1);
+    std::string err;
+    if (!model.resolve(o.src, &err)) sink.add(line, "src", err);
+    if (!model.resolve(o.dst, &err)) sink.add(line, "dst", err);
+  }
+  sink.throw_if_any();
+  return obs;
+}
+
+nlohmann::json route_health_matrix(const fabric::Fabric& fab,
+                                   const std::vector<ingest::Observation>& window) {
+  fabric::RouteModel model(fab, nullptr);
+  std::map<std::string, uint32_t> by_name;  // leaf switches, by display name
+  for (uint32_t i = 0; i < fab.size(); ++i) {
+    const fabric::Node& n = fab.node(i);
+    if (n.type != fabric::NodeType::ca) continue;
+    for (const fabric::Port& p : n.ports)
+      if (p.number && p.has_peer() && fab.node(p.peer_node).type == fabric::NodeType::sw)
+        by_name.emplace(fab.node(p.peer_node).name, p.peer_node);
+  }
+  std::vector<uint32_t> leaves;
+  std::unordered_map<uint32_t, size_t> index;
+  for (auto& [name, node] : by_name) index.emplace(node, leaves.size()), leaves.push_back(node);
+  const size_t n = leaves.size();
+  std::vector<std::vector<uint64_t>> sent(n, std::vector<uint64_t>(n)), lost = sent;
+  std::unordered_map<uint64_t, std::pair<double, double>> link;  // DR: (sent, lost) per link
+  std::unordered_map<std::string, std::optional<fabric::Endpoint>> ends;
+  auto end_of = [&](const std::string& text) {
+    auto [it, fresh] = ends.emplace(text, std::nullopt);
+    std::string err;
+    if (fresh) it->second = model.resolve(text, &err);
+    return it->second;
+  };
+  for (const auto& o : window) {
+    auto src = end_of(o.src), dst = end_of(o.dst);
+    if (!src || !dst) continue;
+    if (o.routing == ingest::Routing::directed) {  // the probe's last link, both ways
+      std::vector<fabric::LinkShare> hops;
+      std::string err;
+      if (!model.directed_route(*src, o.path, &hops, &err) || hops.size() < 2) continue;
+      for (size_t k = hops.size() - 2; k < hops.size(); ++k) {
+        auto& [s, l] = link[fabric::dir_link_key(hops[k].node, hops[k].port)];
+        s += static_cast<double>(o.sent), l += static_cast<double>(o.lost + o.slow);
+      }
+      continue;
+    }
+    auto a = model.attach(*src), b = model.attach(*dst);
+    if (!a || !b || !index.count(a->first) || !index.count(b->first)) continue;
+    size_t i = index[a->first], j = index[b->first];
+    sent[i][j] += o.sent, lost[i][j] += o.lost + o.slow;
+  }
+  // Predicted one-way loss toward each leaf, from the per-link loss of the directed probes.
+  std::vector<std::vector<double>> toward(n);
+  bool predict = !link.empty() && n <= 512;
+  auto loss_of = [&](uint32_t node, int port) {
+    auto it = link.find(fabric::dir_link_key(node, port));
+    return it == link.end() || it->second.first <= 0 ? 0.0 : it->second.second / it->second.first;
+  };
+  for (size_t j = 0; predict && j < n; ++j) {
+    auto v = model.expected_loss(model.toward(leaves[j]), loss_of);
+    toward[j].resize(n);
+    for (size_t i = 0; i < n; ++i) toward[j][i] = std::min(1.0, v[leaves[i]]);
+  }
+  nlohmann::json names = nlohmann::json::array(), guids = nlohmann::json::array();
+  nlohmann::json js = nlohmann::json::array(), jl = nlohmann::json::array(),
+                 jx = nlohmann::json::array();
+  for (size_t i = 0; i < n; ++i) {
+    names.push_back(fab.node(leaves[i]).name);
+    guids.push_back(fabric::format_guid(fab.node(leaves[i]).guid));
+    nlohmann::json rs = nlohmann::json::array(), rl = rs, rx = rs;
+    for (size_t j = 0; j < n; ++j) {
+      rs.push_back(sent[i][j]);
+      rl.push_back(lost[i][j]);
+      if (sent[i][j])
+        rx.push_back(static_cast<double>(lost[i][j]) / static_cast<double>(sent[i][j]));
+      else if (predict)  // request to j, reply back to i
+        rx.push_back(1 - (1 - toward[j][i]) * (1 - toward[i][j]));
+      else
+        rx.push_back(nullptr);
+    }
+    js.push_back(std::move(rs)), jl.push_back(std::move(rl)), jx.push_back(std::move(rx));
+  }
+  return {{"switches", names}, {"guids", guids}, {"sent", js},
+          {"lost", jl},        {"loss", jx},     {"predicted", predict}};
+}
+
+}  // namespace ibw::daemon
