@@ -56,6 +56,14 @@ GuardState Remediator::load_guard_state(store::Store& store, int64_t now_us) {
   return s;
 }
 
+bool Remediator::disable_tried(const store::WorkOrder& order) {
+  store::DecisionQuery q;
+  q.link_key = order.link_key, q.since_us = order.opened_us, q.limit = 0;
+  for (const auto& d : store_.decisions(q))
+    if (d.action == "disable") return true;
+  return false;
+}
+
 std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
                                                             const RemedyContext& ctx, int64_t now) {
   namespace rd = remedy_detail;
@@ -63,7 +71,13 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   if (!v.confirmed || v.action == rules::Action::none) return std::nullopt;
   remedy_text::LinkView link = remedy_text::link_view(ctx, v.node_guid, v.port);
   auto old = store_.workorder_by_link(link.link_key);
-  if (old && remedy_text::order_active(old->status)) return std::nullopt;  // already being handled
+  bool wants_disable = v.action == rules::Action::disable || v.action == rules::Action::isolate;
+  // An active order is being handled, unless it only asked for a repair and this verdict is
+  // the first to ask to take the link out (an error_bursts order, then the cursed_path rule's
+  // disable): that escalation goes ahead on the same order, once.
+  if (old && remedy_text::order_active(old->status) &&
+      (old->port_disabled || !wants_disable || disable_tried(*old)))
+    return std::nullopt;
   if (old && v.evidence.last_time_us && v.evidence.last_time_us <= old->resolved_us)
     return std::nullopt;  // evidence from before the repair
 
@@ -79,7 +93,6 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   std::string what = v.explanation;
   if (auto at = what.find(": " + v.rule + ": "); at != std::string::npos)
     what = what.substr(at + v.rule.size() + 4);
-  bool wants_disable = v.action == rules::Action::disable || v.action == rules::Action::isolate;
 
   if (!wants_disable) {
     d.action = "work_order", d.status = "executed";

@@ -113,6 +113,8 @@ class Remediator {
   static GuardState load_guard_state(store::Store& store, int64_t now_us);
 
  private:
+  // Whether a disable was already decided (any status) for the order's link since it opened.
+  bool disable_tried(const store::WorkOrder& order);
   // Writes a batch whose one work order was built from `before` (read before the port action,
   // which can take seconds), conditionally on the order's version: when an operator changed
   // the order meanwhile (PATCH), the order is rebased on the fresh row (rebase_order) and the

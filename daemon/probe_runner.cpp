@@ -197,8 +197,19 @@ struct Loop {
     }
     ActionJob job;
     job.topo = topo;
+    log(LogLevel::debug, "cursed-path findings",
+        {{"findings", found.size()},
+         {"first", found[0].evidence.link},
+         {"loss", found[0].evidence.loss},
+         {"bad", found[0].evidence.bad_observations},
+         {"dr_sent", found[0].evidence.dr_sent},
+         {"dr_lost", found[0].evidence.dr_lost}});
     for (auto& v : rules::evaluate_cursed_paths(rt.rules->rules(), found, rt.clock.now_us())) {
-      if (!v.confirmed || v.action == rules::Action::none) continue;
+      if (!v.confirmed || v.action == rules::Action::none) {  // say why nothing is done
+        log(LogLevel::info, "cursed-path verdict not acted on",
+            {{"rule", v.rule}, {"explanation", v.explanation}});
+        continue;
+      }
       actions::Finding f;
       if (auto rec = rt.ports.get(v.node_guid, v.port)) f.counters = rec->counters;
       f.verdict = std::move(v);

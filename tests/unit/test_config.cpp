@@ -289,7 +289,7 @@ TEST_CASE("config: durations and offsets", "[config]") {
   CHECK_FALSE(parse_utc_offset("+25:00"));
 }
 
-TEST_CASE("config: the probes section - defaults, the example and a full section",
+TEST_CASE("config: the probes section - defaults - the example and a full section",
           "[config][probe]") {
   Config d = parse_config("fabric:\n  name: x\n", "/etc/ibwarden/ibwarden.yaml");
   CHECK_FALSE(d.probes.interval_us);  // off unless asked for

@@ -15,7 +15,7 @@ namespace prober_test {
 // two_tier(3, 2, 2): hosts 0-5 (nodes 0-5), leaves 0-2 (nodes 6-8), spines 0-1 (nodes 9-10).
 constexpr uint32_t kHost0 = 0, kLeaf0 = 6, kLeaf1 = 7, kSpine0 = 9;
 
-TEST_CASE("prober: every Active link once, every LID but our own", "[probe]") {
+TEST_CASE("prober: every Active link once - every LID but our own", "[probe]") {
   auto f = tf::two_tier(3, 2, 2);
   auto links = fabric_links(f);
   CHECK(links.size() == 12);  // 6 host links + 3 x 2 leaf-spine links
@@ -76,7 +76,7 @@ TEST_CASE("prober: directed routes leave through the nearer end of each link", "
   CHECK(guided.targets[0].route == down->route);
 }
 
-TEST_CASE("prober: links with no directed route are reported, bad input throws", "[probe]") {
+TEST_CASE("prober: links with no directed route are reported - bad input throws", "[probe]") {
   auto f = tf::two_tier(3, 2, 2);
   // leaf001 cut off from both spines: its host links cannot be reached from host000.
   f.node(kLeaf1).ports[3].state = 1;
@@ -92,7 +92,7 @@ TEST_CASE("prober: links with no directed route are reported, bad input throws",
   CHECK_THROWS_AS(plan_link_probes(f, kHost0, 1, {{kHost0, 2}}), std::invalid_argument);
 }
 
-TEST_CASE("prober: the token bucket allows a burst, then the rate", "[probe]") {
+TEST_CASE("prober: the token bucket allows a burst - then the rate", "[probe]") {
   TokenBucket b(1000, 4, 0);  // 1000/s: one token per ms
   for (int i = 0; i < 4; ++i) CHECK(b.take(0));
   CHECK_FALSE(b.take(0));
