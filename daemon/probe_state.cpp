@@ -1,6 +1,7 @@
 // ProbeState, POST validation and the route-health matrix (daemon/probe_runner.h).
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "daemon/probe_runner.h"
@@ -35,20 +36,66 @@ std::vector<ingest::Observation> ProbeState::take_posted() {
   return std::exchange(posted_, {});
 }
 
+namespace {
+// The lines parse_observations rejected, blanked (numbering kept; blank lines are skipped), so
+// the valid ones can still be checked against the fabric and every error reported at once.
+// Empty when nothing is left to check (a bad CSV header, an error about the whole body).
+std::string without_lines(const std::string& text, const std::vector<fabric::Diagnostic>& bad) {
+  std::set<int> drop;
+  for (const auto& d : bad) {
+    if (d.line <= 0) return {};
+    drop.insert(d.line);
+  }
+  size_t first = text.find_first_not_of(" \t\r\n");
+  bool csv = first != std::string::npos && text[first] != '{';
+  std::string out;
+  int line = 1;
+  for (size_t at = 0; at < text.size(); ++line) {
+    size_t nl = text.find('\n', at);
+    size_t end = nl == std::string::npos ? text.size() : nl + 1;
+    if (drop.count(line)) {
+      if (csv && out.find_first_not_of(" \t\r\n") == std::string::npos) return {};  // header
+      out += '\n';
+    } else {
+      out.append(text, at, end - at);
+    }
+    at = end;
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<ingest::Observation> validate_posted(const std::string& text, const Topology* topo) {
   const std::string file = "POST /api/v1/probes";
-  auto obs = ingest::parse_observations(text, file);
-  if (!topo) throw fabric::InputError({{file, 0, "", "no fabric discovered yet; try again"}});
+  std::vector<fabric::Diagnostic> diags;
+  std::vector<ingest::Observation> obs;
+  try {
+    obs = ingest::parse_observations(text, file);
+  } catch (const fabric::InputError& e) {
+    diags = e.diagnostics();
+    std::string rest = without_lines(text, diags);
+    if (!rest.empty()) {
+      try {
+        obs = ingest::parse_observations(rest, file);
+      } catch (const fabric::InputError&) {  // nothing more to learn from the rest
+      }
+    }
+  }
+  if (!topo) {
+    diags.push_back({file, 0, "", "no fabric discovered yet; try again"});
+    throw fabric::InputError(std::move(diags));
+  }
   fabric::RouteModel model(topo->fabric, nullptr);
-  fabric::DiagnosticSink sink(file);
   for (const auto& o : obs) {
     int line = std::atoi(o.origin.c_str() + o.origin.rfind(':') + 1);
     std::string err;
-    if (!model.resolve(o.src, &err)) sink.add(line, "src", err);
-    if (!model.resolve(o.dst, &err)) sink.add(line, "dst", err);
+    if (!model.resolve(o.src, &err)) diags.push_back({file, line, "src", err});
+    if (!model.resolve(o.dst, &err)) diags.push_back({file, line, "dst", err});
   }
-  sink.throw_if_any();
-  return obs;
+  if (diags.empty()) return obs;
+  std::stable_sort(diags.begin(), diags.end(),
+                   [](const auto& a, const auto& b) { return a.line < b.line; });
+  throw fabric::InputError(std::move(diags));
 }
 
 nlohmann::json route_health_matrix(const fabric::Fabric& fab,

@@ -63,6 +63,9 @@ const std::vector<Route>& routes() {
       {"GET", {"stream"}, &ApiCore::get_stream, Role::viewer, false, {}},
       {"GET", {"metrics"}, &ApiCore::get_metrics, Role::viewer, false, {}},
       {"GET", {"whoami"}, &ApiCore::get_whoami, Role::viewer, false, {}},
+      {"GET", {"suspects"}, &ApiCore::get_suspects, Role::viewer, false, {}},
+      {"GET", {"routes", "health"}, &ApiCore::get_route_health, Role::viewer, false, {}},
+      {"POST", {"probes"}, &ApiCore::post_probes, Role::operator_, true, {}},
   };
   return kRoutes;
 }

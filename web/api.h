@@ -18,6 +18,9 @@
 //   GET   /stream                        Server-Sent Events (web/stream.h)
 //   GET   /metrics                       Prometheus text (web/metrics.h)
 //   GET   /whoami                        the caller's role, read-only mode, what it may do
+//   GET   /suspects                      cursed routes: the last localization (localize JSON)
+//   GET   /routes/health                 leaf x leaf loss matrix of the probe window
+//   POST  /probes                        observations, JSONL or CSV body; 400 + "errors"
 // Outside /api (no token needed): "/" and "/ui/<file>", the dashboard (web/assets.h).
 // {node} is a display name or 0xGUID, percent-encoded ("node0002%20mlx5_0"). Full contract,
 // with every parameter and response field: web/README.md.

@@ -7,6 +7,7 @@
 //   api_port_detail.cpp  /ports/{node}/{port}
 //   api_remedy.cpp       /decisions, /workorders, port actions, /audit
 //   api_events.cpp       /events, /stream
+//   api_probes.cpp       /suspects, /routes/health, /probes (cursed routes)
 #pragma once
 
 #include <initializer_list>
@@ -19,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "fabric/diagnostics.h"
 #include "web/api.h"
 
 namespace ibw::web {
@@ -150,6 +152,9 @@ class ApiCore {
   Response get_audit(Call& c);
   Response post_audit(Call& c);
   Response get_whoami(Call& c);
+  Response get_suspects(Call& c);
+  Response get_route_health(Call& c);
+  Response post_probes(Call& c);
 
   int64_t now_us() const;
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -134,6 +135,32 @@ nlohmann::json query_json(const std::string& command, const std::string& config,
     throw std::runtime_error("ibwarden " + command + " exited " + std::to_string(r.status) + ": " +
                              r.err);
   return nlohmann::json::parse(r.out);
+}
+
+HttpResult http_call(int port, const std::string& method, const std::string& path,
+                     const std::string& token, const std::string& body,
+                     const std::string& content_type) {
+  std::vector<std::string> argv = {
+      "curl", "-s",   "-o",
+      "-",    "-w",   "\n%{http_code}",
+      "-X",   method, "http://127.0.0.1:" + std::to_string(port) + path};
+  if (!token.empty()) argv.insert(argv.end(), {"-H", "Authorization: Bearer " + token});
+  if (!body.empty())
+    argv.insert(argv.end(), {"-H", "Content-Type: " + content_type, "--data-binary", body});
+  CmdResult r = run_cmd(argv);
+  HttpResult h;
+  auto nl = r.out.rfind('\n');
+  if (nl == std::string::npos) throw std::runtime_error("curl answered nothing: " + r.err);
+  h.status = std::stoi(r.out.substr(nl + 1));
+  h.body = nlohmann::json::parse(r.out.substr(0, nl), nullptr, false);
+  return h;
+}
+
+int web_port(const Daemon& daemon) {
+  std::string log = daemon.log();
+  std::smatch m;
+  std::regex listening("\"web API listening\"[^\n]*\"port\":([0-9]+)");
+  return std::regex_search(log, m, listening) ? std::stoi(m[1]) : 0;
 }
 
 }  // namespace ibw::test

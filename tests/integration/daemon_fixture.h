@@ -47,6 +47,18 @@ struct CmdResult {
 // Runs a command (no simulator) capturing stdout and stderr.
 CmdResult run_cmd(const std::vector<std::string>& argv);
 
+// One HTTP request to the daemon's web API with stock curl: status and the body as JSON
+// (discarded when not JSON). token "" = none; content_type only with a body.
+struct HttpResult {
+  int status = 0;
+  nlohmann::json body;
+};
+HttpResult http_call(int port, const std::string& method, const std::string& path,
+                     const std::string& token, const std::string& body = "",
+                     const std::string& content_type = "application/json");
+// The port the daemon logged on "web API listening" (0 when not found).
+int web_port(const Daemon& daemon);
+
 // `ibwarden events --config C --format json [extra...]` parsed; throws on a bad exit.
 nlohmann::json query_json(const std::string& command, const std::string& config,
                           const std::vector<std::string>& extra = {});

@@ -3,8 +3,11 @@
 //  - `ibwarden probe` from two vantage points + `ibwarden localize` name the lossy link, for
 //    random switch-to-switch links and rates of 15-60%; a clean fabric gives no suspects;
 //  - `ibwarden run` in enforce mode with probes: on disables the cursed link, opens its work
-//    order with the cursed_path evidence, disables nothing else, and the next rounds are clean.
+//    order with the cursed_path evidence, disables nothing else, and the next rounds are clean;
+//    its web API serves /suspects, /routes/health and takes POST /probes.
 #include <catch2/catch.hpp>
+
+#include <sys/stat.h>
 
 #include <fstream>
 #include <random>
@@ -23,6 +26,9 @@ using namespace ibw::test;
 using namespace std::chrono_literals;
 
 namespace cursed_lab {
+
+const std::string kViewer = "viewer-token-cursed-0123456789";
+const std::string kOperator = "operator-token-cursed-0123456789";
 
 struct Link {
   std::string a, b;  // "node/port", in either order
@@ -129,7 +135,11 @@ TEST_CASE("cursed lab: the daemon disables a cursed link and opens its work orde
                         << "rules:\n  file: " << IBW_SOURCE_DIR << "/config/rules.yaml\n"
                         << "actions:\n  mode: enforce\n  min_up_links: 2\n"
                         << "workorders:\n  verify_after: 1h\n"
-                        << "log:\n  level: debug\n";
+                        << "log:\n  level: debug\n"
+                        << "web:\n  listen: 127.0.0.1:0\n  tokens_file: tokens\n";
+  std::ofstream(sim.dir() + "/tokens")
+      << "viewer " << kViewer << "\noperator " << kOperator << "\n";
+  chmod((sim.dir() + "/tokens").c_str(), 0600);
   Daemon d({config, sim.dir(), sim.sockname(), sim.dir() + "/daemon.log"});
   d.start();
   REQUIRE(d.wait_log("\"probe round\"", 2, 60s));
@@ -180,6 +190,36 @@ TEST_CASE("cursed lab: the daemon disables a cursed link and opens its work orde
       CHECK(o["locations"].size() == 2);
     }
   CHECK(found);
+
+  // The API: the suspects, the leaf x leaf matrix, and observations posted by an operator.
+  int port = web_port(d);
+  REQUIRE(port > 0);
+  auto sus = http_call(port, "GET", "/api/v1/suspects", kViewer);
+  CHECK(sus.status == 200);
+  CHECK(sus.body.contains("observations"));
+  CHECK(sus.body["rounds"].get<int>() >= 1);
+  auto health = http_call(port, "GET", "/api/v1/routes/health", kViewer);
+  CHECK(health.status == 200);
+  CHECK(health.body["switches"] == json::array({"leaf001", "leaf002"}));
+  REQUIRE(health.body["loss"].size() == 2);
+  CHECK(health.body["loss"][0].size() == 2);
+  std::string good = "src,dst,sent,lost\nleaf001,leaf002,100,0\n";
+  CHECK(http_call(port, "POST", "/api/v1/probes", kViewer, good, "text/csv").status == 403);
+  auto posted = http_call(port, "POST", "/api/v1/probes", kOperator, good, "text/csv");
+  CHECK(posted.status == 200);
+  CHECK(posted.body["accepted"] == 1);
+  std::string bad =
+      "{\"src\":\"leaf001\",\"dst\":\"leaf002\",\"sent\":10,\"lost\":1}\n"
+      "{\"src\":\"nosuchnode\",\"dst\":\"leaf002\",\"sent\":10,\"lost\":0}\n"
+      "{\"src\":\"leaf001\",\"dst\":\"leaf002\",\"sent\":10,\"lost\":11}\n";
+  auto rejected = http_call(port, "POST", "/api/v1/probes", kOperator, bad, "application/x-ndjson");
+  CHECK(rejected.status == 400);
+  INFO(rejected.body.dump());
+  REQUIRE(rejected.body["errors"].is_array());
+  std::string errors = rejected.body["errors"].dump();
+  CHECK(errors.find("POST /api/v1/probes:2: src:") != std::string::npos);
+  CHECK(errors.find("POST /api/v1/probes:3: lost:") != std::string::npos);
+  CHECK(http_call(port, "POST", "/api/v1/probes", kOperator, good, "image/png").status == 415);
 
   // The next rounds show the fabric clean.
   sim.console("Error \"spine002\"[2] 0");

@@ -21,30 +21,14 @@ using namespace std::chrono_literals;
 
 namespace web_daemon_test {
 
+using Http = ibw::test::HttpResult;
+
 const std::string kViewer = "viewer-token-0123456789";
 const std::string kOperator = "operator-token-0123456789";
 
-struct Http {
-  int status = 0;
-  json body;
-};
-
 Http curl(int port, const std::string& method, const std::string& path, const std::string& token,
           const std::string& body = "") {
-  std::vector<std::string> argv = {
-      "curl", "-s",   "-o",
-      "-",    "-w",   "\n%{http_code}",
-      "-X",   method, "http://127.0.0.1:" + std::to_string(port) + path};
-  if (!token.empty()) argv.insert(argv.end(), {"-H", "Authorization: Bearer " + token});
-  if (!body.empty())
-    argv.insert(argv.end(), {"-H", "Content-Type: application/json", "--data", body});
-  CmdResult r = run_cmd(argv);
-  Http h;
-  auto nl = r.out.rfind('\n');
-  REQUIRE(nl != std::string::npos);
-  h.status = std::stoi(r.out.substr(nl + 1));
-  h.body = json::parse(r.out.substr(0, nl), nullptr, false);
-  return h;
+  return http_call(port, method, path, token, body);
 }
 
 }  // namespace web_daemon_test

@@ -1,0 +1,48 @@
+// Cursed routes over the API: the last localization (GET /suspects), the leaf x leaf loss
+// matrix (GET /routes/health) and external observations posted by operators (POST /probes).
+// The backend (daemon/web_backend) owns the probe window; these handlers only map it to HTTP.
+#include "web/api_core.h"
+
+namespace ibw::web {
+
+// GET /suspects: the `ibwarden localize --format json` object of the last round, plus "time",
+// "rounds" and "posted". 404 when probing is off or nothing was localized yet.
+Response ApiCore::get_suspects(Call&) {
+  return json_response(200, ordered(backend_.suspects()));
+}
+
+// GET /routes/health: {"switches", "guids", "sent", "lost", "loss", "predicted", "time",
+// "rounds"}, rows the sources.
+Response ApiCore::get_route_health(Call&) {
+  return json_response(200, ordered(backend_.route_health()));
+}
+
+// POST /probes: a JSONL or CSV body (Content-Type application/x-ndjson, application/jsonl,
+// application/json, text/csv or text/plain). Every line is validated before anything is kept:
+// 400 with "errors" (one "POST /api/v1/probes:LINE: field: message" each) otherwise.
+Response ApiCore::post_probes(Call& c) {
+  std::string type = c.request.header("content-type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  static const char* kTypes[] = {"application/x-ndjson", "application/jsonl", "application/json",
+                                 "text/csv", "text/plain"};
+  bool known = false;
+  for (const char* t : kTypes) known = known || type == t;
+  if (!known)
+    throw ApiError(415,
+                   "Content-Type must be application/x-ndjson, application/jsonl, "
+                   "application/json, text/csv or text/plain (JSONL or CSV with a header)");
+  if (c.request.body.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ApiError(400, "empty body: send observations, one per line");
+  try {
+    return json_response(200, ordered(backend_.submit_probes(c.request.body, c.who.actor)));
+  } catch (const fabric::InputError& e) {
+    nlohmann::ordered_json j;
+    j["error"] = "bad observations: nothing was kept";
+    j["errors"] = nlohmann::ordered_json::array();
+    for (const auto& d : e.diagnostics()) j["errors"].push_back(fabric::format_diagnostic(d));
+    return json_response(400, j);
+  }
+}
+
+}  // namespace ibw::web
