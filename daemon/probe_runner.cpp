@@ -53,7 +53,11 @@ struct Loop {
   bool round(const Topology& topo) {
     try {
       if (!prober) prober = ingest::Prober::open(options(), rt.clock);
-      ingest::ProbeRound r = ingest::probe_fabric(*prober, topo.fabric);
+      load_disabled();
+      std::vector<ingest::LinkEnd> skip;  // links ibwarden disabled: no probe into them
+      for (auto [guid, port] : disabled)
+        if (uint32_t n = topo.fabric.find_guid(guid); n != fabric::kNoNode) skip.push_back({n, port});
+      ingest::ProbeRound r = ingest::probe_fabric(*prober, topo.fabric, skip);
       log(LogLevel::info, "probe round",
           {{"targets", r.stats.targets},
            {"mads", r.stats.mads_sent},
@@ -87,24 +91,24 @@ struct Loop {
     window.expire(now);
   }
 
-  // The links ibwarden disabled; a new one clears the window (its routes changed).
-  void refresh_disabled(fabric::RouteModel& model, const fabric::Fabric& fab) {
+  // The links ibwarden disabled, as stored; a change either way clears the window (routes
+  // changed under it). Read before each round (no probe into them) and each localization.
+  void load_disabled() {
     std::set<std::pair<uint64_t, int>> now;
     try {
       auto db = store::Store::open(rt.cfg.store.path, /*read_only=*/true);
       for (const auto& d : db->disabled_ports()) now.insert({d.node_guid, d.port});
     } catch (const std::exception& e) {
       log(LogLevel::warning, "probe: disabled ports unreadable", {{"error", e.what()}});
-      now = disabled;
+      return;
     }
-    if (!std::includes(disabled.begin(), disabled.end(), now.begin(), now.end())) {
-      log(LogLevel::info, "probe window cleared: a link was disabled", {{"disabled", now.size()}});
+    if (now != disabled) {
+      log(LogLevel::info, "probe window cleared: a link was disabled or enabled",
+          {{"disabled", now.size()}});
       window.clear();
       baseline.clear();
     }
-    disabled = now;
-    for (auto [guid, port] : disabled)
-      if (uint32_t n = fab.find_guid(guid); n != fabric::kNoNode) model.set_down(n, port);
+    disabled = std::move(now);
   }
 
   // Guided DR probes through every link of the suspects: (sent, lost) per directed link key.
@@ -227,7 +231,9 @@ struct Loop {
       routes = rt.routes;
     }
     fabric::RouteModel model(fab, routes.get());
-    refresh_disabled(model, fab);
+    load_disabled();
+    for (auto [guid, port] : disabled)
+      if (uint32_t n = fab.find_guid(guid); n != fabric::kNoNode) model.set_down(n, port);
     std::vector<ingest::Observation> obs = window.all();
     if (!routes) {  // static records need the LFTs: say so once, localize the rest
       size_t before = obs.size();
@@ -240,6 +246,7 @@ struct Loop {
     rules::LocalizeOptions opt;
     opt.default_routing =
         cfg.routes == "static" ? ingest::Routing::static_lft : ingest::Routing::adaptive;
+    opt.skip_unroutable = true;  // records over links that went down since are left out
     rules::LocalizeResult res;
     try {
       res = rules::localize(model, obs, opt);
@@ -255,6 +262,7 @@ struct Loop {
     nlohmann::json j = rules::localize_json(fab, res, cable);
     std::string now = store::iso_time(rt.clock.now_us());
     j["time"] = now, j["rounds"] = window.rounds(), j["posted"] = window.posted();
+    j["skipped"] = res.skipped;
     std::string labels;
     for (const auto& s : res.suspects) labels += rules::suspect_label(fab, s) + "; ";
     if (labels != last_suspects)

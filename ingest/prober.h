@@ -137,8 +137,10 @@ class Prober {
   virtual ProbeRound probe_routes(const std::vector<DrTarget>& targets) = 0;
 };
 
-// A full round: every LID, then every link of the fabric.
-ProbeRound probe_fabric(Prober& prober, const fabric::Fabric& fabric);
+// A full round: every LID, then every link of the fabric except `skip` (links given by either
+// end: those ibwarden disabled, which the discovered fabric may still show up).
+ProbeRound probe_fabric(Prober& prober, const fabric::Fabric& fabric,
+                        const std::vector<LinkEnd>& skip = {});
 // Guided probes: only the given links (either end), directed-route.
 ProbeRound probe_links(Prober& prober, const fabric::Fabric& fabric,
                        const std::vector<LinkEnd>& links);

@@ -215,11 +215,20 @@ ProbeRound probe_links(Prober& prober, const fabric::Fabric& fabric,
   return round;
 }
 
-ProbeRound probe_fabric(Prober& prober, const fabric::Fabric& fabric) {
+ProbeRound probe_fabric(Prober& prober, const fabric::Fabric& fabric,
+                        const std::vector<LinkEnd>& skip) {
   uint32_t local = prober_detail::local_node(prober, fabric);  // before sending anything
   (void)local;
   ProbeRound round = prober.probe_lids(plan_lid_targets(fabric, prober.vantage().lid));
-  prober_detail::append(round, probe_links(prober, fabric, fabric_links(fabric)));
+  std::vector<LinkEnd> links = fabric_links(fabric);
+  std::erase_if(links, [&](const LinkEnd& l) {
+    const fabric::Port* p = fabric.node(l.node).port(l.port);
+    for (const LinkEnd& s : skip)
+      if (s == l || (p && p->has_peer() && s.node == p->peer_node && s.port == p->peer_port))
+        return true;
+    return false;
+  });
+  prober_detail::append(round, probe_links(prober, fabric, links));
   return round;
 }
 

@@ -36,6 +36,7 @@ struct State {
   std::vector<std::vector<uint32_t>> items_of;   // link -> items with it on a fixed route
   std::vector<uint32_t> stamp;                   // per item: last group that counted it
   uint32_t epoch = 0;
+  size_t skipped = 0;  // records whose route is gone (skip_unroutable)
 
   explicit State(const RouteModel& m) : model(m) {
     const fabric::Fabric& f = m.fabric();
@@ -118,7 +119,10 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
         ok = st.model.directed_route(*src, o.path, &links, &err);
       }
       if (!ok) {
-        diag(sink, o, routing == ingest::Routing::directed ? "path" : "dst", err);
+        if (opt.skip_unroutable)
+          ++st.skipped;
+        else
+          diag(sink, o, routing == ingest::Routing::directed ? "path" : "dst", err);
         by_key.erase(it);
         continue;
       }
@@ -242,6 +246,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
   LocalizeResult result;
   result.observations = observations.size();
   result.pairs = st.items.size();
+  result.skipped = st.skipped;
   const fabric::Fabric& fab = model.fabric();
   double noise_pair = -1;  // background loss of one probe: noise x the links it crosses
   while (static_cast<int>(result.suspects.size()) < opt.max_suspects) {

@@ -41,6 +41,10 @@ struct LocalizeOptions {
   double noise = 1e-5;      // background loss per link crossing
   double min_z = 4;         // significance against the noise
   int max_suspects = 16;
+  // Records whose ends resolve but whose route no longer exists (it crosses a link that went
+  // down or was disabled since they were taken) are left out and counted in `skipped` instead
+  // of failing the whole call: the daemon's window outlives link changes.
+  bool skip_unroutable = false;
 };
 
 struct SuspectLink {
@@ -62,7 +66,8 @@ struct Suspect {
 
 struct LocalizeResult {
   size_t observations = 0;
-  size_t pairs = 0;  // distinct (src, dst, routing)
+  size_t pairs = 0;    // distinct (src, dst, routing)
+  size_t skipped = 0;  // records left out by skip_unroutable
   std::vector<Suspect> suspects;
 };
 

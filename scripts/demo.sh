@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ibwarden demo: a generated fat tree (with a few cabling mistakes) on a real IB control
-# plane (ibsim + OpenSM), `ibwarden run` watching it in enforce mode, faults injected on a
-# schedule, and the on-call dashboard served at http://127.0.0.1:8080/ until Ctrl-C.
+# plane (ibsim + OpenSM), `ibwarden run` watching it in enforce mode and probing every route
+# (cursed routes), faults injected on a schedule, and the on-call dashboard served at
+# http://127.0.0.1:8080/ until Ctrl-C.
 #
 # Usage: scripts/demo.sh [--port N] [--faults on|off] [--duration S] [--ready-file F]
 #                        [--large] [--no-build] [--keep] [--tour]
@@ -77,6 +78,11 @@ actions:
   mode: enforce
 workorders:
   verify_after: 2m
+probes:
+  interval: 5s
+  count: 10
+  timeout: 200ms
+  window: 6
 web:
   listen: 127.0.0.1:$port
   tokens_file: $lab/tokens
@@ -130,6 +136,7 @@ schedule=(
   "45|a few symbol errors on leaf002/$((up + 1)) (below the thresholds: heat on the grid only)|PerformanceSet \"leaf002\"[$((up + 1))] PortCounters.SymbolErrorCounter=12"
   '60|the host link leaf006/2 flaps 5 times (the guard refuses to cut a host off)|flap "leaf006"[2]'
   "90|the uplink leaf008/$((up + 2)) goes down (a planned link down)|Unlink \"leaf008\"[$((up + 2))]"
+  "110|a cursed link: leaf007/$((up + 1)) silently drops 40% of what it receives (no counter on the sender; probes find it, the cursed_path rule disables it: see Routes)|Error \"leaf007\"[$((up + 1))] 40"
 )
 next=0
 while ((duration == 0 || SECONDS - started < duration)); do

@@ -10,7 +10,9 @@
 //      and the port gone from the disabled list; the API then shows the executed enable;
 //   5. visits the port grid, the link page (chart), tries to disable a host's only link (the
 //      guard's refusal shows in the dialog) and the audit;
-//   6. unlinks a whole leaf and sees the burst of link-down events as one storm line.
+//   6. makes leaf007/11 drop 40% of what it receives (a cursed link no counter shows), sees
+//      the Routes page's heatmap and the cursed_path disable, and follows it to the port;
+//   7. unlinks a whole leaf and sees the burst of link-down events as one storm line.
 // Any uncaught page error or console error (a CSP violation, say) fails the test.
 import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -27,7 +29,7 @@ mkdirSync(out, { recursive: true });
 
 const kPort = 'leaf005/10';
 // A whole-test deadline below ctest's TIMEOUT, so that a hang still ends in a report.
-setTimeout(() => { console.error('FAILED: the test took over 240 s'); process.exit(1); }, 240000).unref();
+setTimeout(() => { console.error('FAILED: the test took over 330 s'); process.exit(1); }, 330000).unref();
 
 // One ibsim console command. Non-blocking: with ibsim gone, opening its FIFO fails (ENXIO)
 // instead of blocking the whole event loop.
@@ -147,7 +149,34 @@ try {
   check(true, 'the audit page lists the demo fabric\'s cabling mistakes');
   await page.screenshot({ path: `${out}/7-audit.png`, fullPage: true });
 
-  // 6. A storm: a whole leaf unlinked at once gives one grouped line, not a page of events.
+  // 6. A cursed link: leaf007/11 silently drops 40% of what it receives. The probes find it,
+  //    the cursed_path rule disables it, and the Routes page shows the heatmap, the suspect or
+  //    the decision, and links to the port's evidence.
+  await page.goto(url + '#/routes');
+  await page.getByTestId('route-heatmap').waitFor({ timeout: 30000 });
+  const leaves = (await apiGet('/routes/health')).switches.length;
+  const hcells = await page.locator('[data-testid=route-heatmap] .hcell').count();
+  check(leaves >= 12 && hcells === leaves * leaves, `the heatmap has leaf x leaf cells (${hcells})`);
+  inject('Error "leaf007"[11] 40');
+  step('fault injected: leaf007/11 drops 40% of the packets it receives');
+  let cursed = null;
+  for (let i = 0; i < 90 && !cursed; ++i) {
+    cursed = (await apiGet('/decisions?since=1h')).decisions.find(
+      (d) => d.rule === 'cursed_path' && d.action === 'disable' && d.status === 'executed');
+    if (!cursed) await new Promise((r) => setTimeout(r, 1000));
+  }
+  check(cursed && [`${cursed.node}/${cursed.port}`, `${cursed.peer_node}/${cursed.peer_port}`].includes('leaf007/11'),
+    `the cursed_path rule disabled the link at leaf007/11 (${cursed && cursed.reason.slice(0, 80)}...)`);
+  const row7 = page.getByTestId('cursed-decision').first();
+  await row7.waitFor({ timeout: 15000 });
+  await page.screenshot({ path: `${out}/8-routes.png`, fullPage: true });
+  await row7.locator('a', { hasText: 'leaf007/11' }).click();
+  await page.getByTestId('counter-chart').waitFor({ timeout: 15000 });
+  await page.getByText('cursed_path', { exact: false }).first().waitFor({ timeout: 15000 });
+  check(true, 'the decision links to the port page with the cursed_path evidence');
+  inject('Error "leaf007"[11] 0');
+
+  // 7. A storm: a whole leaf unlinked at once gives one grouped line, not a page of events.
   await page.goto(url + '#/');
   await page.getByTestId('feed').waitFor({ timeout: 10000 });
   inject('Unlink "leaf011"');
@@ -157,7 +186,7 @@ try {
   const summary = await storm.locator('summary').textContent();
   check(/^\d+ events from [\w +]+ in [\d.]+ s on \d+ nodes: .*link_down/.test(summary),
     `the feed groups the leaf's link-down storm (${summary})`);
-  await page.screenshot({ path: `${out}/8-storm.png`, fullPage: true });
+  await page.screenshot({ path: `${out}/9-storm.png`, fullPage: true });
   check(problems.length === 0, 'no page or console errors' + (problems.length ? ': ' + problems.join('; ') : ''));
 } catch (e) {
   failed = true;

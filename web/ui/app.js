@@ -8,6 +8,7 @@ import * as ports from './view_ports.js';
 import * as orders from './view_orders.js';
 import * as audit from './view_audit.js';
 import * as port from './view_port.js';
+import * as routesView from './view_routes.js';
 import { Feed } from './feed.js';
 
 const routes = [
@@ -16,6 +17,7 @@ const routes = [
   [/^#\/orders$/, orders, 'orders'],
   [/^#\/orders\/(\d+)$/, orders, 'orders'],
   [/^#\/audit$/, audit, 'audit'],
+  [/^#\/routes$/, routesView, 'routes'],
   [/^#\/port\/([^/]+)\/([^/]+)$/, port, 'ports'],
 ];
 
