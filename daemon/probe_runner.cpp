@@ -56,7 +56,8 @@ struct Loop {
       load_disabled();
       std::vector<ingest::LinkEnd> skip;  // links ibwarden disabled: no probe into them
       for (auto [guid, port] : disabled)
-        if (uint32_t n = topo.fabric.find_guid(guid); n != fabric::kNoNode) skip.push_back({n, port});
+        if (uint32_t n = topo.fabric.find_guid(guid); n != fabric::kNoNode)
+          skip.push_back({n, port});
       ingest::ProbeRound r = ingest::probe_fabric(*prober, topo.fabric, skip);
       log(LogLevel::info, "probe round",
           {{"targets", r.stats.targets},
