@@ -23,6 +23,35 @@ RouteModel::RouteModel(const Fabric& fabric, const RoutingTables* tables)
   }
   first_[fabric.size()] = static_cast<uint32_t>(edges_.size());
   down_.assign(edges_.size(), 0);
+  ord_.assign(fabric.size(), UINT32_MAX);
+  for (uint32_t i = 0; i < fabric.size(); ++i)
+    if (fabric.node(i).type == NodeType::sw)
+      ord_[i] = static_cast<uint32_t>(sw_.size()), sw_.push_back(i);
+}
+
+RouteModel::Table RouteModel::table(uint32_t dest_switch) const {
+  Table t;
+  t.dest = ord_[dest_switch];
+  t.dist.assign(sw_.size(), -1);
+  t.count.assign(sw_.size(), 0);
+  t.dist[t.dest] = 0, t.count[t.dest] = 1;
+  t.order.reserve(sw_.size());
+  t.order.push_back(t.dest);
+  for (size_t head = 0; head < t.order.size(); ++head) {
+    uint32_t x = t.order[head], node = sw_[x];
+    int8_t dx = t.dist[x];
+    for (uint32_t e = first_[node]; e < first_[node + 1]; ++e) {
+      if (down_[e]) continue;
+      uint32_t y = ord_[edges_[e].to];
+      if (t.dist[y] < 0) {
+        t.dist[y] = static_cast<int8_t>(std::min(dx + 1, 127));
+        t.order.push_back(y);
+      } else if (t.dist[y] == dx - 1) {  // y was finished one level earlier: a step toward dest
+        t.count[x] += t.count[y];
+      }
+    }
+  }
+  return t;
 }
 
 bool RouteModel::usable(const Port& p) const {

@@ -98,6 +98,46 @@ class RouteModel {
   bool on_minimal_route(const Toward& t, uint32_t a, uint32_t node, int port,
                         const Toward& from_node) const;
 
+  // The same counts over switches only, indexed by switch ordinal (ordinal(node); UINT32_MAX
+  // for a CA): ~70 KB per destination on a 5,120-switch fabric, so a caller can keep one per
+  // destination switch (the localizer over a 65,536-endpoint fat tree) instead of a BFS each.
+  uint32_t switches() const { return static_cast<uint32_t>(sw_.size()); }
+  uint32_t ordinal(uint32_t node) const { return ord_[node]; }
+  uint32_t switch_node(uint32_t ordinal) const { return sw_[ordinal]; }
+  struct Table {
+    uint32_t dest = 0;            // ordinal
+    std::vector<int8_t> dist;     // -1: cannot reach dest (capped at 127)
+    std::vector<double> count;    // minimal routes to dest
+    std::vector<uint32_t> order;  // reachable ordinals by increasing dist
+  };
+  Table table(uint32_t dest_switch) const;
+  // spray() for K weights at once: w[ordinal * K + k]; calls fn(node, port, k, flow) for each
+  // switch-to-switch directed link and weight with a flow. f: scratch of switches() * K zeros,
+  // left zeroed.
+  template <typename Fn>
+  void spray_k(const Table& t, const double* w, int K, std::vector<double>& f, Fn&& fn) const {
+    for (uint32_t x : t.order)
+      if (t.count[x] > 0)
+        for (int k = 0; k < K; ++k) f[x * K + k] = w[x * K + k] / t.count[x];
+    for (size_t i = t.order.size(); i-- > 1;) {
+      uint32_t x = t.order[i];
+      double* fx = &f[x * K];
+      bool any = false;
+      for (int k = 0; k < K; ++k) any |= fx[k] != 0;
+      if (!any) continue;
+      const uint32_t node = sw_[x];
+      for (uint32_t e = first_[node]; e < first_[node + 1]; ++e) {
+        uint32_t y = ord_[edges_[e].to];
+        if (down_[e] || t.dist[y] != t.dist[x] - 1) continue;
+        double* fy = &f[y * K];
+        for (int k = 0; k < K; ++k)
+          if (fx[k] != 0) fn(node, edges_[e].port, k, fx[k] * t.count[y]), fy[k] += fx[k];
+      }
+      for (int k = 0; k < K; ++k) fx[k] = 0;
+    }
+    for (int k = 0; k < K; ++k) f[t.dest * K + k] = 0;
+  }
+
  private:
   struct Edge {
     uint32_t to;
@@ -111,6 +151,8 @@ class RouteModel {
   std::vector<uint8_t> down_;                       // per edge: taken out by set_down()
   std::unordered_map<uint64_t, uint32_t> edge_of_;  // dir_link_key -> edge index
   std::unordered_map<uint64_t, bool> down_links_;   // host links taken out
+  std::vector<uint32_t> ord_;                       // node -> switch ordinal (UINT32_MAX: CA)
+  std::vector<uint32_t> sw_;                        // switch ordinal -> node
   bool usable(const Port& p) const;
   void append_lft_path(uint16_t from, uint16_t to, std::vector<LinkShare>* out, std::string* error,
                        bool* ok) const;

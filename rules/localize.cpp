@@ -27,10 +27,8 @@ struct Item {
 struct State {
   const RouteModel& model;
   std::vector<uint32_t> offset;  // port index = offset[node] + port
-  std::vector<uint32_t> sw_ord;  // switch ordinal per node (UINT32_MAX for CAs)
-  uint32_t switches = 0;
   std::vector<Item> items;
-  std::unordered_map<uint32_t, std::vector<int8_t>> dist_to;  // dest switch -> dist per ordinal
+  std::unordered_map<uint32_t, RouteModel::Table> tables;  // dest switch -> minimal routes
   std::vector<double> traffic, bad, sig;         // sig: the items crossing a link, as a random sum
   std::vector<double> fixed_traffic, fixed_bad;  // the share-1 part (fixed routes, host links)
   std::vector<std::vector<uint32_t>> items_of;   // link -> items with it on a fixed route
@@ -41,10 +39,8 @@ struct State {
   explicit State(const RouteModel& m) : model(m) {
     const fabric::Fabric& f = m.fabric();
     offset.resize(f.size() + 1);
-    sw_ord.assign(f.size(), UINT32_MAX);
     for (uint32_t i = 0; i < f.size(); ++i) {
       offset[i + 1] = offset[i] + static_cast<uint32_t>(f.node(i).ports.size());
-      if (f.node(i).type == fabric::NodeType::sw) sw_ord[i] = switches++;
     }
     traffic.assign(offset.back(), 0);
     bad.assign(offset.back(), 0);
@@ -180,28 +176,25 @@ void accumulate(State& st) {
     by_dest[it.b].push_back({it.a, it.sent, it.bad, tag});  // request
     by_dest[it.a].push_back({it.b, it.sent, it.bad, tag});  // reply
   }
-  const size_t n = st.model.fabric().size();
-  std::vector<double> w_sent(n, 0), w_bad(n, 0), w_sig(n, 0);
+  // One pass per destination switch (its table kept for the next rounds), the three weights
+  // (sent, bad, tag) sprayed together.
+  constexpr int K = 3;
+  std::vector<double> w(static_cast<size_t>(st.model.switches()) * K, 0), scratch(w.size(), 0);
   for (auto& [dest, sources] : by_dest) {
-    RouteModel::Toward t = st.model.toward(dest);
-    auto& dist = st.dist_to[dest];
-    if (dist.empty()) {
-      dist.assign(st.switches, -1);
-      for (uint32_t x : t.order)
-        dist[st.sw_ord[x]] = static_cast<int8_t>(std::min<int>(t.dist[x], 127));
+    auto tit = st.tables.find(dest);
+    if (tit == st.tables.end()) tit = st.tables.emplace(dest, st.model.table(dest)).first;
+    const RouteModel::Table& t = tit->second;
+    for (auto [src, sent, b, tag] : sources) {
+      double* ws = &w[st.model.ordinal(src) * K];
+      ws[0] += sent, ws[1] += b, ws[2] += tag;
     }
-    bool any_bad = false;
-    for (auto [src, sent, b, tag] : sources)
-      w_sent[src] += sent, w_bad[src] += b, w_sig[src] += tag, any_bad |= b > 0;
-    st.model.spray(t, w_sent,
-                   [&](uint32_t x, int p, double flow) { st.traffic[st.index(x, p)] += flow; });
-    if (any_bad)
-      st.model.spray(t, w_bad,
-                     [&](uint32_t x, int p, double flow) { st.bad[st.index(x, p)] += flow; });
-    if (any_bad)
-      st.model.spray(t, w_sig,
-                     [&](uint32_t x, int p, double flow) { st.sig[st.index(x, p)] += flow; });
-    for (auto [src, sent, b, tag] : sources) w_sent[src] = 0, w_bad[src] = 0, w_sig[src] = 0;
+    st.model.spray_k(t, w.data(), K, scratch, [&](uint32_t x, int p, int k, double flow) {
+      (k == 0 ? st.traffic : k == 1 ? st.bad : st.sig)[st.index(x, p)] += flow;
+    });
+    for (auto [src, sent, b, tag] : sources) {
+      double* ws = &w[st.model.ordinal(src) * K];
+      ws[0] = ws[1] = ws[2] = 0;
+    }
   }
 }
 
@@ -216,13 +209,22 @@ struct PairHash {
   }
 };
 
-// True when some minimal route of the adaptive item (either way) crosses the switch link
-// x -> y (from_x: distances from x).
-bool crosses(State& st, const Item& it, uint32_t y, const std::vector<int8_t>& from_x) {
-  auto d = [&](uint32_t dest, uint32_t node) { return st.dist_to.at(dest)[st.sw_ord[node]]; };
-  for (auto [a, b] : {std::pair{it.a, it.b}, std::pair{it.b, it.a}}) {
-    int dab = d(b, a), dyb = d(b, y), dax = from_x[st.sw_ord[a]];
+// A switch-to-switch link of a suspect group: its ends (ordinals) and the distances from x.
+struct SwitchLink {
+  uint32_t x, y;
+  std::vector<int8_t> from_x;
+};
+
+// True when some minimal route of the adaptive item (either way) crosses one of the links.
+bool crosses(State& st, const Item& it, const std::vector<SwitchLink>& links) {
+  const RouteModel::Table& to_b = st.tables.at(it.b);
+  const RouteModel::Table& to_a = st.tables.at(it.a);
+  uint32_t a = st.model.ordinal(it.a), b = st.model.ordinal(it.b);
+  for (const SwitchLink& l : links) {
+    int dab = to_b.dist[a], dyb = to_b.dist[l.y], dax = l.from_x[a];  // request a -> b
     if (dab >= 0 && dyb >= 0 && dax >= 0 && dax + 1 + dyb == dab) return true;
+    int dba = to_a.dist[b], dya = to_a.dist[l.y], dbx = l.from_x[b];  // reply b -> a
+    if (dba >= 0 && dya >= 0 && dbx >= 0 && dbx + 1 + dya == dba) return true;
   }
   return false;
 }
@@ -256,7 +258,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
       for (const Item& it : st.items) {
         double n = static_cast<double>(it.links.size());
         if (it.a != fabric::kNoNode)
-          n += 2.0 * std::max<int>(1, st.dist_to.at(it.b)[st.sw_ord[it.a]]);
+          n += 2.0 * std::max<int>(1, st.tables.at(it.b).dist[model.ordinal(it.a)]);
         links_sum += n * it.sent, sent_sum += it.sent;
       }
       noise_pair = opt.noise * std::max(1.0, sent_sum > 0 ? links_sum / sent_sum : 1);
@@ -280,9 +282,27 @@ LocalizeResult localize(const fabric::RouteModel& model,
           if (st.items[i].alive && st.stamp[i] != st.epoch)
             st.stamp[i] = st.epoch, bf += st.items[i].bad, tf += st.items[i].sent;
       }
-      *b = bf + ba, *tr = tf + ta;
+      // A group holding both directions of its links counts every sprayed flow twice (its
+      // request over one direction, its reply over the other): count it once.
+      size_t both = 0;
+      for (uint32_t l : members) {
+        auto [node, port] = st.port_of(l);
+        const fabric::Port* p = fab.node(node).port(port);
+        if (p && p->has_peer() &&
+            std::binary_search(members.begin(), members.end(),
+                               st.index(p->peer_node, p->peer_port)))
+          ++both;
+      }
+      double twice = 1 + static_cast<double>(both) / static_cast<double>(members.size());
+      *b = bf + ba / twice, *tr = tf + ta / twice;
       *loss = std::min(1.0, *b / top);  // of the one bad member, if only one is bad
     };
+    // Many links tested at once: the noise floor's z grows with their number (the largest of
+    // N normal deviates is ~sqrt(2 ln N)), so a 65,536-endpoint fabric's hundreds of
+    // thousands of links do not throw up a noise suspect.
+    double min_z = std::max(
+        opt.min_z,
+        std::sqrt(2 * std::log(std::max<double>(2, static_cast<double>(groups.size())))) + 1);
     const std::vector<uint32_t>* best = nullptr;
     double best_gain = 0;
     for (const auto& [key, members] : groups) {
@@ -290,7 +310,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
       judge(members, &b, &tr, &loss);
       double expect = noise_pair * tr;
       double z = (b - expect) / std::sqrt(expect + 1);
-      if (b < opt.min_bad || loss < opt.min_loss || z < opt.min_z) continue;
+      if (b < opt.min_bad || loss < opt.min_loss || z < min_z) continue;
       // Likelihood-style gain: the bad probes explained, weighted by how far the loss rate
       // stands above the noise (007's votes, deTector's hit ratio).
       double gain = b * std::log(b / tr / noise_pair);
@@ -302,19 +322,15 @@ LocalizeResult localize(const fabric::RouteModel& model,
     Suspect s;
     judge(group, &s.score, &s.traffic, &s.loss);
     // Explain: every item crossing the group.
-    std::vector<std::pair<uint32_t, std::vector<int8_t>>> switch_links;
+    std::vector<SwitchLink> switch_links;
     for (uint32_t l : group) {
       auto [node, port] = st.port_of(l);
       s.links.push_back({node, port});
       const fabric::Port* p = fab.node(node).port(port);
       if (p && fab.node(node).type == fabric::NodeType::sw && p->has_peer() &&
-          fab.node(p->peer_node).type == fabric::NodeType::sw) {
-        auto t = model.toward(node);
-        std::vector<int8_t> d(st.switches, -1);
-        for (uint32_t x : t.order)
-          d[st.sw_ord[x]] = static_cast<int8_t>(std::min<int>(t.dist[x], 127));
-        switch_links.push_back({l, std::move(d)});
-      }
+          fab.node(p->peer_node).type == fabric::NodeType::sw)
+        switch_links.push_back(
+            {model.ordinal(node), model.ordinal(p->peer_node), model.table(node).dist});
     }
     std::vector<std::pair<double, std::string>> samples;
     for (Item& it : st.items) {
@@ -322,10 +338,8 @@ LocalizeResult localize(const fabric::RouteModel& model,
       bool hit = std::any_of(group.begin(), group.end(), [&](uint32_t l) {
         return std::binary_search(it.links.begin(), it.links.end(), l);
       });
-      for (size_t k = 0; !hit && it.a != fabric::kNoNode && k < switch_links.size(); ++k) {
-        auto [node, port] = st.port_of(switch_links[k].first);
-        hit = crosses(st, it, fab.node(node).port(port)->peer_node, switch_links[k].second);
-      }
+      if (!hit && it.a != fabric::kNoNode && !switch_links.empty())
+        hit = crosses(st, it, switch_links);
       if (!hit) continue;
       it.alive = false;
       s.bad_observations += it.bad_recs;
