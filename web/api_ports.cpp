@@ -256,6 +256,12 @@ Response ApiCore::get_fabric(Call& c) {
 Response ApiCore::get_metrics(Call& c) {
   MetricsSnapshot m;
   m.health = backend_.health();
+  try {  // cursed routes: absent when probing is off or nothing was localized yet
+    auto s = backend_.suspects();
+    m.cursed_suspects = static_cast<int64_t>(s.value("suspects", nlohmann::json::array()).size());
+    m.probe_observations = s.value("observations", int64_t{0});
+  } catch (const ApiError&) {
+  }
   try {
     auto list = port_list(c);
     FabricCounts counts = count_fabric(*list);

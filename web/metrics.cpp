@@ -86,6 +86,15 @@ std::string render_metrics(const MetricsSnapshot& m) {
 
   w.family("ibwarden_store_up", "1 when the store could be read for this scrape.");
   w.sample("ibwarden_store_up", m.store_up ? 1 : 0);
+  if (m.cursed_suspects) {
+    w.family("ibwarden_cursed_route_suspects",
+             "Suspect link groups of the last cursed-route localization.");
+    w.sample("ibwarden_cursed_route_suspects", static_cast<double>(*m.cursed_suspects));
+  }
+  if (m.probe_observations) {
+    w.family("ibwarden_probe_window_observations", "Route observations in the probe window.");
+    w.sample("ibwarden_probe_window_observations", static_cast<double>(*m.probe_observations));
+  }
   if (!m.store_up) return w.take();
 
   w.family("ibwarden_events_per_second", "Stored events with a time in the last 60 s, per second.");

@@ -25,6 +25,10 @@
 //   ibwarden_workorders_open{severity}               open, in_progress and reopened orders
 //                                                    (every severity, 0 included)
 //   ibwarden_workorders_needs_human                  of those, the ones marked needs a human
+//   ibwarden_cursed_route_suspects                   suspect links groups of the last
+//                                                    localization (absent when probing is off
+//                                                    or nothing was localized yet)
+//   ibwarden_probe_window_observations               route observations in the probe window
 #pragma once
 
 #include <cstdint>
@@ -47,6 +51,9 @@ struct MetricsSnapshot {
   int64_t disabled_ports = 0;
   std::map<std::string, int64_t> open_orders_by_severity;
   int64_t needs_human = 0;
+  // Cursed routes (from the backend; absent when probing is off).
+  std::optional<int64_t> cursed_suspects;
+  std::optional<int64_t> probe_observations;
 };
 
 std::string render_metrics(const MetricsSnapshot& m);

@@ -221,6 +221,12 @@ TEST_CASE("cursed lab: the daemon disables a cursed link and opens its work orde
   CHECK(errors.find("POST /api/v1/probes:3: lost:") != std::string::npos);
   CHECK(http_call(port, "POST", "/api/v1/probes", kOperator, good, "image/png").status == 415);
 
+  auto metrics = run_cmd({"curl", "-s", "-H", "Authorization: Bearer " + kViewer,
+                          "http://127.0.0.1:" + std::to_string(port) + "/api/v1/metrics"});
+  CHECK(metrics.out.find("\nibwarden_cursed_route_suspects ") != std::string::npos);
+  CHECK(metrics.out.find("ibwarden_source_status{source=\"probes\",status=\"ok\"} 1") !=
+        std::string::npos);
+
   // The next rounds show the fabric clean.
   sim.console("Error \"spine002\"[2] 0");
   CHECK(d.wait_log("\"suspects\":0", 1, 60s));
