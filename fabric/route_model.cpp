@@ -54,6 +54,31 @@ RouteModel::Table RouteModel::table(uint32_t dest_switch) const {
   return t;
 }
 
+std::vector<uint8_t> RouteModel::edge_mask(
+    const std::vector<std::pair<uint32_t, int>>& links) const {
+  std::vector<uint8_t> mask(edges_.size(), 0);
+  for (auto [node, port] : links)
+    if (auto it = edge_of_.find(dir_link_key(node, port)); it != edge_of_.end())
+      mask[it->second] = 1;
+  return mask;
+}
+
+void RouteModel::crossing(const Table& t, const std::vector<uint8_t>& mask,
+                          std::vector<uint8_t>& out) const {
+  out.assign(sw_.size(), 0);
+  for (size_t i = 1; i < t.order.size(); ++i) {
+    uint32_t x = t.order[i], node = sw_[x];
+    for (uint32_t e = first_[node]; e < first_[node + 1]; ++e) {
+      uint32_t y = ord_[edges_[e].to];
+      if (down_[e] || t.dist[y] != t.dist[x] - 1) continue;
+      if (mask[e] || out[y]) {
+        out[x] = 1;
+        break;
+      }
+    }
+  }
+}
+
 bool RouteModel::usable(const Port& p) const {
   if (!p.present || !p.has_peer()) return false;
   const Port* far = fabric_.node(p.peer_node).port(p.peer_port);

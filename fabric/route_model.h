@@ -111,6 +111,11 @@ class RouteModel {
     std::vector<uint32_t> order;  // reachable ordinals by increasing dist
   };
   Table table(uint32_t dest_switch) const;
+  // Marks of switch-to-switch links given by their transmitting end (node, port), per edge.
+  std::vector<uint8_t> edge_mask(const std::vector<std::pair<uint32_t, int>>& links) const;
+  // out[ordinal] = 1 when some minimal route from that switch to t.dest crosses a marked link:
+  // one pass over the table, for many observations toward one destination at once.
+  void crossing(const Table& t, const std::vector<uint8_t>& mask, std::vector<uint8_t>& out) const;
   // spray() for K weights at once: w[ordinal * K + k]; calls fn(node, port, k, flow) for each
   // switch-to-switch directed link and weight with a flow. f: scratch of switches() * K zeros,
   // left zeroed.

@@ -322,23 +322,45 @@ LocalizeResult localize(const fabric::RouteModel& model,
     Suspect s;
     judge(group, &s.score, &s.traffic, &s.loss);
     // Explain: every item crossing the group.
-    std::vector<SwitchLink> switch_links;
+    std::vector<std::pair<uint32_t, int>> sw_links;  // the group's switch-to-switch links
     for (uint32_t l : group) {
       auto [node, port] = st.port_of(l);
       s.links.push_back({node, port});
       const fabric::Port* p = fab.node(node).port(port);
       if (p && fab.node(node).type == fabric::NodeType::sw && p->has_peer() &&
           fab.node(p->peer_node).type == fabric::NodeType::sw)
-        switch_links.push_back(
-            {model.ordinal(node), model.ordinal(p->peer_node), model.table(node).dist});
+        sw_links.push_back({node, port});
     }
+    // Small groups: each observation against each link (distances from its transmitting end).
+    // Large ones (all of a pod's core links): one reachability pass per destination switch.
+    const bool per_dest = sw_links.size() > 16;
+    std::vector<SwitchLink> switch_links;
+    std::vector<uint8_t> mask;
+    std::unordered_map<uint32_t, std::vector<uint8_t>> reach;  // dest switch -> per ordinal
+    if (per_dest) {
+      mask = model.edge_mask(sw_links);
+    } else {
+      for (auto [node, port] : sw_links)
+        switch_links.push_back({model.ordinal(node),
+                                model.ordinal(fab.node(node).port(port)->peer_node),
+                                model.table(node).dist});
+    }
+    auto reaches = [&](uint32_t dest, uint32_t from) {
+      auto [it, fresh] = reach.try_emplace(dest);
+      if (fresh) model.crossing(st.tables.at(dest), mask, it->second);
+      return it->second[model.ordinal(from)] != 0;
+    };
     std::vector<std::pair<double, std::string>> samples;
-    for (Item& it : st.items) {
+    ++st.epoch;  // items with a group link on a fixed route (host links, static, DR)
+    for (uint32_t l : group)
+      for (uint32_t i : st.items_of[l]) st.stamp[i] = st.epoch;
+    for (size_t i = 0; i < st.items.size(); ++i) {
+      Item& it = st.items[i];
       if (!it.alive) continue;
-      bool hit = std::any_of(group.begin(), group.end(), [&](uint32_t l) {
-        return std::binary_search(it.links.begin(), it.links.end(), l);
-      });
-      if (!hit && it.a != fabric::kNoNode && !switch_links.empty())
+      bool hit = st.stamp[i] == st.epoch;
+      if (!hit && it.a != fabric::kNoNode && per_dest)
+        hit = reaches(it.b, it.a) || reaches(it.a, it.b);  // request, reply
+      else if (!hit && it.a != fabric::kNoNode && !switch_links.empty())
         hit = crosses(st, it, switch_links);
       if (!hit) continue;
       it.alive = false;

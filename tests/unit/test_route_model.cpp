@@ -206,3 +206,42 @@ TEST_CASE("route model: directed routes and endpoints", "[route_model]") {
 }
 
 }  // namespace route_model_test
+
+namespace route_model_test {
+
+TEST_CASE("route model: crossing marks the switches whose minimal routes cross a link",
+          "[route_model]") {
+  Fabric f = three_tier();
+  RouteModel m(f, nullptr);
+  // Mark every link out of spine0001 toward a core and one core -> spine link.
+  std::vector<std::pair<uint32_t, int>> marked;
+  uint32_t spine = f.resolve("spine0001");
+  for (const Port& p : f.node(spine).ports)
+    if (p.number && p.has_peer() && f.node(p.peer_node).name.rfind("core", 0) == 0)
+      marked.push_back({spine, p.number});
+  uint32_t core = f.resolve("core0002");
+  for (const Port& p : f.node(core).ports)
+    if (p.number && p.has_peer()) {
+      marked.push_back({core, p.number});
+      break;
+    }
+  auto mask = m.edge_mask(marked);
+  std::vector<uint8_t> out;
+  int crossed = 0;
+  for (uint32_t o = 0; o < m.switches(); ++o) {
+    uint32_t dest = m.switch_node(o);
+    m.crossing(m.table(dest), mask, out);
+    for (uint32_t a = 0; a < m.switches(); ++a) {
+      auto [used, routes] =
+          enumerate(f, m.switch_node(a), dest, [](uint32_t, int) { return true; });
+      bool want = false;
+      for (auto l : marked) want |= used.count(l) > 0;
+      INFO(f.node(m.switch_node(a)).name << " -> " << f.node(dest).name);
+      CHECK((out[a] != 0) == want);
+      crossed += want;
+    }
+  }
+  CHECK(crossed > 0);
+}
+
+}  // namespace route_model_test
