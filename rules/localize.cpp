@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <thread>
 #include <unordered_map>
 
 #include "fabric/diagnostics.h"
@@ -77,7 +79,21 @@ void diag(fabric::DiagnosticSink& sink, const ingest::Observation& o, const std:
 void build(State& st, const std::vector<ingest::Observation>& obs, const LocalizeOptions& opt,
            fabric::DiagnosticSink& sink) {
   std::unordered_map<std::string, fabric::Endpoint> ends;
-  std::unordered_map<std::string, uint32_t> by_key;
+  // Records with the same ends and routing are one item: keyed by the resolved ends (and the
+  // path of a directed route).
+  struct Key {
+    uint64_t src, dst;
+    std::string path;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.src * 0x9E3779B97F4A7C15ULL ^ k.dst) ^
+             std::hash<std::string>()(k.path);
+    }
+  };
+  std::unordered_map<Key, uint32_t, KeyHash> by_key;
+  by_key.reserve(obs.size());
   auto resolve = [&](const ingest::Observation& o, const std::string& text,
                      const char* field) -> std::optional<fabric::Endpoint> {
     if (auto it = ends.find(text); it != ends.end()) return it->second;
@@ -91,8 +107,11 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
     auto src = resolve(o, o.src, "src");
     auto dst = resolve(o, o.dst, "dst");
     if (!src || !dst) continue;
-    std::string key = o.src + "\n" + o.dst + "\n" + std::string(ingest::routing_name(routing));
-    for (int p : o.path) key += "," + std::to_string(p);
+    Key key{static_cast<uint64_t>(src->node) << 9 | static_cast<uint64_t>(src->port),
+            static_cast<uint64_t>(dst->node) << 9 | static_cast<uint64_t>(dst->port) |
+                static_cast<uint64_t>(routing) << 60,
+            {}};
+    for (int p : o.path) key.path += std::to_string(p) + ",";
     auto [it, fresh] = by_key.emplace(key, static_cast<uint32_t>(st.items.size()));
     if (fresh) {
       Item item;
@@ -156,6 +175,25 @@ double tag_of(size_t i) {
   return 0.5 + static_cast<double>(x >> 11) / 9007199254740992.0;
 }
 
+// A source switch's weights toward one destination: (source, sent, bad, tag).
+using Source = std::tuple<uint32_t, double, double, double>;
+
+constexpr size_t kThreads = 2;
+// Runs fn(begin, end, thread) over [0, count) cut in kThreads contiguous slices.
+void parallel_split(size_t count, const std::function<void(size_t, size_t, size_t)>& fn) {
+  std::vector<std::thread> threads;
+  size_t slice = (count + kThreads - 1) / kThreads;
+  for (size_t t = 1; t < kThreads; ++t)
+    threads.emplace_back(fn, std::min(count, t * slice), std::min(count, (t + 1) * slice), t);
+  fn(0, std::min(count, slice), 0);
+  for (auto& t : threads) t.join();
+}
+void parallel(size_t count, const std::function<void(size_t)>& fn) {
+  parallel_split(count, [&](size_t begin, size_t end, size_t) {
+    for (size_t i = begin; i < end; ++i) fn(i);
+  });
+}
+
 // Traffic and bad per directed link over the items still alive.
 void accumulate(State& st) {
   std::fill(st.traffic.begin(), st.traffic.end(), 0);
@@ -163,7 +201,7 @@ void accumulate(State& st) {
   std::fill(st.sig.begin(), st.sig.end(), 0);
   std::fill(st.fixed_traffic.begin(), st.fixed_traffic.end(), 0);
   std::fill(st.fixed_bad.begin(), st.fixed_bad.end(), 0);
-  std::unordered_map<uint32_t, std::vector<std::tuple<uint32_t, double, double, double>>> by_dest;
+  std::unordered_map<uint32_t, std::vector<Source>> by_dest;
   for (size_t i = 0; i < st.items.size(); ++i) {
     const Item& it = st.items[i];
     if (!it.alive) continue;
@@ -177,25 +215,41 @@ void accumulate(State& st) {
     by_dest[it.a].push_back({it.b, it.sent, it.bad, tag});  // reply
   }
   // One pass per destination switch (its table kept for the next rounds), the three weights
-  // (sent, bad, tag) sprayed together.
-  constexpr int K = 3;
-  std::vector<double> w(static_cast<size_t>(st.model.switches()) * K, 0), scratch(w.size(), 0);
+  // (sent, bad, tag) sprayed together; destinations split over two threads, each summing
+  // into its own arrays (the machine has at least two cores; results do not depend on it).
+  std::vector<std::pair<uint32_t, const std::vector<Source>*>> dests;
+  std::vector<uint32_t> missing;
   for (auto& [dest, sources] : by_dest) {
-    auto tit = st.tables.find(dest);
-    if (tit == st.tables.end()) tit = st.tables.emplace(dest, st.model.table(dest)).first;
-    const RouteModel::Table& t = tit->second;
-    for (auto [src, sent, b, tag] : sources) {
-      double* ws = &w[st.model.ordinal(src) * K];
-      ws[0] += sent, ws[1] += b, ws[2] += tag;
-    }
-    st.model.spray_k(t, w.data(), K, scratch, [&](uint32_t x, int p, int k, double flow) {
-      (k == 0 ? st.traffic : k == 1 ? st.bad : st.sig)[st.index(x, p)] += flow;
-    });
-    for (auto [src, sent, b, tag] : sources) {
-      double* ws = &w[st.model.ordinal(src) * K];
-      ws[0] = ws[1] = ws[2] = 0;
-    }
+    dests.push_back({dest, &sources});
+    if (!st.tables.count(dest)) missing.push_back(dest);
   }
+  std::vector<RouteModel::Table> made(missing.size());
+  parallel(missing.size(), [&](size_t i) { made[i] = st.model.table(missing[i]); });
+  for (size_t i = 0; i < missing.size(); ++i) st.tables.emplace(missing[i], std::move(made[i]));
+  constexpr int K = 3;
+  const size_t n = st.traffic.size(), sw = st.model.switches();
+  std::vector<std::vector<double>> part(kThreads, std::vector<double>(n * K, 0));
+  parallel_split(dests.size(), [&](size_t begin, size_t end, size_t thread) {
+    std::vector<double> w(sw * K, 0), scratch(w.size(), 0);
+    double* out = part[thread].data();
+    for (size_t d = begin; d < end; ++d) {
+      const RouteModel::Table& t = st.tables.at(dests[d].first);
+      for (auto [src, sent, b, tag] : *dests[d].second) {
+        double* ws = &w[st.model.ordinal(src) * K];
+        ws[0] += sent, ws[1] += b, ws[2] += tag;
+      }
+      st.model.spray_k(t, w.data(), K, scratch, [&](uint32_t x, int p, int k, double flow) {
+        out[st.index(x, p) * K + k] += flow;
+      });
+      for (auto [src, sent, b, tag] : *dests[d].second) {
+        double* ws = &w[st.model.ordinal(src) * K];
+        ws[0] = ws[1] = ws[2] = 0;
+      }
+    }
+  });
+  for (const auto& p : part)
+    for (size_t l = 0; l < n; ++l)
+      st.traffic[l] += p[l * K], st.bad[l] += p[l * K + 1], st.sig[l] += p[l * K + 2];
 }
 
 // Equal up to ~1e-6 relative (sums of the same shares in another order differ in the last bits).
