@@ -115,15 +115,20 @@ nlohmann::json WebBackend::run_audit() {
 nlohmann::json WebBackend::suspects() {
   if (!deps_.probes) throw web::ApiError(404, kNoProbing);
   auto j = deps_.probes->suspects();
-  if (!j) throw web::ApiError(404, "no probe round or posted observation localized yet");
-  return *j;
+  if (j) return *j;
+  // Probing is on but nothing was localized yet (before the first round): an empty answer.
+  return {{"observations", 0}, {"pairs", 0},  {"suspects", nlohmann::json::array()},
+          {"time", nullptr},   {"rounds", 0}, {"posted", 0},
+          {"skipped", 0}};
 }
 
 nlohmann::json WebBackend::route_health() {
   if (!deps_.probes) throw web::ApiError(404, kNoProbing);
   auto j = deps_.probes->route_health();
-  if (!j) throw web::ApiError(404, "no probe round or posted observation localized yet");
-  return *j;
+  if (j) return *j;
+  auto empty = nlohmann::json::array();
+  return {{"switches", empty}, {"guids", empty},     {"sent", empty},   {"lost", empty},
+          {"loss", empty},     {"predicted", false}, {"time", nullptr}, {"rounds", 0}};
 }
 
 nlohmann::json WebBackend::submit_probes(const std::string& text, const std::string& actor) {

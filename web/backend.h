@@ -85,11 +85,13 @@ class ApiBackend {
   // The last localization over the probe window: the `ibwarden localize --format json`
   // object ({"observations", "pairs", "suspects": [...]}) plus "time" (ISO UTC), "rounds"
   // (probe rounds in the window) and "posted" (observations from files and POSTs in it).
-  // Throws ApiError(404, why) when probing is off or nothing was localized yet.
+  // Before the first localization: no suspects, "time" null, "rounds" 0. Throws
+  // ApiError(404, why) when probing is off.
   virtual nlohmann::json suspects() { throw ApiError(404, kNoProbing); }
   // The route-health matrix of the probe window, leaf switches (switches with CAs) by leaf
   // switches, rows the sources: {"time", "rounds", "switches": [names], "guids": ["0x..."],
-  // "sent": [[n]], "lost": [[n]], "loss": [[x | null]]} (null: no probe between the two).
+  // "sent": [[n]], "lost": [[n]], "loss": [[x | null]], "predicted"} (null: no probe between
+  // the two); empty lists before the first localization.
   virtual nlohmann::json route_health() { throw ApiError(404, kNoProbing); }
   // POST /probes: external observations (JSONL or CSV with a header, as ingest/observation.h
   // reads them). Validates every line first; bad input throws fabric::InputError (nothing is

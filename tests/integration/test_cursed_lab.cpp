@@ -142,6 +142,10 @@ TEST_CASE("cursed lab: the daemon disables a cursed link and opens its work orde
   chmod((sim.dir() + "/tokens").c_str(), 0600);
   Daemon d({config, sim.dir(), sim.sockname(), sim.dir() + "/daemon.log"});
   d.start();
+  REQUIRE(d.wait_log("web API listening", 1, 30s));
+  auto early = http_call(web_port(d), "GET", "/api/v1/suspects", kViewer);  // before or after
+  CHECK(early.status == 200);                                               // the first round
+  CHECK(early.body["suspects"].is_array());
   REQUIRE(d.wait_log("\"probe round\"", 2, 60s));
   CHECK(query_json("decisions", config).empty());  // clean rounds: nothing decided
 
