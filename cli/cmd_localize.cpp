@@ -52,7 +52,10 @@ int cmd_localize(int argc, char** argv, int first) {
     std::vector<ingest::Observation> obs;
     for (const std::string& file : args.all("probes")) {
       auto more = ingest::load_observations(file);
-      std::move(more.begin(), more.end(), std::back_inserter(obs));
+      if (obs.empty())
+        obs = std::move(more);
+      else
+        std::move(more.begin(), more.end(), std::back_inserter(obs));
     }
     config::Config cfg = config::load_config(*args.get("config"));
     fabric::NodeNameMap names;

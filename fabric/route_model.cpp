@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "fabric/text_util.h"
 
@@ -27,7 +28,30 @@ RouteModel::RouteModel(const Fabric& fabric, const RoutingTables* tables)
   for (uint32_t i = 0; i < fabric.size(); ++i)
     if (fabric.node(i).type == NodeType::sw)
       ord_[i] = static_cast<uint32_t>(sw_.size()), sw_.push_back(i);
+  from_.resize(edges_.size());
+  for (uint32_t i = 0; i < fabric.size(); ++i)
+    for (uint32_t e = first_[i]; e < first_[i + 1]; ++e) from_[e] = ord_[i];
 }
+
+namespace {
+// Breadth-first from the nodes already in t.order (dist and count set), over links that are
+// up: dist and the number of minimal routes for every switch that reaches them.
+template <typename Next>
+void fill_table(RouteModel::Table& t, Next&& next) {
+  for (size_t head = 0; head < t.order.size(); ++head) {
+    uint32_t x = t.order[head];
+    int8_t dx = t.dist[x];
+    next(x, [&](uint32_t y) {
+      if (t.dist[y] < 0) {
+        t.dist[y] = static_cast<int8_t>(std::min(dx + 1, 127));
+        t.order.push_back(y);
+      } else if (t.dist[y] == dx - 1) {  // y was finished one level earlier: a step toward dest
+        t.count[x] += t.count[y];
+      }
+    });
+  }
+}
+}  // namespace
 
 RouteModel::Table RouteModel::table(uint32_t dest_switch) const {
   Table t;
@@ -37,21 +61,60 @@ RouteModel::Table RouteModel::table(uint32_t dest_switch) const {
   t.dist[t.dest] = 0, t.count[t.dest] = 1;
   t.order.reserve(sw_.size());
   t.order.push_back(t.dest);
-  for (size_t head = 0; head < t.order.size(); ++head) {
-    uint32_t x = t.order[head], node = sw_[x];
-    int8_t dx = t.dist[x];
-    for (uint32_t e = first_[node]; e < first_[node + 1]; ++e) {
-      if (down_[e]) continue;
-      uint32_t y = ord_[edges_[e].to];
-      if (t.dist[y] < 0) {
-        t.dist[y] = static_cast<int8_t>(std::min(dx + 1, 127));
-        t.order.push_back(y);
-      } else if (t.dist[y] == dx - 1) {  // y was finished one level earlier: a step toward dest
-        t.count[x] += t.count[y];
-      }
-    }
-  }
+  fill_table(t, [&](uint32_t x, auto&& visit) {
+    for (uint32_t e = first_[sw_[x]]; e < first_[sw_[x] + 1]; ++e)
+      if (!down_[e]) visit(ord_[edges_[e].to]);
+  });
   return t;
+}
+
+std::vector<uint32_t> RouteModel::dest_classes(std::vector<std::vector<uint32_t>>* members) const {
+  std::map<std::vector<uint32_t>, uint32_t> by_neighbours;
+  std::vector<uint32_t> of(sw_.size());
+  members->clear();
+  for (uint32_t x = 0; x < sw_.size(); ++x) {
+    std::vector<uint32_t> nb;
+    for (uint32_t e = first_[sw_[x]]; e < first_[sw_[x] + 1]; ++e)
+      if (!down_[e]) nb.push_back(ord_[edges_[e].to]);
+    std::sort(nb.begin(), nb.end());
+    auto [it, fresh] = by_neighbours.emplace(std::move(nb), members->size());
+    if (fresh) members->emplace_back();
+    of[x] = it->second;
+    (*members)[it->second].push_back(x);
+  }
+  return of;
+}
+
+RouteModel::Table RouteModel::class_table(uint32_t member) const {
+  Table t;
+  t.dest = kVirtual;
+  t.dist.assign(sw_.size(), -1);
+  t.count.assign(sw_.size(), 0);
+  t.order.reserve(sw_.size());
+  for (uint32_t e = first_[sw_[member]]; e < first_[sw_[member] + 1]; ++e) {
+    if (down_[e]) continue;
+    uint32_t n = ord_[edges_[e].to];
+    if (t.dist[n] < 0) t.dist[n] = 1, t.order.push_back(n);
+    t.count[n] += 1;  // parallel links: one route over each
+  }
+  fill_table(t, [&](uint32_t x, auto&& visit) {
+    for (uint32_t e = first_[sw_[x]]; e < first_[sw_[x] + 1]; ++e)
+      if (!down_[e]) visit(ord_[edges_[e].to]);
+  });
+  return t;
+}
+
+std::vector<uint32_t> RouteModel::last_hops(uint32_t ordinal) const {
+  std::vector<uint32_t> neighbours, out;
+  const uint32_t node = sw_[ordinal];
+  for (uint32_t e = first_[node]; e < first_[node + 1]; ++e)
+    if (!down_[e]) neighbours.push_back(edges_[e].to);
+  std::sort(neighbours.begin(), neighbours.end());
+  neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
+  for (uint32_t n : neighbours)
+    for (uint32_t e = first_[n]; e < first_[n + 1]; ++e)
+      if (!down_[e] && edges_[e].to == node) out.push_back(e);
+  return out;
 }
 
 std::vector<uint8_t> RouteModel::edge_mask(
@@ -66,8 +129,9 @@ std::vector<uint8_t> RouteModel::edge_mask(
 void RouteModel::crossing(const Table& t, const std::vector<uint8_t>& mask,
                           std::vector<uint8_t>& out) const {
   out.assign(sw_.size(), 0);
-  for (size_t i = 1; i < t.order.size(); ++i) {
-    uint32_t x = t.order[i], node = sw_[x];
+  for (uint32_t x : t.order) {
+    if (t.dist[x] < 1 || (t.dist[x] == 1 && t.dest == kVirtual)) continue;
+    uint32_t node = sw_[x];
     for (uint32_t e = first_[node]; e < first_[node + 1]; ++e) {
       uint32_t y = ord_[edges_[e].to];
       if (down_[e] || t.dist[y] != t.dist[x] - 1) continue;

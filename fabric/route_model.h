@@ -99,48 +99,68 @@ class RouteModel {
                         const Toward& from_node) const;
 
   // The same counts over switches only, indexed by switch ordinal (ordinal(node); UINT32_MAX
-  // for a CA): ~70 KB per destination on a 5,120-switch fabric, so a caller can keep one per
-  // destination switch (the localizer over a 65,536-endpoint fat tree) instead of a BFS each.
+  // for a CA): ~70 KB per destination on a 5,120-switch fabric, so a caller can keep them
+  // (fabric/dest_tables.h keeps one per destination class) instead of a BFS each.
   uint32_t switches() const { return static_cast<uint32_t>(sw_.size()); }
   uint32_t ordinal(uint32_t node) const { return ord_[node]; }
   uint32_t switch_node(uint32_t ordinal) const { return sw_[ordinal]; }
+  static constexpr uint32_t kVirtual = UINT32_MAX;  // Table::dest of a class table
   struct Table {
-    uint32_t dest = 0;            // ordinal
+    uint32_t dest = 0;            // ordinal, or kVirtual (class_table)
     std::vector<int8_t> dist;     // -1: cannot reach dest (capped at 127)
     std::vector<double> count;    // minimal routes to dest
     std::vector<uint32_t> order;  // reachable ordinals by increasing dist
   };
   Table table(uint32_t dest_switch) const;
+  // Destination classes: switches linked to the same switches (the same multiset of
+  // neighbours over links that are up), such as a fat tree's leaves of one pod. Every minimal
+  // route toward a member ends with a hop from one of those neighbours, and no route toward
+  // one member passes through another (their neighbours are all one hop from each), so one
+  // table serves the whole class: minimal routes toward a virtual node linked to each
+  // neighbour as a member is (dist 1 at the neighbours). For a member b and any switch x != b,
+  // dist(x, b) and N(x, b) are the class table's; b itself is 0 and 1. Returns the class of
+  // each ordinal; *members lists each class's ordinals.
+  std::vector<uint32_t> dest_classes(std::vector<std::vector<uint32_t>>* members) const;
+  Table class_table(uint32_t member) const;  // member: ordinal
+  // The directed switch-to-switch links (edge ids) into a switch (ordinal) that are up.
+  std::vector<uint32_t> last_hops(uint32_t ordinal) const;
+  // Switch-to-switch directed links as edge ids [0, edges()): transmitting ordinal and port.
+  uint32_t edges() const { return static_cast<uint32_t>(edges_.size()); }
+  uint32_t edge_from(uint32_t e) const { return from_[e]; }
+  int edge_port(uint32_t e) const { return edges_[e].port; }
   // Marks of switch-to-switch links given by their transmitting end (node, port), per edge.
   std::vector<uint8_t> edge_mask(const std::vector<std::pair<uint32_t, int>>& links) const;
   // out[ordinal] = 1 when some minimal route from that switch to t.dest crosses a marked link:
-  // one pass over the table, for many observations toward one destination at once.
+  // one pass over the table, for many observations toward one destination at once. For a
+  // class table, the hops into the members are not part of it (see DestTables::Crossing).
   void crossing(const Table& t, const std::vector<uint8_t>& mask, std::vector<uint8_t>& out) const;
-  // spray() for K weights at once: w[ordinal * K + k]; calls fn(node, port, k, flow) for each
-  // switch-to-switch directed link and weight with a flow. f: scratch of switches() * K zeros,
-  // left zeroed.
+  // spray() for K weights at once: w[ordinal * K + k]; calls fn(edge, k, flow) for each
+  // switch-to-switch directed link (edge id) and weight with a flow. f: scratch of
+  // switches() * K zeros, left zeroed. Over a class table, the flow stops at the neighbours
+  // (the hops into the members are left to the caller: DestTables::spray).
   template <typename Fn>
   void spray_k(const Table& t, const double* w, int K, std::vector<double>& f, Fn&& fn) const {
     for (uint32_t x : t.order)
       if (t.count[x] > 0)
         for (int k = 0; k < K; ++k) f[x * K + k] = w[x * K + k] / t.count[x];
-    for (size_t i = t.order.size(); i-- > 1;) {
+    for (size_t i = t.order.size(); i-- > 0;) {
       uint32_t x = t.order[i];
       double* fx = &f[x * K];
       bool any = false;
       for (int k = 0; k < K; ++k) any |= fx[k] != 0;
       if (!any) continue;
-      const uint32_t node = sw_[x];
-      for (uint32_t e = first_[node]; e < first_[node + 1]; ++e) {
-        uint32_t y = ord_[edges_[e].to];
-        if (down_[e] || t.dist[y] != t.dist[x] - 1) continue;
-        double* fy = &f[y * K];
-        for (int k = 0; k < K; ++k)
-          if (fx[k] != 0) fn(node, edges_[e].port, k, fx[k] * t.count[y]), fy[k] += fx[k];
+      if (t.dist[x] > 1 || (t.dist[x] == 1 && t.dest != kVirtual)) {
+        const uint32_t node = sw_[x];
+        for (uint32_t e = first_[node]; e < first_[node + 1]; ++e) {
+          uint32_t y = ord_[edges_[e].to];
+          if (down_[e] || t.dist[y] != t.dist[x] - 1) continue;
+          double* fy = &f[y * K];
+          for (int k = 0; k < K; ++k)
+            if (fx[k] != 0) fn(e, k, fx[k] * t.count[y]), fy[k] += fx[k];
+        }
       }
       for (int k = 0; k < K; ++k) fx[k] = 0;
     }
-    for (int k = 0; k < K; ++k) f[t.dest * K + k] = 0;
   }
 
  private:
@@ -153,6 +173,7 @@ class RouteModel {
   LidIndex lids_;
   std::vector<uint32_t> first_;  // CSR over switches: edges of node i are [first_[i], first_[i+1])
   std::vector<Edge> edges_;
+  std::vector<uint32_t> from_;                      // per edge: transmitting ordinal
   std::vector<uint8_t> down_;                       // per edge: taken out by set_down()
   std::unordered_map<uint64_t, uint32_t> edge_of_;  // dir_link_key -> edge index
   std::unordered_map<uint64_t, bool> down_links_;   // host links taken out

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <thread>
 #include <unordered_map>
 
+#include "fabric/dest_tables.h"
 #include "fabric/diagnostics.h"
 
 namespace ibw::rules {
@@ -30,15 +30,15 @@ struct State {
   const RouteModel& model;
   std::vector<uint32_t> offset;  // port index = offset[node] + port
   std::vector<Item> items;
-  std::unordered_map<uint32_t, RouteModel::Table> tables;  // dest switch -> minimal routes
-  std::vector<double> traffic, bad, sig;         // sig: the items crossing a link, as a random sum
+  fabric::DestTables tables;              // minimal routes toward each destination class, kept
+  std::vector<double> traffic, bad, sig;  // sig: the items crossing a link, as a random sum
   std::vector<double> fixed_traffic, fixed_bad;  // the share-1 part (fixed routes, host links)
   std::vector<std::vector<uint32_t>> items_of;   // link -> items with it on a fixed route
   std::vector<uint32_t> stamp;                   // per item: last group that counted it
   uint32_t epoch = 0;
   size_t skipped = 0;  // records whose route is gone (skip_unroutable)
 
-  explicit State(const RouteModel& m) : model(m) {
+  explicit State(const RouteModel& m) : model(m), tables(m) {
     const fabric::Fabric& f = m.fabric();
     offset.resize(f.size() + 1);
     for (uint32_t i = 0; i < f.size(); ++i) {
@@ -175,25 +175,6 @@ double tag_of(size_t i) {
   return 0.5 + static_cast<double>(x >> 11) / 9007199254740992.0;
 }
 
-// A source switch's weights toward one destination: (source, sent, bad, tag).
-using Source = std::tuple<uint32_t, double, double, double>;
-
-constexpr size_t kThreads = 2;
-// Runs fn(begin, end, thread) over [0, count) cut in kThreads contiguous slices.
-void parallel_split(size_t count, const std::function<void(size_t, size_t, size_t)>& fn) {
-  std::vector<std::thread> threads;
-  size_t slice = (count + kThreads - 1) / kThreads;
-  for (size_t t = 1; t < kThreads; ++t)
-    threads.emplace_back(fn, std::min(count, t * slice), std::min(count, (t + 1) * slice), t);
-  fn(0, std::min(count, slice), 0);
-  for (auto& t : threads) t.join();
-}
-void parallel(size_t count, const std::function<void(size_t)>& fn) {
-  parallel_split(count, [&](size_t begin, size_t end, size_t) {
-    for (size_t i = begin; i < end; ++i) fn(i);
-  });
-}
-
 // Traffic and bad per directed link over the items still alive.
 void accumulate(State& st) {
   std::fill(st.traffic.begin(), st.traffic.end(), 0);
@@ -201,7 +182,10 @@ void accumulate(State& st) {
   std::fill(st.sig.begin(), st.sig.end(), 0);
   std::fill(st.fixed_traffic.begin(), st.fixed_traffic.end(), 0);
   std::fill(st.fixed_bad.begin(), st.fixed_bad.end(), 0);
-  std::unordered_map<uint32_t, std::vector<Source>> by_dest;
+  std::vector<fabric::DestTables::Flow> flows;
+  std::vector<uint32_t> ends;
+  flows.reserve(st.items.size() * 2);
+  ends.reserve(st.items.size() * 2);
   for (size_t i = 0; i < st.items.size(); ++i) {
     const Item& it = st.items[i];
     if (!it.alive) continue;
@@ -211,45 +195,22 @@ void accumulate(State& st) {
       st.fixed_traffic[l] += it.sent, st.fixed_bad[l] += it.bad;
     }
     if (it.a == fabric::kNoNode) continue;
-    by_dest[it.b].push_back({it.a, it.sent, it.bad, tag});  // request
-    by_dest[it.a].push_back({it.b, it.sent, it.bad, tag});  // reply
+    uint32_t a = st.model.ordinal(it.a), b = st.model.ordinal(it.b);
+    flows.push_back({a, b, {it.sent, it.bad, tag}});  // request
+    flows.push_back({b, a, {it.sent, it.bad, tag}});  // reply
+    ends.push_back(a), ends.push_back(b);
   }
-  // One pass per destination switch (its table kept for the next rounds), the three weights
-  // (sent, bad, tag) sprayed together; destinations split over two threads, each summing
-  // into its own arrays (the machine has at least two cores; results do not depend on it).
-  std::vector<std::pair<uint32_t, const std::vector<Source>*>> dests;
-  std::vector<uint32_t> missing;
-  for (auto& [dest, sources] : by_dest) {
-    dests.push_back({dest, &sources});
-    if (!st.tables.count(dest)) missing.push_back(dest);
+  // The three weights (sent, bad, tag) sprayed together over every minimal route, one pass
+  // per destination class (fabric/dest_tables.h).
+  st.tables.prepare(ends);
+  constexpr int K = fabric::DestTables::K;
+  std::vector<double> out(static_cast<size_t>(st.model.edges()) * K, 0);
+  st.tables.spray(flows, out);
+  for (uint32_t e = 0; e < st.model.edges(); ++e) {
+    if (out[e * K] == 0 && out[e * K + 1] == 0 && out[e * K + 2] == 0) continue;
+    uint32_t l = st.index(st.model.switch_node(st.model.edge_from(e)), st.model.edge_port(e));
+    st.traffic[l] += out[e * K], st.bad[l] += out[e * K + 1], st.sig[l] += out[e * K + 2];
   }
-  std::vector<RouteModel::Table> made(missing.size());
-  parallel(missing.size(), [&](size_t i) { made[i] = st.model.table(missing[i]); });
-  for (size_t i = 0; i < missing.size(); ++i) st.tables.emplace(missing[i], std::move(made[i]));
-  constexpr int K = 3;
-  const size_t n = st.traffic.size(), sw = st.model.switches();
-  std::vector<std::vector<double>> part(kThreads, std::vector<double>(n * K, 0));
-  parallel_split(dests.size(), [&](size_t begin, size_t end, size_t thread) {
-    std::vector<double> w(sw * K, 0), scratch(w.size(), 0);
-    double* out = part[thread].data();
-    for (size_t d = begin; d < end; ++d) {
-      const RouteModel::Table& t = st.tables.at(dests[d].first);
-      for (auto [src, sent, b, tag] : *dests[d].second) {
-        double* ws = &w[st.model.ordinal(src) * K];
-        ws[0] += sent, ws[1] += b, ws[2] += tag;
-      }
-      st.model.spray_k(t, w.data(), K, scratch, [&](uint32_t x, int p, int k, double flow) {
-        out[st.index(x, p) * K + k] += flow;
-      });
-      for (auto [src, sent, b, tag] : *dests[d].second) {
-        double* ws = &w[st.model.ordinal(src) * K];
-        ws[0] = ws[1] = ws[2] = 0;
-      }
-    }
-  });
-  for (const auto& p : part)
-    for (size_t l = 0; l < n; ++l)
-      st.traffic[l] += p[l * K], st.bad[l] += p[l * K + 1], st.sig[l] += p[l * K + 2];
 }
 
 // Equal up to ~1e-6 relative (sums of the same shares in another order differ in the last bits).
@@ -271,13 +232,12 @@ struct SwitchLink {
 
 // True when some minimal route of the adaptive item (either way) crosses one of the links.
 bool crosses(State& st, const Item& it, const std::vector<SwitchLink>& links) {
-  const RouteModel::Table& to_b = st.tables.at(it.b);
-  const RouteModel::Table& to_a = st.tables.at(it.a);
+  const fabric::DestTables& t = st.tables;
   uint32_t a = st.model.ordinal(it.a), b = st.model.ordinal(it.b);
   for (const SwitchLink& l : links) {
-    int dab = to_b.dist[a], dyb = to_b.dist[l.y], dax = l.from_x[a];  // request a -> b
+    int dab = t.dist(b, a), dyb = t.dist(b, l.y), dax = l.from_x[a];  // request a -> b
     if (dab >= 0 && dyb >= 0 && dax >= 0 && dax + 1 + dyb == dab) return true;
-    int dba = to_a.dist[b], dya = to_a.dist[l.y], dbx = l.from_x[b];  // reply b -> a
+    int dba = t.dist(a, b), dya = t.dist(a, l.y), dbx = l.from_x[b];  // reply b -> a
     if (dba >= 0 && dya >= 0 && dbx >= 0 && dbx + 1 + dya == dba) return true;
   }
   return false;
@@ -312,7 +272,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
       for (const Item& it : st.items) {
         double n = static_cast<double>(it.links.size());
         if (it.a != fabric::kNoNode)
-          n += 2.0 * std::max<int>(1, st.tables.at(it.b).dist[model.ordinal(it.a)]);
+          n += 2.0 * std::max<int>(1, st.tables.dist(model.ordinal(it.b), model.ordinal(it.a)));
         links_sum += n * it.sent, sent_sum += it.sent;
       }
       noise_pair = opt.noise * std::max(1.0, sent_sum > 0 ? links_sum / sent_sum : 1);
@@ -389,21 +349,14 @@ LocalizeResult localize(const fabric::RouteModel& model,
     // Large ones (all of a pod's core links): one reachability pass per destination switch.
     const bool per_dest = sw_links.size() > 16;
     std::vector<SwitchLink> switch_links;
-    std::vector<uint8_t> mask;
-    std::unordered_map<uint32_t, std::vector<uint8_t>> reach;  // dest switch -> per ordinal
-    if (per_dest) {
-      mask = model.edge_mask(sw_links);
-    } else {
+    fabric::DestTables::Crossing reaches(
+        st.tables, per_dest ? model.edge_mask(sw_links) : std::vector<uint8_t>{});
+    if (!per_dest) {
       for (auto [node, port] : sw_links)
         switch_links.push_back({model.ordinal(node),
                                 model.ordinal(fab.node(node).port(port)->peer_node),
                                 model.table(node).dist});
     }
-    auto reaches = [&](uint32_t dest, uint32_t from) {
-      auto [it, fresh] = reach.try_emplace(dest);
-      if (fresh) model.crossing(st.tables.at(dest), mask, it->second);
-      return it->second[model.ordinal(from)] != 0;
-    };
     std::vector<std::pair<double, std::string>> samples;
     ++st.epoch;  // items with a group link on a fixed route (host links, static, DR)
     for (uint32_t l : group)
@@ -413,7 +366,8 @@ LocalizeResult localize(const fabric::RouteModel& model,
       if (!it.alive) continue;
       bool hit = st.stamp[i] == st.epoch;
       if (!hit && it.a != fabric::kNoNode && per_dest)
-        hit = reaches(it.b, it.a) || reaches(it.a, it.b);  // request, reply
+        hit = reaches(model.ordinal(it.a), model.ordinal(it.b)) ||
+              reaches(model.ordinal(it.b), model.ordinal(it.a));  // request, reply
       else if (!hit && it.a != fabric::kNoNode && !switch_links.empty())
         hit = crosses(st, it, switch_links);
       if (!hit) continue;

@@ -153,8 +153,8 @@ TEST_CASE("route model: compact tables and spray_k agree with toward and spray",
   }
   std::map<std::pair<uint32_t, int>, double> one, k0, k1;
   m.spray(t, w, [&](uint32_t n, int p, double flow) { one[{n, p}] += flow; });
-  m.spray_k(c, wk.data(), 2, scratch, [&](uint32_t n, int p, int k, double flow) {
-    (k ? k1 : k0)[{n, p}] += flow;
+  m.spray_k(c, wk.data(), 2, scratch, [&](uint32_t e, int k, double flow) {
+    (k ? k1 : k0)[{m.switch_node(m.edge_from(e)), m.edge_port(e)}] += flow;
   });
   REQUIRE(one.size() == k0.size());
   for (auto& [l, flow] : one) {
