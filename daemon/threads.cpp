@@ -41,13 +41,24 @@ void evaluate_rules(Runtime& rt, const std::shared_ptr<const Topology>& topo) {
 // Returns false when discovery failed (the caller retries).
 bool discover(Runtime& rt) {
   int64_t now = rt.clock.now_us();
-  std::shared_ptr<const Topology> topo;
+  std::shared_ptr<const Topology> topo, before;
+  {
+    std::lock_guard<std::mutex> lock(rt.topo_mutex);
+    before = rt.topo;
+  }
+  std::vector<std::string> kept;
   try {
-    topo = discover_topology(rt.cfg, rt.plan.get(), &rt.names, now, /*isolated=*/true);
+    topo = discover_topology(rt.cfg, rt.plan.get(), &rt.names, now, /*isolated=*/true,
+                             before ? &before->fabric : nullptr, &kept);
   } catch (const std::exception& e) {
     log(LogLevel::error, "discovery failed", {{"error", e.what()}});
     return false;
   }
+  for (const std::string& link : kept)
+    log(LogLevel::warning,
+        "discovery lost its SMP across a link both ports still report up; kept the link "
+        "(a lossy link drops discovery too)",
+        {{"link", link}});
   {
     std::lock_guard<std::mutex> lock(rt.topo_mutex);
     rt.topo = topo;

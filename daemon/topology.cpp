@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "fabric/ibnd_loader.h"
+#include "fabric/lost_links.h"
 #include "fabric/topology.h"
 
 #include <algorithm>
@@ -127,7 +128,8 @@ int cmd_discover_cache(int argc, char** argv, int first) {
 std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
                                                   const fabric::Plan* plan,
                                                   const fabric::NodeNameMap* names, int64_t now_us,
-                                                  bool isolated) {
+                                                  bool isolated, const fabric::Fabric* previous,
+                                                  std::vector<std::string>* kept) {
   fabric::Fabric fab;
   if (cfg.fabric.discovery == "live" && isolated) {
     fab = topology_detail::discover_in_child(cfg, std::chrono::seconds(120));
@@ -140,6 +142,10 @@ std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
     fab = fabric::load_topology_file(cfg.fabric.discovery);
   }
   fabric::apply_node_names(fab, names && !names->empty() ? names : nullptr);
+  if (previous && cfg.fabric.discovery == "live") {
+    auto restored = fabric::keep_lost_links(fab, *previous);
+    if (kept) *kept = std::move(restored);
+  }
   return make_topology(std::move(fab), plan, now_us);
 }
 

@@ -30,10 +30,14 @@ struct Topology {
 // after `timeout`) and loads the cache it writes: a long-running process must not keep what
 // libibnetdisc leaves behind in it (under umad2sim every discovery leaks a MAD agent slot
 // until none is left), and a hung discovery cannot hang the daemon.
+// With `previous` (the last discovery), a live discovery keeps the links it lost while both
+// ports still report them up (fabric/lost_links.h), listed in *kept.
 std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
                                                   const fabric::Plan* plan,
                                                   const fabric::NodeNameMap* names, int64_t now_us,
-                                                  bool isolated = false);
+                                                  bool isolated = false,
+                                                  const fabric::Fabric* previous = nullptr,
+                                                  std::vector<std::string>* kept = nullptr);
 // `ibwarden discover-cache --output FILE [--ca CA] [--ca-port N]`: the child's side.
 int cmd_discover_cache(int argc, char** argv, int first);
 // Builds the derived parts (correlator, targets) for an already loaded fabric.
