@@ -113,7 +113,7 @@ TEST_CASE("dest tables: one table per class equals one per destination on a fat 
   check(m);
 }
 
-TEST_CASE("dest tables: parallel links, a leaf-to-leaf link and a link down", "[dest_tables]") {
+TEST_CASE("dest tables: parallel links - a leaf-to-leaf link - a link down", "[dest_tables]") {
   Fabric f = irregular();
   RouteModel m(f, nullptr);
   std::vector<std::vector<uint32_t>> members;
