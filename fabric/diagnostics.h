@@ -37,6 +37,11 @@ class DiagnosticSink {
   size_t size() const { return diags_.size(); }
   const std::string& file() const { return file_; }
   void throw_if_any();
+  // Appends another sink's diagnostics (a part of the same input checked apart), in order.
+  void absorb(DiagnosticSink&& other) {
+    for (auto& d : other.diags_) diags_.push_back(std::move(d));
+    other.diags_.clear();
+  }
 
  private:
   std::string file_;

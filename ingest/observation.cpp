@@ -1,10 +1,13 @@
 // Route observations: JSONL and CSV readers and writers (ingest/observation.h).
 #include "ingest/observation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <iomanip>
+#include <iterator>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -74,19 +77,22 @@ std::optional<std::vector<int>> parse_path(std::string_view s) {
 }
 
 // One field's value as text (JSON numbers and strings alike) into the record.
-void set_field(Observation& o, std::string_view field, const std::string& v, int line,
+void set_field(Observation& o, std::string_view field, std::string_view value, int line,
                fabric::DiagnosticSink& sink) {
   auto bad = [&](const std::string& why) { sink.add(line, std::string(field), why); };
+  const std::string_view v = value;
+  auto quoted = [&] { return "\"" + std::string(v) + "\""; };
   auto count = [&](uint64_t* out) {
     auto n = text::to_int<uint64_t>(v);
-    if (!n) return bad("\"" + v + "\" is not a whole number >= 0");
+    if (!n) return bad(quoted() + " is not a whole number >= 0");
     *out = *n;
   };
   auto number = [&](std::optional<double>* out) {
+    std::string s(v);
     char* end = nullptr;
-    double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x) || x < 0)
-      return bad("\"" + v + "\" is not a number >= 0");
+    double x = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(x) || x < 0)
+      return bad(quoted() + " is not a number >= 0");
     *out = x;
   };
   if (field == "src" || field == "dst") {
@@ -111,21 +117,21 @@ void set_field(Observation& o, std::string_view field, const std::string& v, int
   } else if (field == "routing") {
     auto r = parse_routing(v);
     if (!r || *r == Routing::unspecified)
-      return bad("\"" + v + "\" is not static, adaptive or directed");
+      return bad(quoted() + " is not static, adaptive or directed");
     o.routing = *r;
   } else if (field == "path") {
     auto p = parse_path(v);
-    if (!p) return bad("\"" + v + "\" is not a directed route like 0,1,5,3 (ports 0-255)");
+    if (!p) return bad(quoted() + " is not a directed route like 0,1,5,3 (ports 0-255)");
     o.path = std::move(*p);
   } else if (field == "time") {
     auto t = parse_time(v);
-    if (!t) return bad("\"" + v + "\" is not a UTC time (2026-11-25T02:00:00Z) or Unix seconds");
+    if (!t) return bad(quoted() + " is not a UTC time (2026-11-25T02:00:00Z) or Unix seconds");
     o.time_us = *t;
   }
 }
 
 // Checks that need the whole record.
-void check_record(const Observation& o, const std::vector<std::string>& given, int line,
+void check_record(const Observation& o, const std::vector<std::string_view>& given, int line,
                   fabric::DiagnosticSink& sink) {
   auto has = [&](std::string_view f) {
     for (const auto& g : given)
@@ -209,32 +215,139 @@ std::optional<Routing> parse_routing(std::string_view s) {
   return std::nullopt;
 }
 
-std::vector<Observation> parse_observations(std::string_view data, const std::string& file,
-                                            std::optional<ObservationFormat> format) {
-  using namespace observation_detail;
-  fabric::DiagnosticSink sink(file);
-  std::vector<Observation> out;
+namespace observation_detail {
+
+using Fields = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// The fast path for the common JSONL line: a flat object whose values are plain strings
+// (printable ASCII, no escapes), unsigned integers, null or arrays of those integers. Values
+// as text: strings without quotes, arrays as their inside ("0,1,5"); null ones left out.
+// Keys ordered and de-duplicated (the last wins) as the JSON library gives them. False for
+// anything else: the caller parses that line with the JSON library.
+bool scan_flat(std::string_view s, Fields& out) {
+  out.clear();
+  size_t i = 0;
+  auto ws = [&] {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) ++i;
+  };
+  auto string = [&](std::string_view* v) {
+    if (i >= s.size() || s[i] != '"') return false;
+    size_t start = ++i;
+    while (i < s.size() && s[i] != '"') {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c < 0x20 || c >= 0x80 || c == '\\') return false;
+      ++i;
+    }
+    if (i >= s.size()) return false;
+    *v = s.substr(start, i++ - start);
+    return true;
+  };
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start && i - start < 19 && (s[start] != '0' || i - start == 1);
+  };
+  ws();
+  if (i >= s.size() || s[i++] != '{') return false;
+  ws();
+  if (i < s.size() && s[i] == '}') {
+    ++i;
+  } else {
+    for (;;) {
+      std::string_view key, value;
+      ws();
+      if (!string(&key)) return false;
+      ws();
+      if (i >= s.size() || s[i++] != ':') return false;
+      ws();
+      if (i >= s.size()) return false;
+      bool null = false;
+      if (s[i] == '"') {
+        if (!string(&value)) return false;
+      } else if (s[i] == '[') {
+        size_t start = ++i;
+        ws();
+        if (i < s.size() && s[i] != ']')
+          for (;;) {
+            ws();
+            if (!digits()) return false;
+            ws();
+            if (i < s.size() && s[i] == ',') {
+              ++i;
+              continue;
+            }
+            break;
+          }
+        if (i >= s.size() || s[i] != ']') return false;
+        value = s.substr(start, i++ - start);
+      } else if (s.substr(i, 4) == "null") {
+        i += 4, null = true;
+      } else {
+        size_t start = i;
+        if (!digits()) return false;
+        value = s.substr(start, i - start);
+      }
+      if (!null) out.push_back({key, value});
+      ws();
+      if (i < s.size() && s[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (i >= s.size() || s[i++] != '}') return false;
+      break;
+    }
+  }
+  ws();
+  if (i != s.size()) return false;
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  size_t keep = 0;  // the last of equal keys
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (k + 1 < out.size() && out[k + 1].first == out[k].first) continue;
+    out[keep++] = out[k];
+  }
+  out.resize(keep);
+  return true;
+}
+
+// Reads records line by line into `out`, diagnostics into `sink`.
+struct Reader {
+  const std::string& file;
+  std::optional<ObservationFormat> format;
   std::vector<std::string> header;
   int header_line = 0;
-  text::for_each_line(data, [&](std::string_view raw, int number) {
+  Fields fields;
+
+  void line(std::string_view raw, int number, fabric::DiagnosticSink& sink,
+            std::vector<Observation>& out) {
     std::string_view line = text::trim(raw);
     if (line.empty()) return;
     if (!format) format = line.front() == '{' ? ObservationFormat::jsonl : ObservationFormat::csv;
     Observation o;
-    o.origin = file + ":" + std::to_string(number);
-    std::vector<std::string> given;
+    std::vector<std::string_view> given;
     size_t before = sink.size();
     if (*format == ObservationFormat::jsonl) {
-      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) return sink.add(number, "", "not a JSON object");
-      for (const auto& [k, v] : j.items()) {
-        if (!known_field(k)) {
-          sink.add(number, k, "unknown field");
-          continue;
+      if (scan_flat(line, fields)) {
+        for (const auto& [k, v] : fields) {
+          if (!known_field(k)) {
+            sink.add(number, std::string(k), "unknown field");
+            continue;
+          }
+          given.push_back(k);
+          set_field(o, k, v, number, sink);
         }
-        if (v.is_null()) continue;
-        given.push_back(k);
-        set_field(o, k, scalar_text(v), number, sink);
+      } else {
+        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.is_object()) return sink.add(number, "", "not a JSON object");
+        for (const auto& [k, v] : j.items()) {
+          if (!known_field(k)) {
+            sink.add(number, k, "unknown field");
+            continue;
+          }
+          if (v.is_null()) continue;
+          given.push_back(*std::find(std::begin(kFields), std::end(kFields), k));
+          set_field(o, k, scalar_text(v), number, sink);
+        }
       }
     } else {
       if (line.front() == '#') return;
@@ -256,9 +369,57 @@ std::vector<Observation> parse_observations(std::string_view data, const std::st
       }
     }
     if (sink.size() == before) check_record(o, given, number, sink);
-    if (sink.size() == before) out.push_back(std::move(o));
-  });
+    if (sink.size() == before) {
+      o.origin = file + ":" + std::to_string(number);
+      out.push_back(std::move(o));
+    }
+  }
+};
+
+}  // namespace observation_detail
+
+std::vector<Observation> parse_observations(std::string_view data, const std::string& file,
+                                            std::optional<ObservationFormat> format) {
+  using namespace observation_detail;
+  fabric::DiagnosticSink sink(file);
+  std::vector<Observation> out;
+  if (!format) {  // told by the first non-blank line
+    text::for_each_line(data, [&](std::string_view raw, int) {
+      std::string_view line = text::trim(raw);
+      if (!format && !line.empty())
+        format = line.front() == '{' ? ObservationFormat::jsonl : ObservationFormat::csv;
+    });
+  }
+  // Large JSONL: the second half of the lines on a second thread (lines are independent).
+  std::string_view first = data, second;
+  if (format == ObservationFormat::jsonl && data.size() > (1u << 20)) {
+    size_t cut = data.find('\n', data.size() / 2);
+    if (cut != std::string_view::npos)
+      first = data.substr(0, cut + 1), second = data.substr(cut + 1);
+  }
+  fabric::DiagnosticSink sink2(file);
+  std::vector<Observation> out2;
+  std::thread other;
+  if (!second.empty()) {
+    const int offset = static_cast<int>(std::count(first.begin(), first.end(), '\n'));
+    other = std::thread([&, offset] {
+      out2.reserve(static_cast<size_t>(std::count(second.begin(), second.end(), '\n')) + 1);
+      Reader reader{file, format, {}, 0, {}};
+      text::for_each_line(second, [&](std::string_view raw, int number) {
+        reader.line(raw, number + offset, sink2, out2);
+      });
+    });
+  }
+  out.reserve(static_cast<size_t>(std::count(first.begin(), first.end(), '\n')) + 1);
+  Reader reader{file, format, {}, 0, {}};
+  text::for_each_line(
+      first, [&](std::string_view raw, int number) { reader.line(raw, number, sink, out); });
+  if (other.joinable()) other.join();
+  sink.absorb(std::move(sink2));
   sink.throw_if_any();
+  if (out.empty()) return out2;
+  out.reserve(out.size() + out2.size());
+  std::move(out2.begin(), out2.end(), std::back_inserter(out));
   return out;
 }
 

@@ -171,3 +171,73 @@ TEST_CASE("probe spool: good files in - bad files out whole - young files wait",
 }
 
 }  // namespace observation_test
+
+namespace observation_test {
+
+// The same line with one character of a string written as a JSON escape: the fast reader
+// leaves such lines to the JSON library, so both paths are compared on every case.
+std::string escaped(std::string line) {
+  size_t at = line.find("\"src\":\"");
+  REQUIRE(at != std::string::npos);
+  at += 7;
+  char c = line[at];
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
+  return line.replace(at, 1, buf);
+}
+
+TEST_CASE("observations: the fast JSONL reader agrees with the JSON library", "[observation]") {
+  const std::vector<std::string> lines = {
+      R"({"src":"host001/1","dst":"0x0002c9030000aa01","sent":100,"lost":3,"routing":"adaptive"})",
+      R"({ "src":"7", "dst" : "leaf003/18" , "sent": 10, "lost": 0, "slow": 2, "time": "2026-11-25T02:00:00Z" })",
+      R"({"src":"a","dst":"b","sent":5,"lost":0,"routing":"directed","path":[0, 1, 5]})",
+      R"({"src":"a","dst":"b","sent":5,"lost":0,"rtt_us":null})",
+      R"({"src":"a","dst":"b","sent":5,"lost":1,"sent":7})",        // the last of a key wins
+      R"({"src":"a","dst":"b","sent":"x","lost":"y","colour":1})",  // errors in key order
+      R"({"src":"a","dst":"b","sent":3,"lost":4})",
+      R"({"src":"a","dst":"b","sent":-3,"lost":0})",
+      R"({"src":"a","dst":"b","sent":1.5,"lost":0,"gbps":12.5})",
+      R"({"src":"a","dst":"b","sent":5,"lost":0,"routing":true})",
+      R"({"src":"a","dst":"b","sent":5,"lost":0} trailing)",
+      R"({"src":"a","dst":"b","sent":5,"lost":0,"path":[0,"1"]})",
+  };
+  for (const std::string& line : lines) {
+    INFO(line);
+    std::string slow = escaped(line);
+    REQUIRE(slow != line);
+    auto fast_errors = errors_of(line), slow_errors = errors_of(slow);
+    CHECK(fast_errors == slow_errors);
+    if (!fast_errors.empty()) continue;
+    auto a = ingest::parse_observations(line, "o.jsonl");
+    auto b = ingest::parse_observations(slow, "o.jsonl");
+    REQUIRE(a.size() == 1);
+    REQUIRE(b.size() == 1);
+    CHECK(ingest::observation_jsonl(a[0]) == ingest::observation_jsonl(b[0]));
+    CHECK(a[0].origin == "o.jsonl:1");
+  }
+  CHECK(errors_of(lines[5]).size() == 3);  // colour, lost, sent
+}
+
+TEST_CASE("observations: a large file read in two halves keeps its line numbers", "[observation]") {
+  std::string text;
+  const int lines = 30000;  // over 1 MiB: the second half is read on another thread
+  for (int i = 1; i <= lines; ++i)
+    text += i == 7 || i == 25000 ? "{\"src\":\"a\",\"dst\":\"b\",\"sent\":1,\"lost\":2}\n"
+                                 : "{\"src\":\"host" + std::to_string(i) +
+                                       "\",\"dst\":\"leaf001/18\",\"sent\":100,\"lost\":0}\n";
+  REQUIRE(text.size() > (1u << 20));
+  auto errors = errors_of(text, "big.jsonl");
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0] == "big.jsonl:7: lost: lost is more than sent");
+  CHECK(errors[1] == "big.jsonl:25000: lost: lost is more than sent");
+  std::string good;
+  for (int i = 1; i <= lines; ++i)
+    good += "{\"src\":\"host" + std::to_string(i) + "\",\"dst\":\"x\",\"sent\":9,\"lost\":1}\n";
+  auto all = ingest::parse_observations(good, "good.jsonl");
+  REQUIRE(all.size() == static_cast<size_t>(lines));
+  CHECK(all.front().src == "host1");
+  CHECK(all.back().src == "host" + std::to_string(lines));
+  CHECK(all[20000].origin == "good.jsonl:20001");
+}
+
+}  // namespace observation_test
