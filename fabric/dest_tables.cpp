@@ -30,22 +30,36 @@ void DestTables::prepare(const std::vector<uint32_t>& ordinals) {
 }
 
 void DestTables::spray(const std::vector<Flow>& flows, std::vector<double>& out) const {
-  std::vector<std::vector<const Flow*>> by_class(members_.size());
-  size_t total = 0;
+  // Flows bucketed by destination (counting sort: members' flows come out together).
+  const uint32_t n = model_.switches();
+  std::vector<uint32_t> start(n + 1, 0);
   for (const Flow& f : flows)
-    if (f.src != f.dest) by_class[class_of_[f.dest]].push_back(&f), ++total;
+    if (f.src != f.dest) ++start[f.dest + 1];
+  for (uint32_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  std::vector<const Flow*> by_dest(start[n]);
+  {
+    std::vector<uint32_t> next(start.begin(), start.end() - 1);
+    for (const Flow& f : flows)
+      if (f.src != f.dest) by_dest[next[f.dest]++] = &f;
+  }
   std::vector<uint32_t> classes;
-  for (uint32_t c = 0; c < by_class.size(); ++c)
-    if (!by_class[c].empty()) classes.push_back(c);
+  std::vector<size_t> weight(members_.size(), 0);
+  for (uint32_t c = 0; c < members_.size(); ++c) {
+    for (uint32_t b : members_[c]) weight[c] += start[b + 1] - start[b];
+    if (weight[c]) classes.push_back(c);
+  }
   // Two threads over the classes, cut where half of the flows are (a fixed cut: the sums do
   // not depend on timing); each adds into its own array.
   size_t cut = 0;
-  for (size_t seen = 0; cut < classes.size() && seen * 2 < total; ++cut)
-    seen += by_class[classes[cut]].size();
+  for (size_t seen = 0; cut < classes.size() && seen * 2 < by_dest.size(); ++cut)
+    seen += weight[classes[cut]];
   auto run = [&](size_t begin, size_t end, std::vector<double>* o) {
-    std::vector<double> w(static_cast<size_t>(model_.switches()) * K, 0), scratch(w.size(), 0);
-    for (size_t i = begin; i < end; ++i)
-      spray_class(classes[i], by_class[classes[i]], w, scratch, *o);
+    Scratch sc;
+    sc.w.assign(static_cast<size_t>(n) * K, 0);
+    sc.f.assign(sc.w.size(), 0);
+    sc.nb_pos.assign(n, -1);
+    sc.src_row.assign(n, -1);
+    for (size_t i = begin; i < end; ++i) spray_class(classes[i], by_dest, start, sc, *o);
   };
   std::vector<double> second(out.size(), 0);
   std::thread other(run, cut, classes.size(), &second);
@@ -54,29 +68,37 @@ void DestTables::spray(const std::vector<Flow>& flows, std::vector<double>& out)
   for (size_t i = 0; i < out.size(); ++i) out[i] += second[i];
 }
 
-void DestTables::spray_class(uint32_t c, const std::vector<const Flow*>& flows,
-                             std::vector<double>& w, std::vector<double>& scratch,
+void DestTables::spray_class(uint32_t c, const std::vector<const Flow*>& by_dest,
+                             const std::vector<uint32_t>& start, Scratch& sc,
                              std::vector<double>& out) const {
   const RouteModel::Table& t = *tables_[c];
+  const std::vector<uint32_t>& members = members_[c];
+  auto each_flow = [&](auto&& fn) {
+    for (uint32_t b : members)
+      for (uint32_t i = start[b]; i < start[b + 1]; ++i) fn(*by_dest[i]);
+  };
   // The shared part: every member's sources at once, up to the neighbours.
-  for (const Flow* f : flows)
-    for (int k = 0; k < K; ++k) w[f->src * K + k] += f->w[k];
-  model_.spray_k(t, w.data(), K, scratch,
+  each_flow([&](const Flow& f) {
+    for (int k = 0; k < K; ++k) sc.w[f.src * K + k] += f.w[k];
+  });
+  model_.spray_k(t, sc.w.data(), K, sc.f,
                  [&](uint32_t e, int k, double flow) { out[e * K + k] += flow; });
-  for (const Flow* f : flows)
-    for (int k = 0; k < K; ++k) w[f->src * K + k] = 0;
+  each_flow([&](const Flow& f) {
+    for (int k = 0; k < K; ++k) sc.w[f.src * K + k] = 0;
+  });
   // The last hops: the neighbours are the table's dist-1 prefix.
   size_t nbs = 0;
   while (nbs < t.order.size() && t.dist[t.order[nbs]] == 1) ++nbs;
   if (nbs == 0) return;
-  std::vector<int32_t> nb_pos(model_.switches(), -1), src_row(model_.switches(), -1);
-  for (size_t j = 0; j < nbs; ++j) nb_pos[t.order[j]] = static_cast<int32_t>(j);
-  std::vector<double> shares;  // per distinct source: its share over each neighbour
+  for (size_t j = 0; j < nbs; ++j) sc.nb_pos[t.order[j]] = static_cast<int32_t>(j);
+  sc.shares.clear();  // per distinct source: its share over each neighbour
+  sc.rows.clear();
   auto row = [&](uint32_t a) -> const double* {
-    if (src_row[a] < 0) {
-      src_row[a] = static_cast<int32_t>(shares.size() / nbs);
-      shares.resize(shares.size() + nbs, 0);
-      double* r = &shares[static_cast<size_t>(src_row[a]) * nbs];
+    if (sc.src_row[a] < 0) {
+      sc.src_row[a] = static_cast<int32_t>(sc.shares.size() / nbs);
+      sc.rows.push_back(a);
+      sc.shares.resize(sc.shares.size() + nbs, 0);
+      double* r = &sc.shares[static_cast<size_t>(sc.src_row[a]) * nbs];
       const int da = t.dist[a];
       if (da >= 1 && t.count[a] > 0)
         for (size_t j = 0; j < nbs; ++j) {
@@ -85,28 +107,30 @@ void DestTables::spray_class(uint32_t c, const std::vector<const Flow*>& flows,
           if (dan >= 0 && dan + 1 == da) r[j] = count(a, n) / t.count[a];
         }
     }
-    return &shares[static_cast<size_t>(src_row[a]) * nbs];
+    return &sc.shares[static_cast<size_t>(sc.src_row[a]) * nbs];
   };
-  std::vector<const Flow*> sorted(flows);
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const Flow* x, const Flow* y) { return x->dest < y->dest; });
-  std::vector<double> acc(nbs * K);
-  for (size_t i = 0; i < sorted.size();) {
-    const uint32_t b = sorted[i]->dest;
+  static_assert(K == 3, "the last-hop sums below are written out for three weights");
+  std::vector<double> acc(nbs * K);  // [k][j]
+  for (uint32_t b : members) {
+    if (start[b] == start[b + 1]) continue;
     std::fill(acc.begin(), acc.end(), 0);
-    for (; i < sorted.size() && sorted[i]->dest == b; ++i) {
-      const Flow& f = *sorted[i];
+    double* a0 = acc.data();
+    double* a1 = a0 + nbs;
+    double* a2 = a1 + nbs;
+    for (uint32_t i = start[b]; i < start[b + 1]; ++i) {
+      const Flow& f = *by_dest[i];
       const double* r = row(f.src);
-      for (size_t j = 0; j < nbs; ++j)
-        if (r[j] != 0)
-          for (int k = 0; k < K; ++k) acc[j * K + k] += f.w[k] * r[j];
+      const double w0 = f.w[0], w1 = f.w[1], w2 = f.w[2];
+      for (size_t j = 0; j < nbs; ++j) a0[j] += w0 * r[j], a1[j] += w1 * r[j], a2[j] += w2 * r[j];
     }
     for (uint32_t e : model_.last_hops(b)) {
-      int32_t j = nb_pos[model_.edge_from(e)];
+      int32_t j = sc.nb_pos[model_.edge_from(e)];
       if (j >= 0)
-        for (int k = 0; k < K; ++k) out[e * K + k] += acc[static_cast<size_t>(j) * K + k];
+        for (int k = 0; k < K; ++k) out[e * K + k] += acc[k * nbs + static_cast<size_t>(j)];
     }
   }
+  for (size_t j = 0; j < nbs; ++j) sc.nb_pos[t.order[j]] = -1;
+  for (uint32_t a : sc.rows) sc.src_row[a] = -1;
 }
 
 DestTables::Crossing::Crossing(const DestTables& tables, std::vector<uint8_t> mask)

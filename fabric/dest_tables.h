@@ -64,8 +64,13 @@ class DestTables {
   std::vector<std::vector<uint32_t>> members_;
   std::vector<std::unique_ptr<RouteModel::Table>> tables_;  // per class, null until prepared
   const RouteModel::Table& table_of(uint32_t ordinal) const { return *tables_[class_of_[ordinal]]; }
-  void spray_class(uint32_t c, const std::vector<const Flow*>& flows, std::vector<double>& w,
-                   std::vector<double>& scratch, std::vector<double>& out) const;
+  struct Scratch {  // per thread, left clean after each class
+    std::vector<double> w, f, shares;
+    std::vector<int32_t> nb_pos, src_row;
+    std::vector<uint32_t> rows;
+  };
+  void spray_class(uint32_t c, const std::vector<const Flow*>& by_dest,
+                   const std::vector<uint32_t>& start, Scratch& sc, std::vector<double>& out) const;
 };
 
 }  // namespace ibw::fabric
