@@ -8,6 +8,7 @@
 
 #include "fabric/dest_tables.h"
 #include "fabric/diagnostics.h"
+#include "fabric/flat_map.h"
 
 namespace ibw::rules {
 namespace localize_detail {
@@ -92,8 +93,10 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
              std::hash<std::string>()(k.path);
     }
   };
-  std::unordered_map<Key, uint32_t, KeyHash> by_key;
-  by_key.reserve(obs.size());
+  std::unordered_map<Key, uint32_t, KeyHash> by_key;  // directed routes (and huge fabrics)
+  fabric::FlatMap64 by_pair;
+  by_pair.reserve(obs.size());
+  st.items.reserve(obs.size());
   auto resolve = [&](const ingest::Observation& o, const std::string& text,
                      const char* field) -> std::optional<fabric::Endpoint> {
     if (auto it = ends.find(text); it != ends.end()) return it->second;
@@ -107,13 +110,21 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
     auto src = resolve(o, o.src, "src");
     auto dst = resolve(o, o.dst, "dst");
     if (!src || !dst) continue;
-    Key key{static_cast<uint64_t>(src->node) << 9 | static_cast<uint64_t>(src->port),
-            static_cast<uint64_t>(dst->node) << 9 | static_cast<uint64_t>(dst->port) |
-                static_cast<uint64_t>(routing) << 60,
-            {}};
-    for (int p : o.path) key.path += std::to_string(p) + ",";
-    auto [it, fresh] = by_key.emplace(key, static_cast<uint32_t>(st.items.size()));
-    if (fresh) {
+    const uint64_t a_key = static_cast<uint64_t>(src->node) << 9 | static_cast<uint64_t>(src->port);
+    const uint64_t b_key = static_cast<uint64_t>(dst->node) << 9 | static_cast<uint64_t>(dst->port);
+    // Most records: both ends and the routing in one integer key (nodes < 2^20).
+    const bool flat = o.path.empty() && src->node < (1u << 20) && dst->node < (1u << 20);
+    const uint64_t pair_key = a_key << 31 | b_key << 2 | static_cast<uint64_t>(routing);
+    Key key;
+    std::optional<uint32_t> found;
+    if (flat) {
+      found = by_pair.find(pair_key);
+    } else {
+      key = Key{a_key, b_key | static_cast<uint64_t>(routing) << 60, {}};
+      for (int p : o.path) key.path += std::to_string(p) + ",";
+      if (auto it = by_key.find(key); it != by_key.end()) found = it->second;
+    }
+    if (!found) {
       Item item;
       std::vector<fabric::LinkShare> links;
       std::string err;
@@ -122,6 +133,7 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
         auto a = st.model.attach(*src), b = st.model.attach(*dst);
         ok = a && b;
         if (!ok) err = "an endpoint has no link up";
+        item.links.reserve(4);
         for (const auto& [e, at] : {std::pair{*src, a}, std::pair{*dst, b}})
           if (ok && at->second) {
             item.links.push_back(st.index(e.node, e.port));
@@ -138,15 +150,19 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
           ++st.skipped;
         else
           diag(sink, o, routing == ingest::Routing::directed ? "path" : "dst", err);
-        by_key.erase(it);
         continue;
       }
       for (const auto& l : links) item.links.push_back(st.index(l.node, l.port));
       std::sort(item.links.begin(), item.links.end());
       item.links.erase(std::unique(item.links.begin(), item.links.end()), item.links.end());
+      found = static_cast<uint32_t>(st.items.size());
       st.items.push_back(std::move(item));
+      if (flat)
+        by_pair.emplace(pair_key, *found);
+      else
+        by_key.emplace(std::move(key), *found);
     }
-    Item& item = st.items[it->second];
+    Item& item = st.items[*found];
     double b = bad_of(o);
     item.sent += static_cast<double>(o.sent);
     item.bad += b;
