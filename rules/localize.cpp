@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <span>
 #include <unordered_map>
 
 #include "fabric/dest_tables.h"
@@ -17,9 +18,9 @@ using fabric::RouteModel;
 
 // Records with the same endpoints and routing, summed.
 struct Item {
-  std::vector<uint32_t> links;   // port indices with share 1 (fixed routes, host links)
-  uint32_t a = fabric::kNoNode;  // adaptive: source switch
-  uint32_t b = fabric::kNoNode;  // adaptive: destination switch
+  uint32_t links_begin = 0, links_end = 0;  // State::pool: port indices with share 1
+  uint32_t a = fabric::kNoNode;             // adaptive: source switch
+  uint32_t b = fabric::kNoNode;             // adaptive: destination switch
   double sent = 0, bad = 0;
   int64_t bad_recs = 0, good_recs = 0;
   int64_t last_bad_us = 0;
@@ -31,10 +32,11 @@ struct State {
   const RouteModel& model;
   std::vector<uint32_t> offset;  // port index = offset[node] + port
   std::vector<Item> items;
-  fabric::DestTables tables;              // minimal routes toward each destination class, kept
-  std::vector<double> traffic, bad, sig;  // sig: the items crossing a link, as a random sum
+  std::vector<uint32_t> pool;  // items' fixed links (fixed routes, host links), item after item
+  fabric::DestTables tables;   // minimal routes toward each destination class, kept
+  std::vector<double> traffic, bad, sig;         // sig: the items crossing a link, as a random sum
   std::vector<double> fixed_traffic, fixed_bad;  // the share-1 part (fixed routes, host links)
-  std::vector<std::vector<uint32_t>> items_of;   // link -> items with it on a fixed route
+  std::vector<uint32_t> on_start, on_items;      // link -> items with it on a fixed route (CSR)
   std::vector<uint32_t> stamp;                   // per item: last group that counted it
   uint32_t epoch = 0;
   size_t skipped = 0;  // records whose route is gone (skip_unroutable)
@@ -50,10 +52,15 @@ struct State {
     sig.assign(offset.back(), 0);
     fixed_traffic.assign(offset.back(), 0);
     fixed_bad.assign(offset.back(), 0);
-    items_of.resize(offset.back());
   }
   uint32_t index(uint32_t node, int port) const {
     return offset[node] + static_cast<uint32_t>(port);
+  }
+  std::span<const uint32_t> items_on(uint32_t link) const {
+    return {on_items.data() + on_start[link], on_start[link + 1] - on_start[link]};
+  }
+  std::span<const uint32_t> links(const Item& it) const {
+    return {pool.data() + it.links_begin, it.links_end - it.links_begin};
   }
   std::pair<uint32_t, int> port_of(uint32_t index) const {
     auto it = std::upper_bound(offset.begin(), offset.end(), index);
@@ -97,6 +104,8 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
   fabric::FlatMap64 by_pair;
   by_pair.reserve(obs.size());
   st.items.reserve(obs.size());
+  st.pool.reserve(obs.size() * 4);
+  std::vector<uint32_t> fixed;  // one item's fixed links
   auto resolve = [&](const ingest::Observation& o, const std::string& text,
                      const char* field) -> std::optional<fabric::Endpoint> {
     if (auto it = ends.find(text); it != ends.end()) return it->second;
@@ -125,6 +134,7 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
       if (auto it = by_key.find(key); it != by_key.end()) found = it->second;
     }
     if (!found) {
+      fixed.clear();
       Item item;
       std::vector<fabric::LinkShare> links;
       std::string err;
@@ -133,11 +143,10 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
         auto a = st.model.attach(*src), b = st.model.attach(*dst);
         ok = a && b;
         if (!ok) err = "an endpoint has no link up";
-        item.links.reserve(4);
         for (const auto& [e, at] : {std::pair{*src, a}, std::pair{*dst, b}})
           if (ok && at->second) {
-            item.links.push_back(st.index(e.node, e.port));
-            item.links.push_back(st.index(at->first, at->second));
+            fixed.push_back(st.index(e.node, e.port));
+            fixed.push_back(st.index(at->first, at->second));
           }
         if (ok && a->first != b->first) item.a = a->first, item.b = b->first;
       } else if (routing == ingest::Routing::static_lft) {
@@ -152,9 +161,12 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
           diag(sink, o, routing == ingest::Routing::directed ? "path" : "dst", err);
         continue;
       }
-      for (const auto& l : links) item.links.push_back(st.index(l.node, l.port));
-      std::sort(item.links.begin(), item.links.end());
-      item.links.erase(std::unique(item.links.begin(), item.links.end()), item.links.end());
+      for (const auto& l : links) fixed.push_back(st.index(l.node, l.port));
+      std::sort(fixed.begin(), fixed.end());
+      fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
+      item.links_begin = static_cast<uint32_t>(st.pool.size());
+      st.pool.insert(st.pool.end(), fixed.begin(), fixed.end());
+      item.links_end = static_cast<uint32_t>(st.pool.size());
       found = static_cast<uint32_t>(st.items.size());
       st.items.push_back(std::move(item));
       if (flat)
@@ -183,6 +195,18 @@ void build(State& st, const std::vector<ingest::Observation>& obs, const Localiz
   }
 }
 
+// The items on each link's fixed routes, as one array (counting sort by link).
+void index_fixed_links(State& st) {
+  st.on_start.assign(st.offset.back() + 1, 0);
+  for (const Item& it : st.items)
+    for (uint32_t l : st.links(it)) ++st.on_start[l + 1];
+  for (size_t l = 0; l + 1 < st.on_start.size(); ++l) st.on_start[l + 1] += st.on_start[l];
+  st.on_items.resize(st.on_start.back());
+  std::vector<uint32_t> next(st.on_start.begin(), st.on_start.end() - 1);
+  for (uint32_t i = 0; i < st.items.size(); ++i)
+    for (uint32_t l : st.links(st.items[i])) st.on_items[next[l]++] = i;
+}
+
 // A random weight per item: links crossed by the same items with the same shares get the same
 // sum of tags; others almost surely not.
 double tag_of(size_t i) {
@@ -206,7 +230,7 @@ void accumulate(State& st) {
     const Item& it = st.items[i];
     if (!it.alive) continue;
     double tag = tag_of(i);
-    for (uint32_t l : it.links) {
+    for (uint32_t l : st.links(it)) {
       st.traffic[l] += it.sent, st.bad[l] += it.bad, st.sig[l] += tag;
       st.fixed_traffic[l] += it.sent, st.fixed_bad[l] += it.bad;
     }
@@ -272,8 +296,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
           : observations.front().origin.substr(0, observations.front().origin.rfind(':')));
   build(st, observations, opt, sink);
   sink.throw_if_any();
-  for (uint32_t i = 0; i < st.items.size(); ++i)
-    for (uint32_t l : st.items[i].links) st.items_of[l].push_back(i);
+  index_fixed_links(st);
   st.stamp.assign(st.items.size(), 0);
   LocalizeResult result;
   result.observations = observations.size();
@@ -286,7 +309,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
     if (noise_pair < 0) {  // the mean number of links a probe crosses, both ways
       double links_sum = 0, sent_sum = 0;
       for (const Item& it : st.items) {
-        double n = static_cast<double>(it.links.size());
+        double n = static_cast<double>(st.links(it).size());
         if (it.a != fabric::kNoNode)
           n += 2.0 * std::max<int>(1, st.tables.dist(model.ordinal(it.b), model.ordinal(it.a)));
         links_sum += n * it.sent, sent_sum += it.sent;
@@ -308,7 +331,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
       for (uint32_t l : members) {
         ba += st.bad[l] - st.fixed_bad[l], ta += st.traffic[l] - st.fixed_traffic[l];
         top = std::max(top, st.traffic[l]);
-        for (uint32_t i : st.items_of[l])
+        for (uint32_t i : st.items_on(l))
           if (st.items[i].alive && st.stamp[i] != st.epoch)
             st.stamp[i] = st.epoch, bf += st.items[i].bad, tf += st.items[i].sent;
       }
@@ -376,7 +399,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
     std::vector<std::pair<double, std::string>> samples;
     ++st.epoch;  // items with a group link on a fixed route (host links, static, DR)
     for (uint32_t l : group)
-      for (uint32_t i : st.items_of[l]) st.stamp[i] = st.epoch;
+      for (uint32_t i : st.items_on(l)) st.stamp[i] = st.epoch;
     for (size_t i = 0; i < st.items.size(); ++i) {
       Item& it = st.items[i];
       if (!it.alive) continue;
