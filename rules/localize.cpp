@@ -215,29 +215,26 @@ double tag_of(size_t i) {
   return 0.5 + static_cast<double>(x >> 11) / 9007199254740992.0;
 }
 
-// Traffic and bad per directed link over the items still alive.
-void accumulate(State& st) {
-  std::fill(st.traffic.begin(), st.traffic.end(), 0);
-  std::fill(st.bad.begin(), st.bad.end(), 0);
-  std::fill(st.sig.begin(), st.sig.end(), 0);
-  std::fill(st.fixed_traffic.begin(), st.fixed_traffic.end(), 0);
-  std::fill(st.fixed_bad.begin(), st.fixed_bad.end(), 0);
+// Adds (sign 1) or takes out (sign -1) the items' traffic, bad and tags on every directed
+// link. The first round adds every item; later ones take out only what the last suspect
+// explained, which leaves what a recount of the rest would give up to rounding: anything left
+// under a millionth of a probe is zero.
+void accumulate(State& st, const std::vector<uint32_t>& which, double sign) {
   std::vector<fabric::DestTables::Flow> flows;
   std::vector<uint32_t> ends;
-  flows.reserve(st.items.size() * 2);
-  ends.reserve(st.items.size() * 2);
-  for (size_t i = 0; i < st.items.size(); ++i) {
+  flows.reserve(which.size() * 2);
+  ends.reserve(which.size() * 2);
+  for (uint32_t i : which) {
     const Item& it = st.items[i];
-    if (!it.alive) continue;
-    double tag = tag_of(i);
+    const double sent = sign * it.sent, bad = sign * it.bad, tag = sign * tag_of(i);
     for (uint32_t l : st.links(it)) {
-      st.traffic[l] += it.sent, st.bad[l] += it.bad, st.sig[l] += tag;
-      st.fixed_traffic[l] += it.sent, st.fixed_bad[l] += it.bad;
+      st.traffic[l] += sent, st.bad[l] += bad, st.sig[l] += tag;
+      st.fixed_traffic[l] += sent, st.fixed_bad[l] += bad;
     }
     if (it.a == fabric::kNoNode) continue;
     uint32_t a = st.model.ordinal(it.a), b = st.model.ordinal(it.b);
-    flows.push_back({a, b, {it.sent, it.bad, tag}});  // request
-    flows.push_back({b, a, {it.sent, it.bad, tag}});  // reply
+    flows.push_back({a, b, {sent, bad, tag}});  // request
+    flows.push_back({b, a, {sent, bad, tag}});  // reply
     ends.push_back(a), ends.push_back(b);
   }
   // The three weights (sent, bad, tag) sprayed together over every minimal route, one pass
@@ -250,6 +247,14 @@ void accumulate(State& st) {
     if (out[e * K] == 0 && out[e * K + 1] == 0 && out[e * K + 2] == 0) continue;
     uint32_t l = st.index(st.model.switch_node(st.model.edge_from(e)), st.model.edge_port(e));
     st.traffic[l] += out[e * K], st.bad[l] += out[e * K + 1], st.sig[l] += out[e * K + 2];
+  }
+  if (sign > 0) return;
+  constexpr double kZero = 1e-6;
+  for (size_t l = 0; l < st.traffic.size(); ++l) {
+    if (st.traffic[l] < kZero) st.traffic[l] = st.bad[l] = st.sig[l] = 0;
+    if (st.bad[l] < kZero) st.bad[l] = 0;
+    if (st.fixed_traffic[l] < kZero) st.fixed_traffic[l] = st.fixed_bad[l] = 0;
+    if (st.fixed_bad[l] < kZero) st.fixed_bad[l] = 0;
   }
 }
 
@@ -304,8 +309,12 @@ LocalizeResult localize(const fabric::RouteModel& model,
   result.skipped = st.skipped;
   const fabric::Fabric& fab = model.fabric();
   double noise_pair = -1;  // background loss of one probe: noise x the links it crosses
+  std::vector<uint32_t> change(st.items.size());  // items to add (first round) or take out
+  for (uint32_t i = 0; i < change.size(); ++i) change[i] = i;
+  double sign = 1;
   while (static_cast<int>(result.suspects.size()) < opt.max_suspects) {
-    accumulate(st);
+    accumulate(st, change, sign);
+    change.clear(), sign = -1;
     if (noise_pair < 0) {  // the mean number of links a probe crosses, both ways
       double links_sum = 0, sent_sum = 0;
       for (const Item& it : st.items) {
@@ -411,6 +420,7 @@ LocalizeResult localize(const fabric::RouteModel& model,
         hit = crosses(st, it, switch_links);
       if (!hit) continue;
       it.alive = false;
+      change.push_back(static_cast<uint32_t>(i));
       s.bad_observations += it.bad_recs;
       s.good_observations += it.good_recs;
       s.last_bad_us = std::max(s.last_bad_us, it.last_bad_us);
