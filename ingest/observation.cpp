@@ -77,10 +77,9 @@ std::optional<std::vector<int>> parse_path(std::string_view s) {
 }
 
 // One field's value as text (JSON numbers and strings alike) into the record.
-void set_field(Observation& o, std::string_view field, std::string_view value, int line,
+void set_field(Observation& o, std::string_view field, std::string_view v, int line,
                fabric::DiagnosticSink& sink) {
   auto bad = [&](const std::string& why) { sink.add(line, std::string(field), why); };
-  const std::string_view v = value;
   auto quoted = [&] { return "\"" + std::string(v) + "\""; };
   auto count = [&](uint64_t* out) {
     auto n = text::to_int<uint64_t>(v);
@@ -310,10 +309,23 @@ bool scan_flat(std::string_view s, Fields& out) {
   return true;
 }
 
+// The format the first non-blank line tells ('{' = JSONL); nullopt when every line is blank.
+std::optional<ObservationFormat> first_line_format(std::string_view data) {
+  if (data.substr(0, 3) == "\xEF\xBB\xBF") data.remove_prefix(3);  // as for_each_line
+  for (size_t pos = 0; pos < data.size();) {
+    size_t end = std::min(data.find('\n', pos), data.size());
+    std::string_view line = text::trim(data.substr(pos, end - pos));
+    if (!line.empty())
+      return line.front() == '{' ? ObservationFormat::jsonl : ObservationFormat::csv;
+    pos = end + 1;
+  }
+  return std::nullopt;
+}
+
 // Reads records line by line into `out`, diagnostics into `sink`.
 struct Reader {
   const std::string& file;
-  std::optional<ObservationFormat> format;
+  ObservationFormat format;
   std::vector<std::string> header;
   int header_line = 0;
   Fields fields;
@@ -322,11 +334,10 @@ struct Reader {
             std::vector<Observation>& out) {
     std::string_view line = text::trim(raw);
     if (line.empty()) return;
-    if (!format) format = line.front() == '{' ? ObservationFormat::jsonl : ObservationFormat::csv;
     Observation o;
     std::vector<std::string_view> given;
     size_t before = sink.size();
-    if (*format == ObservationFormat::jsonl) {
+    if (format == ObservationFormat::jsonl) {
       if (scan_flat(line, fields)) {
         for (const auto& [k, v] : fields) {
           if (!known_field(k)) {
@@ -383,13 +394,8 @@ std::vector<Observation> parse_observations(std::string_view data, const std::st
   using namespace observation_detail;
   fabric::DiagnosticSink sink(file);
   std::vector<Observation> out;
-  if (!format) {  // told by the first non-blank line
-    text::for_each_line(data, [&](std::string_view raw, int) {
-      std::string_view line = text::trim(raw);
-      if (!format && !line.empty())
-        format = line.front() == '{' ? ObservationFormat::jsonl : ObservationFormat::csv;
-    });
-  }
+  if (!format) format = first_line_format(data);
+  if (!format) return out;  // nothing but blank lines
   // Large JSONL: the second half of the lines on a second thread (lines are independent).
   std::string_view first = data, second;
   if (format == ObservationFormat::jsonl && data.size() > (1u << 20)) {
@@ -397,21 +403,22 @@ std::vector<Observation> parse_observations(std::string_view data, const std::st
     if (cut != std::string_view::npos)
       first = data.substr(0, cut + 1), second = data.substr(cut + 1);
   }
+  const size_t first_lines = static_cast<size_t>(std::count(first.begin(), first.end(), '\n'));
   fabric::DiagnosticSink sink2(file);
   std::vector<Observation> out2;
   std::thread other;
   if (!second.empty()) {
-    const int offset = static_cast<int>(std::count(first.begin(), first.end(), '\n'));
+    const int offset = static_cast<int>(first_lines);
     other = std::thread([&, offset] {
       out2.reserve(static_cast<size_t>(std::count(second.begin(), second.end(), '\n')) + 1);
-      Reader reader{file, format, {}, 0, {}};
+      Reader reader{file, *format, {}, 0, {}};
       text::for_each_line(second, [&](std::string_view raw, int number) {
         reader.line(raw, number + offset, sink2, out2);
       });
     });
   }
-  out.reserve(static_cast<size_t>(std::count(first.begin(), first.end(), '\n')) + 1);
-  Reader reader{file, format, {}, 0, {}};
+  out.reserve(first_lines + 1);
+  Reader reader{file, *format, {}, 0, {}};
   text::for_each_line(
       first, [&](std::string_view raw, int number) { reader.line(raw, number, sink, out); });
   if (other.joinable()) other.join();
