@@ -7,25 +7,13 @@
 #include <random>
 
 #include "fabric/dest_tables.h"
-#include "fabric/ibnetdiscover_parser.h"
-#include "fabric/node_name_map.h"
-#include "tests/lab/fat_tree.h"
 #include "tests/unit/test_fabrics.h"
+#include "tests/unit/test_fat_tree.h"
 
 using namespace ibw::fabric;
 namespace tf = ibw::test_fabric;
 
 namespace dest_tables_test {
-
-Fabric fat_tree_k4() {
-  ibw::lab::FatTreeSpec spec;
-  spec.tiers = 3, spec.k = 4, spec.spare_ports = 0;
-  auto lab = ibw::lab::make_fat_tree(spec);
-  Fabric f = parse_ibnetdiscover(ibw::lab::to_ibnetdiscover(lab), "k4.txt");
-  auto names = parse_node_name_map(ibw::lab::node_name_map(lab), "map");
-  apply_node_names(f, &names);
-  return f;
-}
 
 // leaf0 and leaf1 share neighbours (two parallel links to spine0, one to spine1): one class.
 // leaf2 has a link to leaf3; spine2 -> spine3 -> leaf4 makes a longer tail.
@@ -103,7 +91,7 @@ void check(const RouteModel& m) {
 
 TEST_CASE("dest tables: one table per class equals one per destination on a fat tree",
           "[dest_tables]") {
-  Fabric f = fat_tree_k4();
+  Fabric f = tf::k4_fat_tree();
   RouteModel m(f, nullptr);
   std::vector<std::vector<uint32_t>> members;
   auto of = m.dest_classes(&members);

@@ -8,11 +8,9 @@
 #include <functional>
 #include <map>
 
-#include "fabric/ibnetdiscover_parser.h"
-#include "fabric/node_name_map.h"
 #include "fabric/route_model.h"
-#include "tests/lab/fat_tree.h"
 #include "tests/unit/test_fabrics.h"
+#include "tests/unit/test_fat_tree.h"
 
 using namespace ibw::fabric;
 namespace tf = ibw::test_fabric;
@@ -20,17 +18,6 @@ namespace tf = ibw::test_fabric;
 namespace route_model_test {
 
 using Shares = std::map<std::pair<uint32_t, int>, double>;
-
-// k=4 3-tier fat tree from the lab generator: 4 pods of 2 leaves + 2 spines, 4 cores, 16 hosts.
-Fabric three_tier() {
-  ibw::lab::FatTreeSpec spec;
-  spec.tiers = 3, spec.k = 4, spec.spare_ports = 0;
-  auto lab = ibw::lab::make_fat_tree(spec);
-  Fabric f = parse_ibnetdiscover(ibw::lab::to_ibnetdiscover(lab), "k4.txt");
-  auto names = parse_node_name_map(ibw::lab::node_name_map(lab), "map");
-  apply_node_names(f, &names);
-  return f;
-}
 
 // Every minimal-hop route between two switches, enumerated: (directed link -> routes using it)
 // and the number of routes.
@@ -114,7 +101,7 @@ TEST_CASE("route model: adaptive shares match enumerated minimal routes on a 2-t
 
 TEST_CASE("route model: adaptive shares match enumeration on a 3-tier k=4 fat tree",
           "[route_model]") {
-  Fabric f = three_tier();
+  Fabric f = tf::k4_fat_tree();
   RouteModel m(f, nullptr);
   std::vector<std::string> hosts;
   for (uint32_t i = 0; i < f.size(); ++i)
@@ -135,7 +122,7 @@ TEST_CASE("route model: adaptive shares match enumeration on a 3-tier k=4 fat tr
 }
 
 TEST_CASE("route model: compact tables and spray_k agree with toward and spray", "[route_model]") {
-  Fabric f = three_tier();
+  Fabric f = tf::k4_fat_tree();
   RouteModel m(f, nullptr);
   uint32_t dest = f.resolve("leaf0003");
   auto t = m.toward(dest);
@@ -211,7 +198,7 @@ namespace route_model_test {
 
 TEST_CASE("route model: crossing marks the switches whose minimal routes cross a link",
           "[route_model]") {
-  Fabric f = three_tier();
+  Fabric f = tf::k4_fat_tree();
   RouteModel m(f, nullptr);
   // Mark every link out of spine0001 toward a core and one core -> spine link.
   std::vector<std::pair<uint32_t, int>> marked;
