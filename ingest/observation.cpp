@@ -1,18 +1,18 @@
-// Route observations: JSONL and CSV readers and writers (ingest/observation.h).
+// Route observations: fields, values and writers (ingest/observation.h); reading lines and
+// files is in observation_read.cpp.
 #include "ingest/observation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <iomanip>
-#include <iterator>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "fabric/diagnostics.h"
 #include "fabric/text_util.h"
+#include "ingest/observation_detail.h"
 
 namespace ibw::ingest {
 namespace observation_detail {
@@ -23,10 +23,10 @@ constexpr std::string_view kFields[] = {
     "src",    "dst",        "sent",       "lost",    "slow", "gbps", "expected_gbps",
     "rtt_us", "rtt_p50_us", "rtt_p99_us", "routing", "path", "time"};
 
-bool known_field(std::string_view f) {
+std::string_view canonical_field(std::string_view f) {
   for (auto k : kFields)
-    if (k == f) return true;
-  return false;
+    if (k == f) return k;
+  return {};
 }
 
 // "2026-11-25T02:00:00Z" (optional .fraction) or Unix seconds -> UTC microseconds.
@@ -96,7 +96,7 @@ void set_field(Observation& o, std::string_view field, std::string_view v, int l
   };
   if (field == "src" || field == "dst") {
     if (text::trim(v).empty()) return bad("empty endpoint");
-    (field == "src" ? o.src : o.dst) = std::string(text::trim(v));
+    (field == "src" ? o.src : o.dst).assign(text::trim(v));  // keeps a reused record's buffer
   } else if (field == "sent") {
     count(&o.sent);
   } else if (field == "lost") {
@@ -216,8 +216,6 @@ std::optional<Routing> parse_routing(std::string_view s) {
 
 namespace observation_detail {
 
-using Fields = std::vector<std::pair<std::string_view, std::string_view>>;
-
 // The fast path for the common JSONL line: a flat object whose values are plain strings
 // (printable ASCII, no escapes), unsigned integers, null or arrays of those integers. Values
 // as text: strings without quotes, arrays as their inside ("0,1,5"); null ones left out.
@@ -309,130 +307,7 @@ bool scan_flat(std::string_view s, Fields& out) {
   return true;
 }
 
-// The format the first non-blank line tells ('{' = JSONL); nullopt when every line is blank.
-std::optional<ObservationFormat> first_line_format(std::string_view data) {
-  if (data.substr(0, 3) == "\xEF\xBB\xBF") data.remove_prefix(3);  // as for_each_line
-  for (size_t pos = 0; pos < data.size();) {
-    size_t end = std::min(data.find('\n', pos), data.size());
-    std::string_view line = text::trim(data.substr(pos, end - pos));
-    if (!line.empty())
-      return line.front() == '{' ? ObservationFormat::jsonl : ObservationFormat::csv;
-    pos = end + 1;
-  }
-  return std::nullopt;
-}
-
-// Reads records line by line into `out`, diagnostics into `sink`.
-struct Reader {
-  const std::string& file;
-  ObservationFormat format;
-  std::vector<std::string> header;
-  int header_line = 0;
-  Fields fields;
-
-  void line(std::string_view raw, int number, fabric::DiagnosticSink& sink,
-            std::vector<Observation>& out) {
-    std::string_view line = text::trim(raw);
-    if (line.empty()) return;
-    Observation o;
-    std::vector<std::string_view> given;
-    size_t before = sink.size();
-    if (format == ObservationFormat::jsonl) {
-      if (scan_flat(line, fields)) {
-        for (const auto& [k, v] : fields) {
-          if (!known_field(k)) {
-            sink.add(number, std::string(k), "unknown field");
-            continue;
-          }
-          given.push_back(k);
-          set_field(o, k, v, number, sink);
-        }
-      } else {
-        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_discarded() || !j.is_object()) return sink.add(number, "", "not a JSON object");
-        for (const auto& [k, v] : j.items()) {
-          if (!known_field(k)) {
-            sink.add(number, k, "unknown field");
-            continue;
-          }
-          if (v.is_null()) continue;
-          given.push_back(*std::find(std::begin(kFields), std::end(kFields), k));
-          set_field(o, k, scalar_text(v), number, sink);
-        }
-      }
-    } else {
-      if (line.front() == '#') return;
-      auto cells = split_csv(line);
-      if (header.empty()) {
-        header = cells, header_line = number;
-        for (const auto& h : header)
-          if (!known_field(h)) sink.add(number, h, "unknown column");
-        return;
-      }
-      if (cells.size() != header.size())
-        return sink.add(number, "",
-                        std::to_string(cells.size()) + " columns, the header (line " +
-                            std::to_string(header_line) + ") has " + std::to_string(header.size()));
-      for (size_t i = 0; i < cells.size(); ++i) {
-        if (cells[i].empty() || !known_field(header[i])) continue;
-        given.push_back(header[i]);
-        set_field(o, header[i], cells[i], number, sink);
-      }
-    }
-    if (sink.size() == before) check_record(o, given, number, sink);
-    if (sink.size() == before) {
-      o.origin = file + ":" + std::to_string(number);
-      out.push_back(std::move(o));
-    }
-  }
-};
-
 }  // namespace observation_detail
-
-std::vector<Observation> parse_observations(std::string_view data, const std::string& file,
-                                            std::optional<ObservationFormat> format) {
-  using namespace observation_detail;
-  fabric::DiagnosticSink sink(file);
-  std::vector<Observation> out;
-  if (!format) format = first_line_format(data);
-  if (!format) return out;  // nothing but blank lines
-  // Large JSONL: the second half of the lines on a second thread (lines are independent).
-  std::string_view first = data, second;
-  if (format == ObservationFormat::jsonl && data.size() > (1u << 20)) {
-    size_t cut = data.find('\n', data.size() / 2);
-    if (cut != std::string_view::npos)
-      first = data.substr(0, cut + 1), second = data.substr(cut + 1);
-  }
-  const size_t first_lines = static_cast<size_t>(std::count(first.begin(), first.end(), '\n'));
-  fabric::DiagnosticSink sink2(file);
-  std::vector<Observation> out2;
-  std::thread other;
-  if (!second.empty()) {
-    const int offset = static_cast<int>(first_lines);
-    other = std::thread([&, offset] {
-      out2.reserve(static_cast<size_t>(std::count(second.begin(), second.end(), '\n')) + 1);
-      Reader reader{file, *format, {}, 0, {}};
-      text::for_each_line(second, [&](std::string_view raw, int number) {
-        reader.line(raw, number + offset, sink2, out2);
-      });
-    });
-  }
-  out.reserve(first_lines + 1);
-  Reader reader{file, *format, {}, 0, {}};
-  text::for_each_line(
-      first, [&](std::string_view raw, int number) { reader.line(raw, number, sink, out); });
-  if (other.joinable()) other.join();
-  sink.absorb(std::move(sink2));
-  sink.throw_if_any();
-  if (out.empty()) return out2;
-  out.reserve(out.size() + out2.size());
-  std::move(out2.begin(), out2.end(), std::back_inserter(out));
-  return out;
-}
-
-std::vector<Observation> load_observations(const std::string& path) {
-  return parse_observations(fabric::read_file(path), path);
-}
 
 std::string observation_jsonl(const Observation& o) {
   nlohmann::ordered_json j = {{"src", o.src}, {"dst", o.dst}, {"sent", o.sent}, {"lost", o.lost}};

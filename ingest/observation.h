@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,9 +54,19 @@ enum class ObservationFormat : uint8_t { jsonl, csv };
 // "file:line: field: message" (unknown field, missing src/dst/sent/lost, lost > sent,
 // negative or non-numeric counts, gbps without expected_gbps, bad routing, directed without
 // a path, bad time). Blank lines and, in CSV, lines starting with '#' are skipped.
+// Records carry origin "file:line".
 std::vector<Observation> parse_observations(std::string_view text, const std::string& file,
                                             std::optional<ObservationFormat> format = {});
 std::vector<Observation> load_observations(const std::string& path);
+
+// The same reader, streaming: each(record, line) for every good record in file order, on the
+// caller's thread, with records reused between calls (origin left empty): a million-line file
+// is read without a record per line in memory (large ones are parsed on a second thread while
+// `each` runs). After the last record, throws fabric::InputError with every bad line as
+// parse_observations does. An exception from `each` stops the reading and is passed on.
+using ObservationFn = std::function<void(const Observation& record, int line)>;
+void for_each_observation(std::string_view text, const std::string& file, const ObservationFn& each,
+                          std::optional<ObservationFormat> format = {});
 
 // One record as a JSONL line (no trailing newline) or a CSV row (the prober's columns: no slow,
 // gbps or rtt_us); the CSV header first.

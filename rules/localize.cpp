@@ -4,208 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <span>
 #include <unordered_map>
 
-#include "fabric/dest_tables.h"
-#include "fabric/diagnostics.h"
-#include "fabric/flat_map.h"
+#include "rules/localize_state.h"
 
 namespace ibw::rules {
 namespace localize_detail {
-
-using fabric::RouteModel;
-
-// Records with the same endpoints and routing, summed.
-struct Item {
-  uint32_t links_begin = 0, links_end = 0;  // State::pool: port indices with share 1
-  uint32_t a = fabric::kNoNode;             // adaptive: source switch
-  uint32_t b = fabric::kNoNode;             // adaptive: destination switch
-  double sent = 0, bad = 0;
-  int64_t bad_recs = 0, good_recs = 0;
-  int64_t last_bad_us = 0;
-  std::vector<std::pair<double, std::string>> samples;  // (loss, "src -> dst: lost/sent")
-  bool alive = true;
-};
-
-struct State {
-  const RouteModel& model;
-  std::vector<uint32_t> offset;  // port index = offset[node] + port
-  std::vector<Item> items;
-  std::vector<uint32_t> pool;  // items' fixed links (fixed routes, host links), item after item
-  fabric::DestTables tables;   // minimal routes toward each destination class, kept
-  std::vector<double> traffic, bad, sig;         // sig: the items crossing a link, as a random sum
-  std::vector<double> fixed_traffic, fixed_bad;  // the share-1 part (fixed routes, host links)
-  std::vector<uint32_t> on_start, on_items;      // link -> items with it on a fixed route (CSR)
-  std::vector<uint32_t> stamp;                   // per item: last group that counted it
-  uint32_t epoch = 0;
-  size_t skipped = 0;  // records whose route is gone (skip_unroutable)
-
-  explicit State(const RouteModel& m) : model(m), tables(m) {
-    const fabric::Fabric& f = m.fabric();
-    offset.resize(f.size() + 1);
-    for (uint32_t i = 0; i < f.size(); ++i) {
-      offset[i + 1] = offset[i] + static_cast<uint32_t>(f.node(i).ports.size());
-    }
-    traffic.assign(offset.back(), 0);
-    bad.assign(offset.back(), 0);
-    sig.assign(offset.back(), 0);
-    fixed_traffic.assign(offset.back(), 0);
-    fixed_bad.assign(offset.back(), 0);
-  }
-  uint32_t index(uint32_t node, int port) const {
-    return offset[node] + static_cast<uint32_t>(port);
-  }
-  std::span<const uint32_t> items_on(uint32_t link) const {
-    return {on_items.data() + on_start[link], on_start[link + 1] - on_start[link]};
-  }
-  std::span<const uint32_t> links(const Item& it) const {
-    return {pool.data() + it.links_begin, it.links_end - it.links_begin};
-  }
-  std::pair<uint32_t, int> port_of(uint32_t index) const {
-    auto it = std::upper_bound(offset.begin(), offset.end(), index);
-    uint32_t node = static_cast<uint32_t>(it - offset.begin() - 1);
-    return {node, static_cast<int>(index - offset[node])};
-  }
-};
-
-double bad_of(const ingest::Observation& o) {
-  double b = static_cast<double>(o.lost + o.slow);
-  if (o.gbps && o.expected_gbps && *o.expected_gbps > 0 && *o.gbps < 0.9 * *o.expected_gbps)
-    b += static_cast<double>(o.sent) * (1 - *o.gbps / *o.expected_gbps);
-  return std::min(b, static_cast<double>(o.sent));
-}
-
-void diag(fabric::DiagnosticSink& sink, const ingest::Observation& o, const std::string& field,
-          const std::string& message) {
-  size_t colon = o.origin.rfind(':');
-  int line = colon == std::string::npos ? 0 : std::atoi(o.origin.c_str() + colon + 1);
-  sink.add(line, field, message);
-}
-
-// Resolves and groups the records into items.
-void build(State& st, const std::vector<ingest::Observation>& obs, const LocalizeOptions& opt,
-           fabric::DiagnosticSink& sink) {
-  std::unordered_map<std::string, fabric::Endpoint> ends;
-  // Records with the same ends and routing are one item: keyed by the resolved ends (and the
-  // path of a directed route).
-  struct Key {
-    uint64_t src, dst;
-    std::string path;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<uint64_t>()(k.src * 0x9E3779B97F4A7C15ULL ^ k.dst) ^
-             std::hash<std::string>()(k.path);
-    }
-  };
-  std::unordered_map<Key, uint32_t, KeyHash> by_key;  // directed routes (and huge fabrics)
-  fabric::FlatMap64 by_pair;
-  by_pair.reserve(obs.size());
-  st.items.reserve(obs.size());
-  st.pool.reserve(obs.size() * 4);
-  std::vector<uint32_t> fixed;  // one item's fixed links
-  auto resolve = [&](const ingest::Observation& o, const std::string& text,
-                     const char* field) -> std::optional<fabric::Endpoint> {
-    if (auto it = ends.find(text); it != ends.end()) return it->second;
-    std::string err;
-    auto e = st.model.resolve(text, &err);
-    if (!e) return diag(sink, o, field, err), std::nullopt;
-    return ends[text] = *e;
-  };
-  for (const ingest::Observation& o : obs) {
-    auto routing = o.routing == ingest::Routing::unspecified ? opt.default_routing : o.routing;
-    auto src = resolve(o, o.src, "src");
-    auto dst = resolve(o, o.dst, "dst");
-    if (!src || !dst) continue;
-    const uint64_t a_key = static_cast<uint64_t>(src->node) << 9 | static_cast<uint64_t>(src->port);
-    const uint64_t b_key = static_cast<uint64_t>(dst->node) << 9 | static_cast<uint64_t>(dst->port);
-    // Most records: both ends and the routing in one integer key (nodes < 2^20).
-    const bool flat = o.path.empty() && src->node < (1u << 20) && dst->node < (1u << 20);
-    const uint64_t pair_key = a_key << 31 | b_key << 2 | static_cast<uint64_t>(routing);
-    Key key;
-    std::optional<uint32_t> found;
-    if (flat) {
-      found = by_pair.find(pair_key);
-    } else {
-      key = Key{a_key, b_key | static_cast<uint64_t>(routing) << 60, {}};
-      for (int p : o.path) key.path += std::to_string(p) + ",";
-      if (auto it = by_key.find(key); it != by_key.end()) found = it->second;
-    }
-    if (!found) {
-      fixed.clear();
-      Item item;
-      std::vector<fabric::LinkShare> links;
-      std::string err;
-      bool ok = true;
-      if (routing == ingest::Routing::adaptive) {
-        auto a = st.model.attach(*src), b = st.model.attach(*dst);
-        ok = a && b;
-        if (!ok) err = "an endpoint has no link up";
-        for (const auto& [e, at] : {std::pair{*src, a}, std::pair{*dst, b}})
-          if (ok && at->second) {
-            fixed.push_back(st.index(e.node, e.port));
-            fixed.push_back(st.index(at->first, at->second));
-          }
-        if (ok && a->first != b->first) item.a = a->first, item.b = b->first;
-      } else if (routing == ingest::Routing::static_lft) {
-        ok = st.model.static_route(*src, *dst, &links, &err);
-      } else {
-        ok = st.model.directed_route(*src, o.path, &links, &err);
-      }
-      if (!ok) {
-        if (opt.skip_unroutable)
-          ++st.skipped;
-        else
-          diag(sink, o, routing == ingest::Routing::directed ? "path" : "dst", err);
-        continue;
-      }
-      for (const auto& l : links) fixed.push_back(st.index(l.node, l.port));
-      std::sort(fixed.begin(), fixed.end());
-      fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
-      item.links_begin = static_cast<uint32_t>(st.pool.size());
-      st.pool.insert(st.pool.end(), fixed.begin(), fixed.end());
-      item.links_end = static_cast<uint32_t>(st.pool.size());
-      found = static_cast<uint32_t>(st.items.size());
-      st.items.push_back(std::move(item));
-      if (flat)
-        by_pair.emplace(pair_key, *found);
-      else
-        by_key.emplace(std::move(key), *found);
-    }
-    Item& item = st.items[*found];
-    double b = bad_of(o);
-    item.sent += static_cast<double>(o.sent);
-    item.bad += b;
-    if (b > 0) {
-      ++item.bad_recs;
-      item.last_bad_us = std::max(item.last_bad_us, o.time_us);
-      double loss = o.sent ? b / static_cast<double>(o.sent) : 1;
-      if (item.samples.size() < 3 || loss > item.samples.back().first) {
-        item.samples.push_back({loss, o.src + " -> " + o.dst + ": " +
-                                          std::to_string(o.lost + o.slow) + "/" +
-                                          std::to_string(o.sent)});
-        std::sort(item.samples.rbegin(), item.samples.rend());
-        if (item.samples.size() > 3) item.samples.pop_back();
-      }
-    } else {
-      ++item.good_recs;
-    }
-  }
-}
-
-// The items on each link's fixed routes, as one array (counting sort by link).
-void index_fixed_links(State& st) {
-  st.on_start.assign(st.offset.back() + 1, 0);
-  for (const Item& it : st.items)
-    for (uint32_t l : st.links(it)) ++st.on_start[l + 1];
-  for (size_t l = 0; l + 1 < st.on_start.size(); ++l) st.on_start[l + 1] += st.on_start[l];
-  st.on_items.resize(st.on_start.back());
-  std::vector<uint32_t> next(st.on_start.begin(), st.on_start.end() - 1);
-  for (uint32_t i = 0; i < st.items.size(); ++i)
-    for (uint32_t l : st.links(st.items[i])) st.on_items[next[l]++] = i;
-}
 
 // A random weight per item: links crossed by the same items with the same shares get the same
 // sum of tags; others almost surely not.
@@ -290,21 +94,45 @@ bool crosses(State& st, const Item& it, const std::vector<SwitchLink>& links) {
 
 }  // namespace localize_detail
 
+Localizer::Localizer(const fabric::RouteModel& model, const LocalizeOptions& options)
+    : st_(std::make_unique<localize_detail::State>(model, options)) {}
+Localizer::~Localizer() = default;
+
+void Localizer::reserve(size_t records) {
+  st_->items.reserve(records);
+  st_->by_pair.reserve(records);
+  st_->pool.reserve(records * 4);
+}
+
+void Localizer::add(const ingest::Observation& o, const std::string& file, int line) {
+  st_->add(o, file, line);
+}
+
 LocalizeResult localize(const fabric::RouteModel& model,
                         const std::vector<ingest::Observation>& observations,
                         const LocalizeOptions& opt) {
+  Localizer loc(model, opt);
+  loc.reserve(observations.size());
+  std::string file;
+  for (const ingest::Observation& o : observations) {
+    size_t colon = o.origin.rfind(':');
+    int line = colon == std::string::npos ? 0 : std::atoi(o.origin.c_str() + colon + 1);
+    file.assign(o.origin, 0, colon == std::string::npos ? o.origin.size() : colon);
+    loc.add(o, file.empty() ? "observations" : file, line);
+  }
+  return loc.run();
+}
+
+LocalizeResult Localizer::run() {
   using namespace localize_detail;
-  State st(model);
-  fabric::DiagnosticSink sink(
-      observations.empty()
-          ? "observations"
-          : observations.front().origin.substr(0, observations.front().origin.rfind(':')));
-  build(st, observations, opt, sink);
-  sink.throw_if_any();
-  index_fixed_links(st);
+  State& st = *st_;
+  const fabric::RouteModel& model = st.model;
+  const LocalizeOptions& opt = st.opt;
+  if (!st.errors.empty()) throw fabric::InputError(std::move(st.errors));
+  st.index_fixed_links();
   st.stamp.assign(st.items.size(), 0);
   LocalizeResult result;
-  result.observations = observations.size();
+  result.observations = st.observations;
   result.pairs = st.items.size();
   result.skipped = st.skipped;
   const fabric::Fabric& fab = model.fabric();

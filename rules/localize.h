@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,31 @@ struct LocalizeResult {
   std::vector<Suspect> suspects;
 };
 
-// Throws fabric::InputError naming each record (its origin "file:line") whose endpoint cannot
-// be resolved or whose route does not exist.
+namespace localize_detail {
+struct State;
+}
+
+// The localizer fed one record at a time (a million-record file is never held in memory):
+// add() resolves and sums each record into its (source, destination, routing) item; run()
+// ranks the suspects. The model must outlive it.
+class Localizer {
+ public:
+  explicit Localizer(const fabric::RouteModel& model, const LocalizeOptions& options = {});
+  ~Localizer();
+  Localizer(const Localizer&) = delete;
+  Localizer& operator=(const Localizer&) = delete;
+  void reserve(size_t records);  // a hint: about this many records will be added
+  // `file` and `line` name the record in errors: an endpoint that cannot be resolved, a route
+  // that does not exist.
+  void add(const ingest::Observation& o, const std::string& file, int line);
+  // Throws fabric::InputError listing every record add() could not use. Call once.
+  LocalizeResult run();
+
+ private:
+  std::unique_ptr<localize_detail::State> st_;
+};
+
+// All at once: records named by their origin "file:line". Throws as Localizer::run().
 LocalizeResult localize(const fabric::RouteModel& model,
                         const std::vector<ingest::Observation>& observations,
                         const LocalizeOptions& options = {});

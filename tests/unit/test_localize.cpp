@@ -194,4 +194,31 @@ TEST_CASE("localize: records it cannot place are errors naming their line", "[lo
   CHECK(rules::localize(b.model, obs, opt).skipped == 1);
 }
 
+TEST_CASE("localize: records added one by one - errors name each file", "[localize]") {
+  Bench b;
+  auto obs = b.all_pairs(ingest::Routing::adaptive, {{"spine001/3", 0.4}}, 200);
+  auto whole = rules::localize(b.model, obs);
+  REQUIRE(!whole.suspects.empty());
+  rules::Localizer loc(b.model);
+  loc.reserve(obs.size());
+  for (size_t i = 0; i < obs.size(); ++i)
+    loc.add(obs[i], i % 2 ? "b.jsonl" : "a.jsonl", static_cast<int>(i / 2 + 1));
+  auto streamed = loc.run();
+  CHECK(rules::localize_json(b.f, streamed) == rules::localize_json(b.f, whole));
+  rules::Localizer bad(b.model);
+  obs[0].src = "nosuch", obs[3].dst = "host999";
+  for (size_t i = 0; i < obs.size(); ++i)
+    bad.add(obs[i], i % 2 ? "b.jsonl" : "a.jsonl", static_cast<int>(i / 2 + 1));
+  try {
+    bad.run();
+    FAIL("no error");
+  } catch (const fabric::InputError& e) {
+    REQUIRE(e.diagnostics().size() == 2);
+    CHECK(fabric::format_diagnostic(e.diagnostics()[0]) ==
+          "a.jsonl:1: src: no node \"nosuch\" in the fabric");
+    CHECK(fabric::format_diagnostic(e.diagnostics()[1]) ==
+          "b.jsonl:2: dst: no node \"host999\" in the fabric");
+  }
+}
+
 }  // namespace localize_test

@@ -218,9 +218,10 @@ TEST_CASE("observations: the fast JSONL reader agrees with the JSON library", "[
   CHECK(errors_of(lines[5]).size() == 3);  // colour, lost, sent
 }
 
-TEST_CASE("observations: a large file read in two halves keeps its line numbers", "[observation]") {
+TEST_CASE("observations: a large file read on a reader thread keeps its line numbers",
+          "[observation]") {
   std::string text;
-  const int lines = 30000;  // over 1 MiB: the second half is read on another thread
+  const int lines = 30000;  // over 1 MiB: parsed on a reader thread
   for (int i = 1; i <= lines; ++i)
     text += i == 7 || i == 25000 ? "{\"src\":\"a\",\"dst\":\"b\",\"sent\":1,\"lost\":2}\n"
                                  : "{\"src\":\"host" + std::to_string(i) +
@@ -238,6 +239,59 @@ TEST_CASE("observations: a large file read in two halves keeps its line numbers"
   CHECK(all.front().src == "host1");
   CHECK(all.back().src == "host" + std::to_string(lines));
   CHECK(all[20000].origin == "good.jsonl:20001");
+}
+
+TEST_CASE("observations: streamed in file order - bad lines after every good record",
+          "[observation]") {
+  std::string text;
+  const int lines = 40000;  // over 1 MiB: parsed on a reader thread in batches
+  for (int i = 1; i <= lines; ++i)
+    text += i == 3 || i == 39999 ? "{\"src\":\"a\",\"dst\":\"b\",\"sent\":1}\n"
+            : i % 1000 == 0
+                ? "\n"
+                : "{\"src\":\"host" + std::to_string(i) +
+                      "\",\"dst\":\"leaf001/18\",\"sent\":100,\"lost\":" + std::to_string(i % 7) +
+                      "}\n";
+  REQUIRE(text.size() > (1u << 20));
+  std::vector<int> seen;
+  uint64_t lost = 0;
+  std::vector<std::string> errors;
+  try {
+    ingest::for_each_observation(text, "s.jsonl", [&](const ingest::Observation& o, int line) {
+      CHECK(o.src == "host" + std::to_string(line));
+      CHECK(o.origin.empty());
+      seen.push_back(line), lost += o.lost;
+    });
+    FAIL("no error");
+  } catch (const fabric::InputError& e) {
+    for (const auto& d : e.diagnostics()) errors.push_back(fabric::format_diagnostic(d));
+  }
+  CHECK(errors ==
+        std::vector<std::string>{"s.jsonl:3: lost: missing (every observation needs it)",
+                                 "s.jsonl:39999: lost: missing (every observation needs it)"});
+  REQUIRE(seen.size() == static_cast<size_t>(lines - 2 - lines / 1000));
+  CHECK(std::is_sorted(seen.begin(), seen.end()));
+  CHECK(seen.back() == lines - 2);  // 39999 is bad, 40000 blank
+  uint64_t want = 0;
+  for (int i : seen) want += static_cast<uint64_t>(i % 7);
+  CHECK(lost == want);
+  // A consumer that throws stops the reader; its error is passed on, not the file's.
+  int calls = 0;
+  CHECK_THROWS_WITH(ingest::for_each_observation(text, "s.jsonl",
+                                                 [&](const ingest::Observation&, int) {
+                                                   if (++calls == 10000)
+                                                     throw std::runtime_error("enough");
+                                                 }),
+                    "enough");
+  CHECK(calls == 10000);
+  // Small input, read without a thread: the same records.
+  std::vector<int> small;
+  CHECK_THROWS_AS(ingest::for_each_observation(
+                      text.substr(0, text.find('\n', 2000)), "s.jsonl",
+                      [&](const ingest::Observation&, int line) { small.push_back(line); }),
+                  fabric::InputError);  // line 3
+  REQUIRE(small.size() > 20);
+  CHECK(small == std::vector<int>(seen.begin(), seen.begin() + static_cast<long>(small.size())));
 }
 
 }  // namespace observation_test

@@ -1,0 +1,146 @@
+// The localizer's first step (rules/localize.h): records resolved and summed into items, one
+// per (source, destination, routing), as they are added.
+#include <algorithm>
+
+#include "rules/localize_state.h"
+
+namespace ibw::rules::localize_detail {
+
+State::State(const fabric::RouteModel& m, const LocalizeOptions& o) : model(m), opt(o), tables(m) {
+  const fabric::Fabric& f = m.fabric();
+  offset.resize(f.size() + 1);
+  for (uint32_t i = 0; i < f.size(); ++i)
+    offset[i + 1] = offset[i] + static_cast<uint32_t>(f.node(i).ports.size());
+  for (auto* v : {&traffic, &bad, &sig, &fixed_traffic, &fixed_bad}) v->assign(offset.back(), 0);
+}
+
+std::pair<uint32_t, int> State::port_of(uint32_t index) const {
+  auto it = std::upper_bound(offset.begin(), offset.end(), index);
+  uint32_t node = static_cast<uint32_t>(it - offset.begin() - 1);
+  return {node, static_cast<int>(index - offset[node])};
+}
+
+namespace {
+
+double bad_of(const ingest::Observation& o) {
+  double b = static_cast<double>(o.lost + o.slow);
+  if (o.gbps && o.expected_gbps && *o.expected_gbps > 0 && *o.gbps < 0.9 * *o.expected_gbps)
+    b += static_cast<double>(o.sent) * (1 - *o.gbps / *o.expected_gbps);
+  return std::min(b, static_cast<double>(o.sent));
+}
+
+}  // namespace
+
+std::optional<End> State::resolve(const std::string& text, const std::string& file, int line,
+                                  const char* field) {
+  auto key_of = [&](uint32_t i) -> std::string_view { return end_texts[i]; };
+  if (auto i = end_index.find(text, key_of)) return ends[*i];
+  std::string err;
+  auto e = model.resolve(text, &err);
+  if (!e) return errors.push_back({file, line, field, err}), std::nullopt;
+  end_index.emplace(text, static_cast<uint32_t>(ends.size()), key_of);
+  end_texts.push_back(text);
+  ends.push_back({*e, model.attach(*e)});
+  return ends.back();
+}
+
+// A new item for the record's route; nullopt (an error or a skip) when the route is gone.
+std::optional<uint32_t> State::new_item(const ingest::Observation& o, ingest::Routing routing,
+                                        const End& src, const End& dst, const std::string& file,
+                                        int line) {
+  fixed.clear();
+  Item item;
+  std::vector<fabric::LinkShare> links;
+  std::string err;
+  bool ok = true;
+  if (routing == ingest::Routing::adaptive) {
+    ok = src.attach && dst.attach;
+    if (!ok) err = "an endpoint has no link up";
+    for (const End* e : {&src, &dst})
+      if (ok && e->attach->second) {  // a CA: its host link, both ways
+        fixed.push_back(index(e->at.node, e->at.port));
+        fixed.push_back(index(e->attach->first, e->attach->second));
+      }
+    if (ok && src.attach->first != dst.attach->first)
+      item.a = src.attach->first, item.b = dst.attach->first;
+  } else if (routing == ingest::Routing::static_lft) {
+    ok = model.static_route(src.at, dst.at, &links, &err);
+  } else {
+    ok = model.directed_route(src.at, o.path, &links, &err);
+  }
+  if (!ok) {
+    if (opt.skip_unroutable)
+      ++skipped;
+    else
+      errors.push_back({file, line, routing == ingest::Routing::directed ? "path" : "dst", err});
+    return std::nullopt;
+  }
+  for (const auto& l : links) fixed.push_back(index(l.node, l.port));
+  std::sort(fixed.begin(), fixed.end());
+  fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
+  item.links_begin = static_cast<uint32_t>(pool.size());
+  pool.insert(pool.end(), fixed.begin(), fixed.end());
+  item.links_end = static_cast<uint32_t>(pool.size());
+  items.push_back(std::move(item));
+  return static_cast<uint32_t>(items.size() - 1);
+}
+
+void State::add(const ingest::Observation& o, const std::string& file, int line) {
+  ++observations;
+  auto routing = o.routing == ingest::Routing::unspecified ? opt.default_routing : o.routing;
+  const std::optional<End> src = resolve(o.src, file, line, "src");
+  const std::optional<End> dst = resolve(o.dst, file, line, "dst");
+  if (!src || !dst) return;
+  const uint64_t a_key = uint64_t{src->at.node} << 9 | static_cast<uint64_t>(src->at.port);
+  const uint64_t b_key = uint64_t{dst->at.node} << 9 | static_cast<uint64_t>(dst->at.port);
+  // Most records: both ends and the routing in one integer key (nodes < 2^20).
+  const bool flat = o.path.empty() && src->at.node < (1u << 20) && dst->at.node < (1u << 20);
+  const uint64_t pair_key = a_key << 31 | b_key << 2 | static_cast<uint64_t>(routing);
+  PathKey key;
+  std::optional<uint32_t> found;
+  if (flat) {
+    found = by_pair.find(pair_key);
+  } else {
+    key = PathKey{a_key, b_key | static_cast<uint64_t>(routing) << 60, {}};
+    for (int p : o.path) key.path += std::to_string(p) + ",";
+    if (auto it = by_key.find(key); it != by_key.end()) found = it->second;
+  }
+  if (!found) {
+    found = new_item(o, routing, *src, *dst, file, line);
+    if (!found) return;
+    if (flat)
+      by_pair.emplace(pair_key, *found);
+    else
+      by_key.emplace(std::move(key), *found);
+  }
+  Item& item = items[*found];
+  double b = bad_of(o);
+  item.sent += static_cast<double>(o.sent);
+  item.bad += b;
+  if (b <= 0) {
+    ++item.good_recs;
+    return;
+  }
+  ++item.bad_recs;
+  item.last_bad_us = std::max(item.last_bad_us, o.time_us);
+  double loss = o.sent ? b / static_cast<double>(o.sent) : 1;
+  if (item.samples.size() < 3 || loss > item.samples.back().first) {
+    item.samples.push_back({loss, o.src + " -> " + o.dst + ": " + std::to_string(o.lost + o.slow) +
+                                      "/" + std::to_string(o.sent)});
+    std::sort(item.samples.rbegin(), item.samples.rend());
+    if (item.samples.size() > 3) item.samples.pop_back();
+  }
+}
+
+void State::index_fixed_links() {
+  on_start.assign(offset.back() + 1, 0);
+  for (const Item& it : items)
+    for (uint32_t l : links(it)) ++on_start[l + 1];
+  for (size_t l = 0; l + 1 < on_start.size(); ++l) on_start[l + 1] += on_start[l];
+  on_items.resize(on_start.back());
+  std::vector<uint32_t> next(on_start.begin(), on_start.end() - 1);
+  for (uint32_t i = 0; i < items.size(); ++i)
+    for (uint32_t l : links(items[i])) on_items[next[l]++] = i;
+}
+
+}  // namespace ibw::rules::localize_detail
