@@ -4,6 +4,7 @@
 // opensm-lfts.dump (else live over SMPs, only when a record is static), cables from the plan.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -50,6 +51,22 @@ void rerun_with_malloc_tunables(char** argv) {
   ::unsetenv("GLIBC_TUNABLES");
 }
 
+// Static records need the LFTs (from the dump, else read live). Only a file with the word
+// "static" in it can hold one; such files are read once more to be sure.
+bool needs_lfts(ingest::Routing default_routing,
+                const std::vector<std::pair<std::string, std::string>>& files) {
+  if (default_routing == ingest::Routing::static_lft) return true;
+  for (const auto& [file, text] : files) {
+    if (text.find("static") == std::string::npos) continue;
+    bool found = false;
+    ingest::for_each_observation(text, file, [&](const ingest::Observation& o, int) {
+      found = found || o.routing == ingest::Routing::static_lft;
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int cmd_localize(int argc, char** argv, int first) {
@@ -68,14 +85,9 @@ int cmd_localize(int argc, char** argv, int first) {
         throw UsageError("--routes must be static or adaptive");
       opt.default_routing = *routing;
     }
-    std::vector<ingest::Observation> obs;
-    for (const std::string& file : args.all("probes")) {
-      auto more = ingest::load_observations(file);
-      if (obs.empty())
-        obs = std::move(more);
-      else
-        std::move(more.begin(), more.end(), std::back_inserter(obs));
-    }
+    std::vector<std::pair<std::string, std::string>> files;  // (path, text)
+    for (const std::string& file : args.all("probes"))
+      files.emplace_back(file, fabric::read_file(file));
     config::Config cfg = config::load_config(*args.get("config"));
     fabric::NodeNameMap names;
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
@@ -83,19 +95,24 @@ int cmd_localize(int argc, char** argv, int first) {
     if (cfg.fabric.plan) plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
     auto topo = discover_topology(cfg, plan.get(), &names, 0);
     const fabric::Fabric& fab = topo->fabric;
-    bool needs_lfts = opt.default_routing == ingest::Routing::static_lft ||
-                      std::any_of(obs.begin(), obs.end(), [](const ingest::Observation& o) {
-                        return o.routing == ingest::Routing::static_lft;
-                      });
     std::unique_ptr<fabric::RoutingTables> tables;
     std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
-    if (needs_lfts)
+    if (needs_lfts(opt.default_routing, files))
       tables = std::make_unique<fabric::RoutingTables>(
           std::filesystem::exists(dump)
               ? fabric::load_lft_dump(dump)
               : fabric::read_lfts_live(fab, cfg.fabric.ca, cfg.fabric.ca_port));
     fabric::RouteModel model(fab, tables.get());
-    rules::LocalizeResult result = rules::localize(model, obs, opt);
+    // Records go straight from the reader into the localizer, one at a time.
+    rules::Localizer localizer(model, opt);
+    size_t lines = 0;
+    for (const auto& [file, text] : files) lines += std::count(text.begin(), text.end(), '\n');
+    localizer.reserve(lines + files.size());
+    for (const auto& [file, text] : files)
+      ingest::for_each_observation(text, file, [&](const ingest::Observation& o, int line) {
+        localizer.add(o, file, line);
+      });
+    rules::LocalizeResult result = localizer.run();
     if (format == "json") {
       auto cable = [&](uint64_t guid, int port) { return topo->correlator->cable_at(guid, port); };
       std::cout << rules::localize_json(fab, result, cable).dump(2) << "\n";
