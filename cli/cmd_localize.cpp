@@ -19,7 +19,7 @@
 
 namespace ibw::cli {
 
-using daemon::discover_topology;
+using daemon::discover_fabric;
 
 namespace {
 
@@ -93,8 +93,7 @@ int cmd_localize(int argc, char** argv, int first) {
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
     std::unique_ptr<fabric::Plan> plan;
     if (cfg.fabric.plan) plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
-    auto topo = discover_topology(cfg, plan.get(), &names, 0);
-    const fabric::Fabric& fab = topo->fabric;
+    const fabric::Fabric fab = discover_fabric(cfg, &names);
     std::unique_ptr<fabric::RoutingTables> tables;
     std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
     if (needs_lfts(opt.default_routing, files))
@@ -114,7 +113,12 @@ int cmd_localize(int argc, char** argv, int first) {
       });
     rules::LocalizeResult result = localizer.run();
     if (format == "json") {
-      auto cable = [&](uint64_t guid, int port) { return topo->correlator->cable_at(guid, port); };
+      std::unordered_map<uint64_t, std::string> cables;
+      if (plan) cables = fabric::planned_cables(fab, *plan);
+      auto cable = [&](uint64_t guid, int port) {
+        auto it = cables.find(fabric::planned_cable_key(guid, port));
+        return it == cables.end() ? std::string() : it->second;
+      };
       std::cout << rules::localize_json(fab, result, cable).dump(2) << "\n";
     } else {
       std::cout << result.observations << " observations, " << result.pairs << " pairs: "

@@ -125,11 +125,8 @@ int cmd_discover_cache(int argc, char** argv, int first) {
   }
 }
 
-std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
-                                                  const fabric::Plan* plan,
-                                                  const fabric::NodeNameMap* names, int64_t now_us,
-                                                  bool isolated, const fabric::Fabric* previous,
-                                                  std::vector<std::string>* kept) {
+fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeNameMap* names,
+                               bool isolated) {
   fabric::Fabric fab;
   if (cfg.fabric.discovery == "live" && isolated) {
     fab = topology_detail::discover_in_child(cfg, std::chrono::seconds(120));
@@ -142,6 +139,15 @@ std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
     fab = fabric::load_topology_file(cfg.fabric.discovery);
   }
   fabric::apply_node_names(fab, names && !names->empty() ? names : nullptr);
+  return fab;
+}
+
+std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
+                                                  const fabric::Plan* plan,
+                                                  const fabric::NodeNameMap* names, int64_t now_us,
+                                                  bool isolated, const fabric::Fabric* previous,
+                                                  std::vector<std::string>* kept) {
+  fabric::Fabric fab = discover_fabric(cfg, names, isolated);
   if (previous && cfg.fabric.discovery == "live") {
     auto restored = fabric::keep_lost_links(fab, *previous);
     if (kept) *kept = std::move(restored);

@@ -38,6 +38,10 @@ std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
                                                   bool isolated = false,
                                                   const fabric::Fabric* previous = nullptr,
                                                   std::vector<std::string>* kept = nullptr);
+// The fabric alone, names applied (no correlator, targets or links: for commands that only
+// need the model, like localize and route on a 65k-endpoint fabric).
+fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeNameMap* names,
+                               bool isolated = false);
 // `ibwarden discover-cache --output FILE [--ca CA] [--ca-port N]`: the child's side.
 int cmd_discover_cache(int argc, char** argv, int first);
 // Builds the derived parts (correlator, targets) for an already loaded fabric.

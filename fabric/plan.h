@@ -7,9 +7,11 @@
 // Validation is strict and collects every problem (file:line: field: message) before failing.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "fabric/speed.h"
@@ -41,6 +43,14 @@ struct Plan {
   std::vector<PlannedLink> links;
   std::vector<std::string> nodes;  // every distinct node name, indexed by PlanEnd::node_id
 };
+
+class Fabric;
+// The planned cable at each port of the fabric: both ends of every planned link whose node the
+// fabric knows, keyed by planned_cable_key(node GUID, port).
+inline uint64_t planned_cable_key(uint64_t guid, int port) {
+  return guid * 256 + static_cast<uint64_t>(port);
+}
+std::unordered_map<uint64_t, std::string> planned_cables(const Fabric& fabric, const Plan& plan);
 
 // Detects the format from the content; nullopt when it cannot tell.
 std::optional<PlanFormat> detect_plan_format(std::string_view text);

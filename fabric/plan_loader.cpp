@@ -2,6 +2,7 @@
 #include <unordered_map>
 
 #include "fabric/flat_map.h"
+#include "fabric/model.h"
 #include "fabric/plan.h"
 #include "fabric/plan_fields.h"
 #include "fabric/text_util.h"
@@ -55,6 +56,15 @@ Plan parse_plan(std::string_view data, const std::string& file) {
 
 Plan load_plan(const std::string& path) {
   return parse_plan(read_file(path), path);
+}
+
+std::unordered_map<uint64_t, std::string> planned_cables(const Fabric& fab, const Plan& plan) {
+  std::unordered_map<uint64_t, std::string> out;
+  for (const auto& l : plan.links)
+    for (const PlanEnd* e : {&l.a, &l.b})
+      if (uint32_t n = fab.resolve(e->node); n != kNoNode)
+        out[planned_cable_key(fab.node(n).guid, e->port)] = l.cable_id;
+  return out;
 }
 
 void finish_plan(Plan& plan, DiagnosticSink& sink) {

@@ -23,11 +23,7 @@ Correlator::Correlator(const fabric::Fabric& fab, const fabric::Plan* plan) {
     }
   }
   if (!plan) return;
-  for (const auto& l : plan->links) {
-    uint32_t a = fab.resolve(l.a.node), b = fab.resolve(l.b.node);
-    if (a != fabric::kNoNode) cables_[key(fab.node(a).guid, l.a.port)] = l.cable_id;
-    if (b != fabric::kNoNode) cables_[key(fab.node(b).guid, l.b.port)] = l.cable_id;
-  }
+  cables_ = fabric::planned_cables(fab, *plan);
   for (auto& [k, ctx] : ports_) {
     auto it = cables_.find(k);
     if (it != cables_.end()) ctx.cable_id = it->second;

@@ -37,7 +37,7 @@ class Correlator {
   uint64_t guid_of_lid(uint16_t lid) const;
 
  private:
-  static uint64_t key(uint64_t guid, int port) { return guid * 256 + static_cast<uint64_t>(port); }
+  static uint64_t key(uint64_t guid, int port) { return fabric::planned_cable_key(guid, port); }
   std::unordered_map<uint64_t, PortContext> ports_;
   std::unordered_map<uint64_t, std::string> cables_;  // key(guid, port) -> cable id
   std::unordered_map<uint64_t, std::string> names_;   // guid -> display name
