@@ -54,12 +54,12 @@ void rerun_with_malloc_tunables(char** argv) {
 // Static records need the LFTs (from the dump, else read live). Only a file with the word
 // "static" in it can hold one; such files are read once more to be sure.
 bool needs_lfts(ingest::Routing default_routing,
-                const std::vector<std::pair<std::string, std::string>>& files) {
+                const std::vector<std::pair<std::string, fabric::FileText>>& files) {
   if (default_routing == ingest::Routing::static_lft) return true;
   for (const auto& [file, text] : files) {
-    if (text.find("static") == std::string::npos) continue;
+    if (text.text().find("static") == std::string::npos) continue;
     bool found = false;
-    ingest::for_each_observation(text, file, [&](const ingest::Observation& o, int) {
+    ingest::for_each_observation(text.text(), file, [&](const ingest::Observation& o, int) {
       found = found || o.routing == ingest::Routing::static_lft;
     });
     if (found) return true;
@@ -85,9 +85,8 @@ int cmd_localize(int argc, char** argv, int first) {
         throw UsageError("--routes must be static or adaptive");
       opt.default_routing = *routing;
     }
-    std::vector<std::pair<std::string, std::string>> files;  // (path, text)
-    for (const std::string& file : args.all("probes"))
-      files.emplace_back(file, fabric::read_file(file));
+    std::vector<std::pair<std::string, fabric::FileText>> files;  // (path, text)
+    for (const std::string& file : args.all("probes")) files.emplace_back(file, file);
     config::Config cfg = config::load_config(*args.get("config"));
     fabric::NodeNameMap names;
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
@@ -105,10 +104,13 @@ int cmd_localize(int argc, char** argv, int first) {
     // Records go straight from the reader into the localizer, one at a time.
     rules::Localizer localizer(model, opt);
     size_t lines = 0;
-    for (const auto& [file, text] : files) lines += std::count(text.begin(), text.end(), '\n');
+    for (const auto& [file, text] : files) {
+      std::string_view t = text.text();
+      lines += static_cast<size_t>(std::count(t.begin(), t.end(), '\n'));
+    }
     localizer.reserve(lines + files.size());
     for (const auto& [file, text] : files)
-      ingest::for_each_observation(text, file, [&](const ingest::Observation& o, int line) {
+      ingest::for_each_observation(text.text(), file, [&](const ingest::Observation& o, int line) {
         localizer.add(o, file, line);
       });
     rules::LocalizeResult result = localizer.run();

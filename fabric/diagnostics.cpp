@@ -1,5 +1,10 @@
 #include "fabric/diagnostics.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -57,6 +62,30 @@ std::string read_file(const std::string& path) {
   }
   if (in.bad()) throw InputError({{path, 0, "", "read error"}});
   return data;
+}
+
+FileText::FileText(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      ::madvise(m, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+      ::madvise(m, static_cast<size_t>(st.st_size), MADV_WILLNEED);
+      map_ = static_cast<const char*>(m), size_ = static_cast<size_t>(st.st_size);
+    }
+  }
+  if (fd >= 0) ::close(fd);
+  if (!map_) copy_ = read_file(path);  // not regular, empty, or no map: read (and its errors)
+}
+
+FileText::FileText(FileText&& other) noexcept
+    : map_(other.map_), size_(other.size_), copy_(std::move(other.copy_)) {
+  other.map_ = nullptr, other.size_ = 0;
+}
+
+FileText::~FileText() {
+  if (map_) ::munmap(const_cast<char*>(map_), size_);
 }
 
 }  // namespace ibw::fabric

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ibw::fabric {
@@ -50,5 +51,24 @@ class DiagnosticSink {
 
 // Reads a whole file; throws InputError naming the file when it cannot be read.
 std::string read_file(const std::string& path);
+
+// A whole file as read-only text: mapped, not copied, when it is a regular file (a 100 MB
+// probe file then costs no copy and no fresh memory); read as read_file does otherwise
+// (pipes, /proc). Throws as read_file. The text lives as long as the object.
+class FileText {
+ public:
+  explicit FileText(const std::string& path);
+  ~FileText();
+  FileText(FileText&& other) noexcept;
+  FileText(const FileText&) = delete;
+  FileText& operator=(const FileText&) = delete;
+  FileText& operator=(FileText&&) = delete;
+  std::string_view text() const { return map_ ? std::string_view(map_, size_) : copy_; }
+
+ private:
+  const char* map_ = nullptr;
+  size_t size_ = 0;
+  std::string copy_;
+};
 
 }  // namespace ibw::fabric

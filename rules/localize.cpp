@@ -251,8 +251,11 @@ LocalizeResult Localizer::run() {
       change.push_back(static_cast<uint32_t>(i));
       s.bad_observations += it.bad_recs;
       s.good_observations += it.good_recs;
-      s.last_bad_us = std::max(s.last_bad_us, it.last_bad_us);
-      samples.insert(samples.end(), it.samples.begin(), it.samples.end());
+      if (it.bad_info != UINT32_MAX) {
+        const BadInfo& info = st.bad_info[it.bad_info];
+        s.last_bad_us = std::max(s.last_bad_us, info.last_bad_us);
+        samples.insert(samples.end(), info.samples.begin(), info.samples.end());
+      }
     }
     std::sort(samples.rbegin(), samples.rend());
     for (size_t i = 0; i < samples.size() && i < 5; ++i)

@@ -1,6 +1,7 @@
 // The localizer's first step (rules/localize.h): records resolved and summed into items, one
 // per (source, destination, routing), as they are added.
 #include <algorithm>
+#include <cstring>
 
 #include "rules/localize_state.h"
 
@@ -31,17 +32,65 @@ double bad_of(const ingest::Observation& o) {
 
 }  // namespace
 
+uint64_t EndCache::hash_of(std::string_view text) {
+  uint64_t h = std::hash<std::string_view>{}(text);
+  return h ? h : 1;
+}
+
+bool EndCache::holds(const Slot& s, uint64_t h, std::string_view text) const {
+  if (s.hash != h || s.len != text.size()) return false;
+  if (s.len <= kInline) return std::string_view(s.text, s.len) == text;
+  uint32_t i = 0;
+  std::memcpy(&i, s.text, sizeof i);
+  return long_texts_[i] == text;
+}
+
+const End* EndCache::find(std::string_view text) const {
+  if (slots_.empty()) return nullptr;
+  const uint64_t h = hash_of(text);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    if (slots_[i].hash == 0) return nullptr;
+    if (holds(slots_[i], h, text)) return &slots_[i].end;
+  }
+}
+
+void EndCache::insert(std::string_view text, const End& end) {
+  if ((size_ + 1) * 2 > slots_.size()) {  // grow: at most half full
+    std::vector<Slot> old(std::max<size_t>(64, slots_.size() * 2));
+    old.swap(slots_);
+    for (const Slot& s : old)
+      if (s.hash)
+        for (size_t i = s.hash & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1))
+          if (!slots_[i].hash) {
+            slots_[i] = s;
+            break;
+          }
+  }
+  const uint64_t h = hash_of(text);
+  size_t i = h & (slots_.size() - 1);
+  while (slots_[i].hash) i = (i + 1) & (slots_.size() - 1);
+  Slot& s = slots_[i];
+  s.hash = h, s.end = end, s.len = static_cast<uint32_t>(text.size());
+  if (text.size() <= kInline) {
+    std::memcpy(s.text, text.data(), text.size());
+  } else {
+    uint32_t index = static_cast<uint32_t>(long_texts_.size());
+    long_texts_.emplace_back(text);
+    std::memcpy(s.text, &index, sizeof index);
+  }
+  ++size_;
+}
+
 std::optional<End> State::resolve(const std::string& text, const std::string& file, int line,
                                   const char* field) {
-  auto key_of = [&](uint32_t i) -> std::string_view { return end_texts[i]; };
-  if (auto i = end_index.find(text, key_of)) return ends[*i];
+  if (const End* e = ends.find(text)) return *e;
   std::string err;
   auto e = model.resolve(text, &err);
   if (!e) return errors.push_back({file, line, field, err}), std::nullopt;
-  end_index.emplace(text, static_cast<uint32_t>(ends.size()), key_of);
-  end_texts.push_back(text);
-  ends.push_back({*e, model.attach(*e)});
-  return ends.back();
+  End end{*e, model.attach(*e)};
+  ends.insert(text, end);
+  return end;
 }
 
 // A new item for the record's route; nullopt (an error or a skip) when the route is gone.
@@ -122,13 +171,18 @@ void State::add(const ingest::Observation& o, const std::string& file, int line)
     return;
   }
   ++item.bad_recs;
-  item.last_bad_us = std::max(item.last_bad_us, o.time_us);
+  if (item.bad_info == UINT32_MAX) {
+    item.bad_info = static_cast<uint32_t>(bad_info.size());
+    bad_info.emplace_back();
+  }
+  BadInfo& info = bad_info[item.bad_info];
+  info.last_bad_us = std::max(info.last_bad_us, o.time_us);
   double loss = o.sent ? b / static_cast<double>(o.sent) : 1;
-  if (item.samples.size() < 3 || loss > item.samples.back().first) {
-    item.samples.push_back({loss, o.src + " -> " + o.dst + ": " + std::to_string(o.lost + o.slow) +
+  if (info.samples.size() < 3 || loss > info.samples.back().first) {
+    info.samples.push_back({loss, o.src + " -> " + o.dst + ": " + std::to_string(o.lost + o.slow) +
                                       "/" + std::to_string(o.sent)});
-    std::sort(item.samples.rbegin(), item.samples.rend());
-    if (item.samples.size() > 3) item.samples.pop_back();
+    std::sort(info.samples.rbegin(), info.samples.rend());
+    if (info.samples.size() > 3) info.samples.pop_back();
   }
 }
 

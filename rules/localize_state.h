@@ -17,22 +17,50 @@
 
 namespace ibw::rules::localize_detail {
 
-// Records with the same endpoints and routing, summed.
+// Records with the same endpoints and routing, summed. Small (a million of them at k=64): what
+// only items with losses need is kept apart, in State::bad_info.
 struct Item {
   uint32_t links_begin = 0, links_end = 0;  // State::pool: port indices with share 1
   uint32_t a = fabric::kNoNode;             // adaptive: source switch
   uint32_t b = fabric::kNoNode;             // adaptive: destination switch
   double sent = 0, bad = 0;
-  int64_t bad_recs = 0, good_recs = 0;
+  uint32_t bad_recs = 0, good_recs = 0;
+  uint32_t bad_info = UINT32_MAX;  // index in State::bad_info once a record had losses
+  bool alive = true;
+};
+struct BadInfo {
   int64_t last_bad_us = 0;
   std::vector<std::pair<double, std::string>> samples;  // (loss, "src -> dst: lost/sent")
-  bool alive = true;
 };
 
 // An endpoint as written, resolved once: the port and the switch port it attaches to.
 struct End {
   fabric::Endpoint at;
   std::optional<std::pair<uint32_t, int>> attach;  // nullopt: no link up
+};
+
+// Endpoint text -> End, for the two lookups every record makes. One cache line per entry,
+// with the text in it when it fits (names like "node52822 mlx5_0/1", "0x...GUID/1"): a hit
+// costs one memory access where a string-keyed map costs three or more. Exact: a hit compares
+// the whole text.
+class EndCache {
+ public:
+  const End* find(std::string_view text) const;
+  void insert(std::string_view text, const End& end);
+
+ private:
+  static constexpr size_t kInline = 31;
+  struct Slot {
+    uint64_t hash = 0;  // 0: empty (a text hashing to 0 is stored as 1)
+    End end;
+    uint32_t len = 0;
+    char text[kInline + 1] = {};  // when len <= kInline; else long_texts[index in text]
+  };
+  std::vector<Slot> slots_;
+  std::vector<std::string> long_texts_;
+  size_t size_ = 0;
+  static uint64_t hash_of(std::string_view text);
+  bool holds(const Slot& s, uint64_t h, std::string_view text) const;
 };
 
 // Directed routes (and records of huge fabrics) are keyed by their ends and path.
@@ -53,6 +81,7 @@ struct State {
   LocalizeOptions opt;
   std::vector<uint32_t> offset;  // port index = offset[node] + port
   std::vector<Item> items;
+  std::vector<BadInfo> bad_info;
   std::vector<uint32_t> pool;  // items' fixed links (fixed routes, host links), item after item
   fabric::DestTables tables;   // minimal routes toward each destination class, kept
   std::vector<double> traffic, bad, sig;         // sig: the items crossing a link, as a random sum
@@ -65,9 +94,7 @@ struct State {
   std::vector<fabric::Diagnostic> errors;
 
   // Building (localize_build.cpp): endpoints by text, items by key.
-  std::vector<std::string> end_texts;
-  std::vector<End> ends;
-  fabric::StringIndex end_index;
+  EndCache ends;
   fabric::FlatMap64 by_pair;                                  // most records: one integer key
   std::unordered_map<PathKey, uint32_t, PathKeyHash> by_key;  // the rest
   std::vector<uint32_t> fixed;                                // one item's fixed links

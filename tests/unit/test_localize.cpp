@@ -10,6 +10,7 @@
 #include "fabric/diagnostics.h"
 #include "fabric/route_model.h"
 #include "rules/localize.h"
+#include "rules/localize_state.h"
 #include "tests/unit/test_fabrics.h"
 
 using namespace ibw;
@@ -219,6 +220,32 @@ TEST_CASE("localize: records added one by one - errors name each file", "[locali
     CHECK(fabric::format_diagnostic(e.diagnostics()[1]) ==
           "b.jsonl:2: dst: no node \"host999\" in the fabric");
   }
+}
+
+TEST_CASE("localize: the endpoint cache finds exactly what was put in - short and long texts",
+          "[localize]") {
+  rules::localize_detail::EndCache cache;
+  auto text_of = [](int i) {  // short names, and ones longer than a cache line holds
+    return i % 3 ? "node" + std::to_string(i) + " mlx5_0/1"
+                 : "a-very-long-node-description-" + std::to_string(i) + " HCA-1/1";
+  };
+  for (int i = 0; i < 5000; ++i) {
+    REQUIRE(cache.find(text_of(i)) == nullptr);
+    rules::localize_detail::End e;
+    e.at = {static_cast<uint32_t>(i), i % 2 + 1};
+    if (i % 5) e.attach = std::pair{static_cast<uint32_t>(i + 1), 7};
+    cache.insert(text_of(i), e);
+  }
+  for (int i = 0; i < 5000; ++i) {
+    const auto* e = cache.find(text_of(i));
+    REQUIRE(e);
+    CHECK(e->at.node == static_cast<uint32_t>(i));
+    CHECK(e->at.port == i % 2 + 1);
+    CHECK(e->attach.has_value() == (i % 5 != 0));
+  }
+  CHECK(cache.find("node1 mlx5_0/") == nullptr);  // a prefix
+  CHECK(cache.find("node1 mlx5_0/1 ") == nullptr);
+  CHECK(cache.find("") == nullptr);
 }
 
 }  // namespace localize_test

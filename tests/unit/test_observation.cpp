@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "fabric/diagnostics.h"
 #include "ingest/observation.h"
@@ -292,6 +293,32 @@ TEST_CASE("observations: streamed in file order - bad lines after every good rec
                   fabric::InputError);  // line 3
   REQUIRE(small.size() > 20);
   CHECK(small == std::vector<int>(seen.begin(), seen.begin() + static_cast<long>(small.size())));
+}
+
+TEST_CASE("file text: a regular file is mapped - a pipe is read - a missing file names itself",
+          "[observation]") {
+  store_test::TempDir tmp;
+  const std::string dir = tmp.path.string();
+  const std::string path = dir + "/o.jsonl";
+  std::ofstream(path) << "{\"src\":\"a\",\"dst\":\"b\",\"sent\":1,\"lost\":0}\n";
+  fabric::FileText mapped(path);
+  CHECK(mapped.text() == fabric::read_file(path));
+  fabric::FileText moved(std::move(mapped));
+  CHECK(moved.text().size() == fabric::read_file(path).size());
+  CHECK(mapped.text().empty());
+  std::ofstream(dir + "/empty.jsonl").flush();
+  CHECK(fabric::FileText(dir + "/empty.jsonl").text().empty());
+  REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);
+  std::thread writer([&] { std::ofstream(dir + "/fifo") << "src,dst,sent,lost\na,b,3,1\n"; });
+  fabric::FileText piped(dir + "/fifo");
+  writer.join();
+  CHECK(piped.text() == "src,dst,sent,lost\na,b,3,1\n");
+  try {
+    fabric::FileText missing(dir + "/nope.jsonl");
+    FAIL("no error");
+  } catch (const fabric::InputError& e) {
+    CHECK(std::string(e.what()).find(dir + "/nope.jsonl: cannot open") == 0);
+  }
 }
 
 }  // namespace observation_test
