@@ -36,11 +36,12 @@ direction loss was seen in (`to` receives). Exit status: 0 no suspects, 1 suspec
 input error (bad lines as file:line: field: message).
 )";
 
-// A million records are ~1 GB allocated in small pieces, and most of the time went to page
-// faults (11.3 s -> 5.7 s at k=64 with 1,000,000 records). glibc reads its malloc tunables only
-// when a process starts, so the command runs itself again, once, with transparent huge pages
-// for malloc and a heap kept between rounds, unless GLIBC_TUNABLES is already set (then it is
-// the caller's choice). If the exec fails it goes on as it is.
+// At k=64 with a million records the run touches ~400 MB of fresh large arrays, and with
+// 4 KiB pages much of its time went to page faults (3.2 s -> 1.8 s with huge pages, measured
+// on the bench). glibc reads its malloc tunables only when a process starts, so the command
+// runs itself again, once, with transparent huge pages for malloc and a heap kept between
+// rounds, unless GLIBC_TUNABLES is already set (then it is the caller's choice). If the exec
+// fails it goes on as it is.
 void rerun_with_malloc_tunables(char** argv) {
   if (std::getenv("GLIBC_TUNABLES")) return;
   ::setenv("GLIBC_TUNABLES",

@@ -18,6 +18,22 @@ best_of() {
   printf -v "$var" '%s %s' "$best" "$rss"
 }
 
+# median_of N OUTVAR CMD...: runs CMD N times; sets OUTVAR to "<median wall s> <max RSS KB>
+# <fastest s> <slowest s>". For runs whose wall time varies between runs on a shared VM.
+median_of() {
+  local n=$1 var=$2 t0 all="" rss=0 m
+  shift 2
+  for ((i = 0; i < n; i++)); do
+    t0=$EPOCHREALTIME
+    /usr/bin/time -f '%M' -o "$work/time" "$@" >"$work/out" 2>&1 || true
+    all+="$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }') "
+    m=$(tail -1 "$work/time")
+    ((m > rss)) && rss=$m
+  done
+  printf -v "$var" '%s' "$(tr ' ' '\n' <<<"$all" | grep . | sort -n |
+    awk -v r="$rss" '{ t[NR] = $1 } END { printf "%s %s %s %s", t[int((NR + 1) / 2)], r, t[1], t[NR] }')"
+}
+
 # ratio A B: "A/B" as "12.3x".
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.001; printf "%.1fx", a / b }'; }
 # mib KB: "12 MiB".
