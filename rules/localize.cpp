@@ -196,6 +196,11 @@ LocalizeResult Localizer::run() {
     const std::vector<uint32_t>* best = nullptr;
     double best_gain = 0;
     for (const auto& [key, members] : groups) {
+      // First a bound that needs no pass over the items: a group's bad is at most its
+      // members' summed bad (most noise groups stop here).
+      double bound = 0, top = 0;
+      for (uint32_t l : members) bound += st.bad[l], top = std::max(top, st.traffic[l]);
+      if (bound < opt.min_bad * (1 - 1e-9) || bound < opt.min_loss * top * (1 - 1e-9)) continue;
       double b = 0, tr = 0, loss = 0;
       judge(members, &b, &tr, &loss);
       double expect = noise_pair * tr;
