@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -58,7 +59,8 @@ bool needs_lfts(ingest::Routing default_routing,
                 const std::vector<std::pair<std::string, fabric::FileText>>& files) {
   if (default_routing == ingest::Routing::static_lft) return true;
   for (const auto& [file, text] : files) {
-    if (text.text().find("static") == std::string::npos) continue;
+    std::string_view t = text.text();
+    if (!::memmem(t.data(), t.size(), "static", 6)) continue;  // glibc's two-way search
     bool found = false;
     ingest::for_each_observation(text.text(), file, [&](const ingest::Observation& o, int) {
       found = found || o.routing == ingest::Routing::static_lft;

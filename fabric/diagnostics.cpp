@@ -68,7 +68,8 @@ FileText::FileText(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};
   if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
+                     MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (m != MAP_FAILED) {
       ::madvise(m, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
       ::madvise(m, static_cast<size_t>(st.st_size), MADV_WILLNEED);
