@@ -91,38 +91,63 @@ void DestTables::spray_class(uint32_t c, const std::vector<const Flow*>& by_dest
   while (nbs < t.order.size() && t.dist[t.order[nbs]] == 1) ++nbs;
   if (nbs == 0) return;
   for (size_t j = 0; j < nbs; ++j) sc.nb_pos[t.order[j]] = static_cast<int32_t>(j);
-  sc.shares.clear();  // per distinct source: its share over each neighbour
+  // Per source: its shares over the neighbours, as a row. Sources with the same row (on a fat
+  // tree, every source outside the member's pod) share one: a member's flows are first summed
+  // per row, then each distinct row is multiplied out once.
+  sc.shares.clear();
   sc.rows.clear();
-  auto row = [&](uint32_t a) -> const double* {
+  sc.row_ids.clear();
+  std::vector<double> tmp(nbs);
+  auto row_of = [&](uint32_t a) -> uint32_t {
     if (sc.src_row[a] < 0) {
-      sc.src_row[a] = static_cast<int32_t>(sc.shares.size() / nbs);
-      sc.rows.push_back(a);
-      sc.shares.resize(sc.shares.size() + nbs, 0);
-      double* r = &sc.shares[static_cast<size_t>(sc.src_row[a]) * nbs];
+      std::fill(tmp.begin(), tmp.end(), 0);
       const int da = t.dist[a];
       if (da >= 1 && t.count[a] > 0)
         for (size_t j = 0; j < nbs; ++j) {
           uint32_t n = t.order[j];
           int dan = dist(a, n);  // routes are symmetric: a's own table read at n
-          if (dan >= 0 && dan + 1 == da) r[j] = count(a, n) / t.count[a];
+          if (dan >= 0 && dan + 1 == da) tmp[j] = count(a, n) / t.count[a];
         }
+      uint64_t h = 1469598103934665603ULL;
+      for (double x : tmp) h = (h ^ std::hash<double>{}(x)) * 1099511628211ULL;
+      const uint32_t next = static_cast<uint32_t>(sc.shares.size() / nbs);
+      auto [it, fresh] = sc.row_ids.emplace(h, next);
+      const double* old = fresh ? nullptr : &sc.shares[static_cast<size_t>(it->second) * nbs];
+      if (old && std::equal(tmp.begin(), tmp.end(), old)) {
+        sc.src_row[a] = static_cast<int32_t>(it->second);
+      } else {  // new (or a hash collision: kept apart)
+        sc.src_row[a] = static_cast<int32_t>(next);
+        sc.shares.insert(sc.shares.end(), tmp.begin(), tmp.end());
+        sc.wsum.resize(static_cast<size_t>(next + 1) * K, 0);
+        sc.used.resize(next + 1, 0);
+      }
+      sc.rows.push_back(a);
     }
-    return &sc.shares[static_cast<size_t>(sc.src_row[a]) * nbs];
+    return static_cast<uint32_t>(sc.src_row[a]);
   };
   static_assert(K == 3, "the last-hop sums below are written out for three weights");
   std::vector<double> acc(nbs * K);  // [k][j]
+  std::vector<uint32_t> touched;
   for (uint32_t b : members) {
     if (start[b] == start[b + 1]) continue;
+    for (uint32_t i = start[b]; i < start[b + 1]; ++i) {
+      const Flow& f = *by_dest[i];
+      const uint32_t r = row_of(f.src);
+      if (!sc.used[r]) sc.used[r] = 1, touched.push_back(r);
+      for (int k = 0; k < K; ++k) sc.wsum[r * K + k] += f.w[k];
+    }
     std::fill(acc.begin(), acc.end(), 0);
     double* a0 = acc.data();
     double* a1 = a0 + nbs;
     double* a2 = a1 + nbs;
-    for (uint32_t i = start[b]; i < start[b + 1]; ++i) {
-      const Flow& f = *by_dest[i];
-      const double* r = row(f.src);
-      const double w0 = f.w[0], w1 = f.w[1], w2 = f.w[2];
-      for (size_t j = 0; j < nbs; ++j) a0[j] += w0 * r[j], a1[j] += w1 * r[j], a2[j] += w2 * r[j];
+    for (uint32_t r : touched) {
+      const double* row = &sc.shares[static_cast<size_t>(r) * nbs];
+      const double w0 = sc.wsum[r * K], w1 = sc.wsum[r * K + 1], w2 = sc.wsum[r * K + 2];
+      for (size_t j = 0; j < nbs; ++j)
+        a0[j] += w0 * row[j], a1[j] += w1 * row[j], a2[j] += w2 * row[j];
+      sc.wsum[r * K] = sc.wsum[r * K + 1] = sc.wsum[r * K + 2] = 0, sc.used[r] = 0;
     }
+    touched.clear();
     for (uint32_t e : model_.last_hops(b)) {
       int32_t j = sc.nb_pos[model_.edge_from(e)];
       if (j >= 0)

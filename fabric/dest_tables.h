@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "fabric/route_model.h"
@@ -64,10 +65,13 @@ class DestTables {
   std::vector<std::vector<uint32_t>> members_;
   std::vector<std::unique_ptr<RouteModel::Table>> tables_;  // per class, null until prepared
   const RouteModel::Table& table_of(uint32_t ordinal) const { return *tables_[class_of_[ordinal]]; }
-  struct Scratch {  // per thread, left clean after each class
-    std::vector<double> w, f, shares;
+  struct Scratch {                     // per thread, left clean after each class
+    std::vector<double> w, f, shares;  // shares: distinct rows of last-hop shares
     std::vector<int32_t> nb_pos, src_row;
-    std::vector<uint32_t> rows;
+    std::vector<uint32_t> rows;                      // sources given a row in this class
+    std::unordered_map<uint64_t, uint32_t> row_ids;  // a row's hash -> its first row
+    std::vector<double> wsum;                        // per row: a member's flows summed
+    std::vector<uint8_t> used;
   };
   void spray_class(uint32_t c, const std::vector<const Flow*>& by_dest,
                    const std::vector<uint32_t>& start, Scratch& sc, std::vector<double>& out) const;

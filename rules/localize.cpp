@@ -32,8 +32,8 @@ void accumulate(State& st, const std::vector<uint32_t>& which, double sign) {
     const Item& it = st.items[i];
     const double sent = sign * it.sent, bad = sign * it.bad, tag = sign * tag_of(i);
     for (uint32_t l : st.links(it)) {
-      st.traffic[l] += sent, st.bad[l] += bad, st.sig[l] += tag;
-      st.fixed_traffic[l] += sent, st.fixed_bad[l] += bad;
+      st.sums[l].traffic += sent, st.sums[l].bad += bad, st.sums[l].sig += tag;
+      st.sums[l].fixed_traffic += sent, st.sums[l].fixed_bad += bad;
     }
     if (it.a == fabric::kNoNode) continue;
     uint32_t a = st.model.ordinal(it.a), b = st.model.ordinal(it.b);
@@ -50,15 +50,16 @@ void accumulate(State& st, const std::vector<uint32_t>& which, double sign) {
   for (uint32_t e = 0; e < st.model.edges(); ++e) {
     if (out[e * K] == 0 && out[e * K + 1] == 0 && out[e * K + 2] == 0) continue;
     uint32_t l = st.index(st.model.switch_node(st.model.edge_from(e)), st.model.edge_port(e));
-    st.traffic[l] += out[e * K], st.bad[l] += out[e * K + 1], st.sig[l] += out[e * K + 2];
+    st.sums[l].traffic += out[e * K], st.sums[l].bad += out[e * K + 1],
+        st.sums[l].sig += out[e * K + 2];
   }
   if (sign > 0) return;
   constexpr double kZero = 1e-6;
-  for (size_t l = 0; l < st.traffic.size(); ++l) {
-    if (st.traffic[l] < kZero) st.traffic[l] = st.bad[l] = st.sig[l] = 0;
-    if (st.bad[l] < kZero) st.bad[l] = 0;
-    if (st.fixed_traffic[l] < kZero) st.fixed_traffic[l] = st.fixed_bad[l] = 0;
-    if (st.fixed_bad[l] < kZero) st.fixed_bad[l] = 0;
+  for (size_t l = 0; l < st.sums.size(); ++l) {
+    if (st.sums[l].traffic < kZero) st.sums[l].traffic = st.sums[l].bad = st.sums[l].sig = 0;
+    if (st.sums[l].bad < kZero) st.sums[l].bad = 0;
+    if (st.sums[l].fixed_traffic < kZero) st.sums[l].fixed_traffic = st.sums[l].fixed_bad = 0;
+    if (st.sums[l].fixed_bad < kZero) st.sums[l].fixed_bad = 0;
   }
 }
 
@@ -156,9 +157,10 @@ LocalizeResult Localizer::run() {
     // Links no observation tells apart have the same traffic and bad: one group each. A group
     // is judged on its totals (its members share the votes of the flows sprayed over them).
     std::unordered_map<std::pair<int64_t, int64_t>, std::vector<uint32_t>, PairHash> groups;
-    for (size_t l = 0; l < st.traffic.size(); ++l)
-      if (st.bad[l] > 0 && st.traffic[l] > 0)
-        groups[{rel_key(st.traffic[l]), rel_key(st.bad[l]) * 1'000'003 + rel_key(st.sig[l])}]
+    for (size_t l = 0; l < st.sums.size(); ++l)
+      if (st.sums[l].bad > 0 && st.sums[l].traffic > 0)
+        groups[{rel_key(st.sums[l].traffic),
+                rel_key(st.sums[l].bad) * 1'000'003 + rel_key(st.sums[l].sig)}]
             .push_back(static_cast<uint32_t>(l));
     // A group's case: the bad and traffic of the distinct observations behind it (share-1
     // routes counted once however many members they cross) plus the flows sprayed over it.
@@ -166,8 +168,9 @@ LocalizeResult Localizer::run() {
       double bf = 0, tf = 0, ba = 0, ta = 0, top = 0;
       ++st.epoch;
       for (uint32_t l : members) {
-        ba += st.bad[l] - st.fixed_bad[l], ta += st.traffic[l] - st.fixed_traffic[l];
-        top = std::max(top, st.traffic[l]);
+        ba += st.sums[l].bad - st.sums[l].fixed_bad,
+            ta += st.sums[l].traffic - st.sums[l].fixed_traffic;
+        top = std::max(top, st.sums[l].traffic);
         for (uint32_t i : st.items_on(l))
           if (st.items[i].alive && st.stamp[i] != st.epoch)
             st.stamp[i] = st.epoch, bf += st.items[i].bad, tf += st.items[i].sent;
@@ -199,7 +202,7 @@ LocalizeResult Localizer::run() {
       // First a bound that needs no pass over the items: a group's bad is at most its
       // members' summed bad (most noise groups stop here).
       double bound = 0, top = 0;
-      for (uint32_t l : members) bound += st.bad[l], top = std::max(top, st.traffic[l]);
+      for (uint32_t l : members) bound += st.sums[l].bad, top = std::max(top, st.sums[l].traffic);
       if (bound < opt.min_bad * (1 - 1e-9) || bound < opt.min_loss * top * (1 - 1e-9)) continue;
       double b = 0, tr = 0, loss = 0;
       judge(members, &b, &tr, &loss);

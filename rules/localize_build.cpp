@@ -12,7 +12,7 @@ State::State(const fabric::RouteModel& m, const LocalizeOptions& o) : model(m), 
   offset.resize(f.size() + 1);
   for (uint32_t i = 0; i < f.size(); ++i)
     offset[i + 1] = offset[i] + static_cast<uint32_t>(f.node(i).ports.size());
-  for (auto* v : {&traffic, &bad, &sig, &fixed_traffic, &fixed_bad}) v->assign(offset.back(), 0);
+  sums.assign(offset.back(), LinkSum{});
 }
 
 std::pair<uint32_t, int> State::port_of(uint32_t index) const {

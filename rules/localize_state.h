@@ -84,10 +84,15 @@ struct State {
   std::vector<BadInfo> bad_info;
   std::vector<uint32_t> pool;  // items' fixed links (fixed routes, host links), item after item
   fabric::DestTables tables;   // minimal routes toward each destination class, kept
-  std::vector<double> traffic, bad, sig;         // sig: the items crossing a link, as a random sum
-  std::vector<double> fixed_traffic, fixed_bad;  // the share-1 part (fixed routes, host links)
-  std::vector<uint32_t> on_start, on_items;      // link -> items with it on a fixed route (CSR)
-  std::vector<uint32_t> stamp;                   // per item: last group that counted it
+  // Per directed link (port index), together: one cache line per link an item touches.
+  struct LinkSum {
+    double traffic = 0, bad = 0;
+    double sig = 0;                           // the items crossing it, as a random sum
+    double fixed_traffic = 0, fixed_bad = 0;  // the share-1 part (fixed routes, host links)
+  };
+  std::vector<LinkSum> sums;
+  std::vector<uint32_t> on_start, on_items;  // link -> items with it on a fixed route (CSR)
+  std::vector<uint32_t> stamp;               // per item: last group that counted it
   uint32_t epoch = 0;
   size_t observations = 0;
   size_t skipped = 0;  // records whose route is gone (skip_unroutable)
