@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <iostream>
 
 #include "cli/args.h"
@@ -95,10 +96,20 @@ int cmd_localize(int argc, char** argv, int first) {
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
     std::unique_ptr<fabric::Plan> plan;
     if (cfg.fabric.plan) plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
+    // While the fabric loads, a second thread counts the records and looks for static ones.
+    auto scan = std::async(std::launch::async, [&] {
+      size_t lines = 0;
+      for (const auto& [file, text] : files) {
+        std::string_view t = text.text();
+        lines += static_cast<size_t>(std::count(t.begin(), t.end(), '\n')) + 1;
+      }
+      return std::pair{lines, needs_lfts(opt.default_routing, files)};
+    });
     const fabric::Fabric fab = discover_fabric(cfg, &names);
+    const auto [lines, static_records] = scan.get();
     std::unique_ptr<fabric::RoutingTables> tables;
     std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
-    if (needs_lfts(opt.default_routing, files))
+    if (static_records)
       tables = std::make_unique<fabric::RoutingTables>(
           std::filesystem::exists(dump)
               ? fabric::load_lft_dump(dump)
@@ -106,12 +117,7 @@ int cmd_localize(int argc, char** argv, int first) {
     fabric::RouteModel model(fab, tables.get());
     // Records go straight from the reader into the localizer, one at a time.
     rules::Localizer localizer(model, opt);
-    size_t lines = 0;
-    for (const auto& [file, text] : files) {
-      std::string_view t = text.text();
-      lines += static_cast<size_t>(std::count(t.begin(), t.end(), '\n'));
-    }
-    localizer.reserve(lines + files.size());
+    localizer.reserve(lines);
     for (const auto& [file, text] : files)
       ingest::for_each_observation(text.text(), file, [&](const ingest::Observation& o, int line) {
         localizer.add(o, file, line);
