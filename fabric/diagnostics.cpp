@@ -65,18 +65,18 @@ std::string read_file(const std::string& path) {
 }
 
 FileText::FileText(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Only a regular file is opened here: a FIFO is opened once, by read_file (a second open
+  // would wait for a writer that has gone).
   struct stat st {};
-  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
-                     MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (m != MAP_FAILED) {
-      ::madvise(m, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
-      ::madvise(m, static_cast<size_t>(st.st_size), MADV_WILLNEED);
-      map_ = static_cast<const char*>(m), size_ = static_cast<size_t>(st.st_size);
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      const size_t size = static_cast<size_t>(st.st_size);
+      void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (m != MAP_FAILED) map_ = static_cast<const char*>(m), size_ = size;
     }
+    if (fd >= 0) ::close(fd);
   }
-  if (fd >= 0) ::close(fd);
   if (!map_) copy_ = read_file(path);  // not regular, empty, or no map: read (and its errors)
 }
 
