@@ -83,6 +83,7 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
 
   store::WriteBatch batch;
   batch.outbox = config_.outbox;
+  int64_t intent = 0;  // the pending decision stored before a port request
   store::WorkOrder order = remedy_text::next_order(old, link, now);
   order.rule = v.rule;
   order.evidence_json = fabric::json_text(remedy_text::evidence_json(f));
@@ -110,15 +111,17 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
     req.node_guid = link.target.guid, req.port = link.target.port;
     req.action = PortAction::disable;
     req.sm_port = ctx.sm_port;
-    GuardState state = load_guard_state(store_, now);
-    Decision g = guard_.decide(req, *ctx.fabric, state, now);
-    evidence["guard"] = {
-        {"verdict", std::string(verdict_name(g.verdict))}, {"rule", g.rule}, {"reason", g.reason}};
     d.action = "disable";
     if (req.node_guid != link.a.guid || req.port != link.a.port) {  // name the acted-on end
       d.node_guid = link.b.guid, d.node = link.b.node, d.port = link.b.port;
       d.peer_guid = link.a.guid, d.peer_node = link.a.node, d.peer_port = link.a.port;
     }
+    store::DecisionRecord pending = d;
+    pending.reason = v.rule + ": " + what + "; disable requested, outcome not yet recorded";
+    GuardState state;
+    Decision g = guard_and_intend(req, ctx, now, pending, link.link_key, &state, &intent);
+    evidence["guard"] = {
+        {"verdict", std::string(verdict_name(g.verdict))}, {"rule", g.rule}, {"reason", g.reason}};
     if (g.verdict == Verdict::refused) {
       d.status = "refused";
       d.reason = v.rule + ": " + what + "; guard refused: " + g.reason;
@@ -154,9 +157,8 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
         order.summary = v.rule + ": " + what +
                         (c.isolated ? "; link isolated at " : "; link disabled at ") +
                         remedy_text::end_text(store::LinkEnd{req.node_guid, d.node, req.port, ""});
-        store::DisabledPort dp{req.node_guid, req.port, now, 0, link.link_key};
-        batch.disabled_add.push_back(dp);
       } catch (const std::exception& e) {
+        batch.disabled_remove.emplace_back(req.node_guid, req.port);  // the intent's row
         d.status = "failed";
         d.reason = v.rule + ": " + what + "; disable failed: " + e.what();
         order.needs_human = true;
@@ -167,11 +169,41 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   }
   order.severity = rd::severity_for(order, v.severity);
   d.evidence_json = fabric::json_text(evidence);
-  batch.decisions.push_back(d);
+  d.id = intent;
+  (intent ? batch.decisions_completed : batch.decisions).push_back(d);
   batch.workorders.push_back(order);
   store::WriteResult res = write_after_action(batch, old);
-  d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
+  if (!intent) d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
   return d;
+}
+
+Decision Remediator::guard_and_intend(const Request& req, const RemedyContext& ctx, int64_t now,
+                                      store::DecisionRecord pending, const std::string& link_key,
+                                      GuardState* state, int64_t* intent_id) {
+  Decision g;
+  *intent_id = 0;
+  store::WriteResult res = store_.write_guarded([&]() -> std::optional<store::WriteBatch> {
+    *state = load_guard_state(store_, now);
+    g = guard_.decide(req, *ctx.fabric, *state, now);
+    if (g.verdict != Verdict::allowed) return std::nullopt;
+    store::WriteBatch b;
+    pending.status = "pending";
+    pending.evidence_json =
+        fabric::json_text(nlohmann::json{{"guard",
+                                          {{"verdict", std::string(verdict_name(g.verdict))},
+                                           {"rule", g.rule},
+                                           {"reason", g.reason},
+                                           {"overridden", g.overridden}}}});
+    b.decisions.push_back(pending);
+    // A disable counts against the caps from now on, whatever happens to this process.
+    if (req.action == PortAction::disable)
+      b.disabled_add.push_back({req.node_guid, req.port, now, 0, link_key});
+    return b;
+  });
+  if (!res.decision_ids.empty()) *intent_id = res.decision_ids[0];
+  if (g.verdict == Verdict::allowed && !*intent_id)
+    throw std::runtime_error("the intent for the port action was not stored");
+  return g;
 }
 
 store::WriteResult Remediator::write_after_action(store::WriteBatch& batch,

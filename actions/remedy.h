@@ -54,6 +54,9 @@ class PortExecutor {
   virtual PortChange disable(const PortAddress& node, int port) = 0;
   virtual PortChange enable(const PortAddress& node, int port) = 0;
   virtual void set_context(const ActionContext& /*context*/) {}
+  // The port's state now, for reconciling an intent whose outcome was never recorded (a
+  // crash between the request and its record). Throws when it cannot be read.
+  virtual PortReading read(const PortAddress& node, int port) = 0;
   // False when the executor finds the port by its GUID (ActionContext) and needs no LID or
   // directed route.
   virtual bool needs_address() const { return true; }
@@ -108,11 +111,25 @@ class Remediator {
                                int64_t now_us);
   // Resolved orders clean since resolved_us + verify_after become verified. Returns how many.
   int verify_due(int64_t now_us);
+  // Completes every intent left pending (a crash between a port request and its record) from
+  // the port's real state, read through the executor: executed when it shows what the intent
+  // asked for, else failed; a disable's disabled_ports row is kept or removed to match. A port
+  // that cannot be read stays pending (and counts against the guard's caps). Returns the
+  // decisions completed; *left, when given, the ones still pending.
+  std::vector<store::DecisionRecord> reconcile(const RemedyContext& ctx, int64_t now_us,
+                                               size_t* left = nullptr);
 
   // The guard's state as stored (disabled ports, executed disables in the last hour).
   static GuardState load_guard_state(store::Store& store, int64_t now_us);
 
  private:
+  // The guard's check and, when it allows the request, the intent (a "pending" decision, for
+  // a disable with its disabled_ports row) in one store transaction (Store::write_guarded):
+  // concurrent callers in any process never both pass a cap. *state gets the guard's inputs
+  // as read; *intent_id the pending decision's id (0 when not allowed).
+  Decision guard_and_intend(const Request& req, const RemedyContext& ctx, int64_t now_us,
+                            store::DecisionRecord pending, const std::string& link_key,
+                            GuardState* state, int64_t* intent_id);
   // Whether a disable was already decided (any status) for the order's link since it opened.
   bool disable_tried(const store::WorkOrder& order);
   // Writes a batch whose one work order was built from `before` (read before the port action,

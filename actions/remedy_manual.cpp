@@ -47,8 +47,12 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
   req.action = action;
   req.force = force;
   req.sm_port = ctx.sm_port;
-  GuardState state = load_guard_state(store_, now);
-  Decision g = guard_.decide(req, *ctx.fabric, state, now);
+  const std::string who = "operator: " + reason;
+  store::DecisionRecord pending = d;
+  pending.reason = who + "; " + d.action + " requested, outcome not yet recorded";
+  GuardState state;
+  int64_t intent = 0;  // the pending decision stored before the port request
+  Decision g = guard_and_intend(req, ctx, now, pending, link.link_key, &state, &intent);
   nlohmann::json evidence = {{"operator_reason", reason},
                              {"force", force},
                              {"guard",
@@ -56,7 +60,6 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
                                {"rule", g.rule},
                                {"reason", g.reason},
                                {"overridden", g.overridden}}}};
-  const std::string who = "operator: " + reason;
   auto order = store_.workorder_by_link(link.link_key);
   if (g.verdict == Verdict::refused) {
     d.status = "refused";
@@ -85,8 +88,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
                                  std::string(fabric::phys_state_name(c.after.phys_state)));
       d.status = "executed";
       d.reason = who + "; " + g.reason;
-      if (action == PortAction::disable) {
-        batch.disabled_add.push_back({target.guid, target.port, now, 0, link.link_key});
+      if (action == PortAction::disable) {  // (its disabled_ports row came with the intent)
         store::WorkOrder o = remedy_text::next_order(order, link, now);
         o.rule = o.rule.empty() ? "manual" : o.rule;
         o.port_disabled = true;
@@ -107,14 +109,17 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
         }
       }
     } catch (const std::exception& e) {
+      if (action == PortAction::disable)
+        batch.disabled_remove.emplace_back(target.guid, target.port);
       d.status = "failed";
       d.reason = who + "; " + d.action + " failed: " + e.what();
     }
   }
   d.evidence_json = fabric::json_text(evidence);
-  batch.decisions.push_back(d);
+  d.id = intent;
+  (intent ? batch.decisions_completed : batch.decisions).push_back(d);
   store::WriteResult res = write_after_action(batch, order);
-  d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
+  if (!intent) d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
   return d;
 }
 

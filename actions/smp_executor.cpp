@@ -17,4 +17,10 @@ PortChange SmpExecutor::enable(const PortAddress& node, int port) {
   return run([&](PortController& c) { return c.enable(node, port); });
 }
 
+PortReading SmpExecutor::read(const PortAddress& node, int port) {
+  std::lock_guard<std::mutex> smp(fabric::smp_mutex());
+  PortController controller(ca_, ca_port_, timeout_ms_);
+  return controller.query(node, port);
+}
+
 }  // namespace ibw::actions

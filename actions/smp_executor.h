@@ -19,6 +19,7 @@ class SmpExecutor : public PortExecutor {
       : ca_(std::move(ca)), ca_port_(ca_port), timeout_ms_(timeout_ms) {}
   PortChange disable(const PortAddress& node, int port) override;
   PortChange enable(const PortAddress& node, int port) override;
+  PortReading read(const PortAddress& node, int port) override;
 
  private:
   template <typename Fn>

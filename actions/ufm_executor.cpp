@@ -51,6 +51,11 @@ UfmExecutor::Target UfmExecutor::target(int port) {
   return t;
 }
 
+PortReading UfmExecutor::read(const PortAddress& /*node*/, int port) {
+  Target t = target(port);  // the port named by set_context()
+  return read(t);
+}
+
 PortReading UfmExecutor::read(Target& t) {
   ingest::UfmParsed<ingest::UfmPort> parsed;
   ingest::UfmResponse r = client_->get("/resources/ports/" + t.name, [&](const std::string& body) {

@@ -53,6 +53,7 @@ class UfmExecutor : public PortExecutor {
   PortChange enable(const PortAddress& node, int port) override;
   void set_context(const ActionContext& context) override { context_ = context; }
   bool needs_address() const override { return false; }
+  PortReading read(const PortAddress& node, int port) override;
 
  private:
   struct Target;

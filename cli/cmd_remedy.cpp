@@ -33,7 +33,8 @@ constexpr const char* kDecisionsHelp =
 Prints what the automation and operators decided, oldest first. JSON: an array of
 {id, time, rule, node, node_guid, port, peer_node, peer_port, cable_id, action, status,
 reason, evidence}; action is disable, enable, work_order or none; status is executed,
-dry_run, refused or failed.
+dry_run, refused, failed or pending (a port request whose outcome is not recorded yet: the
+daemon reconciles those from the ports' state when it starts).
 )";
 
 constexpr const char* kOrdersHelp =

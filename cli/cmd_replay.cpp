@@ -52,6 +52,7 @@ class SimulatedExecutor : public actions::PortExecutor {
  public:
   actions::PortChange disable(const actions::PortAddress&, int) override { return change(3); }
   actions::PortChange enable(const actions::PortAddress&, int) override { return change(2); }
+  actions::PortReading read(const actions::PortAddress&, int) override { return {4, 5}; }
 
  private:
   static actions::PortChange change(uint8_t phys) {

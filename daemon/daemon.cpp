@@ -126,6 +126,13 @@ void start_web(Runtime& rt) {
 // generation's runtime on reload, null on stop. Workers are always stopped and joined, also
 // when this throws.
 std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_path) {
+  // Before anything can act: port actions a crash left between request and record.
+  try {
+    reconcile_intents(rt.cfg, *rt.db, rt.plan.get(), &rt.names, rt.clock.now_us());
+  } catch (const std::exception& e) {
+    log(LogLevel::error, "pending port actions not reconciled: they stay pending",
+        {{"error", e.what()}});
+  }
   rt.opensm_cursor = rt.db->cursor("opensm");
   auto stored = rt.db->ports();
   for (const auto& r : stored)

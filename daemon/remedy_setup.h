@@ -33,6 +33,13 @@ actions::RemedyContext remedy_context(const Topology& topo, const actions::PlanI
 // port; each MAD bounded by actions.timeout / 4), ufm -> UfmExecutor (UFM jobs bounded by
 // actions.timeout; credentials read now: throws naming the variable or file when missing).
 std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg);
+// Completes the port-action intents a previous run left pending (a crash between a request
+// and its record; actions::Remediator::reconcile): when there are any, a discovery of its
+// own, then each port read back over the configured executor. Each one is logged. Returns
+// how many are still pending (their ports could not be read; they keep counting against the
+// guard's caps). Throws when the fabric cannot be discovered.
+size_t reconcile_intents(const config::Config& cfg, store::Store& db, const fabric::Plan* plan,
+                         const fabric::NodeNameMap* names, int64_t now_us);
 // The webhook's bearer secret from workorders.webhook_secret_env or _file ("" when neither is
 // set). Throws std::runtime_error naming the variable or file when it is set but unusable.
 std::string webhook_secret(const config::Config& cfg);

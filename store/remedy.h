@@ -37,7 +37,7 @@ struct DecisionRecord {
   int peer_port = 0;
   std::string cable_id;
   std::string action;         // disable | enable | work_order | none
-  std::string status;         // executed | dry_run | refused | failed
+  std::string status;         // executed | dry_run | refused | failed | pending (intent)
   std::string reason;         // one line: rule, numbers, guard verdict
   std::string evidence_json;  // JSON object (counter values, events with times, readback)
   std::string link_key;       // the link it is about (see link_key()); may be empty

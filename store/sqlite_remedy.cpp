@@ -260,6 +260,7 @@ void SqliteStore::write_remedy_rows(const WriteBatch& batch, WriteResult& result
       row_written();
     }
   }
+  complete_decisions(batch);
   result.workorder_ids.reserve(batch.workorders.size());
   for (const WorkOrder& o : batch.workorders)
     result.workorder_ids.push_back(upsert_workorder(o, batch.outbox, batch.workorders_if_version));
@@ -426,10 +427,18 @@ std::vector<DisabledPort> SqliteStore::disabled_ports() {
   return out;
 }
 
+std::vector<DecisionRecord> SqliteStore::pending_decisions() {
+  auto s = db_.query(std::string("SELECT id, ") + remedy_detail::kDecisionColumns +
+                     " FROM decisions WHERE status = 'pending' ORDER BY id");
+  std::vector<DecisionRecord> out;
+  while (s->step()) out.push_back(remedy_detail::read_decision(*s));
+  return out;
+}
+
 std::vector<int64_t> SqliteStore::disable_times(int64_t since_us) {
   auto s = db_.query(
       "SELECT time_us FROM decisions WHERE time_us >= ?1 AND action = 'disable' AND "
-      "status = 'executed' ORDER BY time_us, id");
+      "status IN ('executed', 'pending') ORDER BY time_us, id");
   s->bind(1, since_us);
   std::vector<int64_t> out;
   while (s->step()) out.push_back(s->column_int64(0));

@@ -78,8 +78,8 @@ WriteResult SqliteStore::write(const WriteBatch& batch) {
   rows_written_ = 0;
   if (batch.events.empty() && batch.samples.empty() && batch.ports.empty() &&
       batch.ufm_ports.empty() && batch.ufm_ports_removed.empty() && batch.cursors.empty() &&
-      batch.decisions.empty() && batch.workorders.empty() && batch.disabled_add.empty() &&
-      batch.disabled_remove.empty())
+      batch.decisions.empty() && batch.decisions_completed.empty() && batch.workorders.empty() &&
+      batch.disabled_add.empty() && batch.disabled_remove.empty())
     return result;
   check_writable();
   try {

@@ -56,6 +56,8 @@ class SqliteStore : public Store {
   std::optional<WorkOrder> workorder_by_link(const std::string& link_key) override;
   std::vector<DisabledPort> disabled_ports() override;
   std::vector<int64_t> disable_times(int64_t since_us) override;
+  WriteResult write_guarded(const std::function<std::optional<WriteBatch>()>& decide) override;
+  std::vector<DecisionRecord> pending_decisions() override;
   std::vector<OutboxItem> outbox_due(int64_t now_us, size_t limit) override;
   void outbox_delivered(int64_t id, int64_t delivered_us) override;
   void outbox_failed(int64_t id, int64_t next_attempt_us, const std::string& error) override;
@@ -69,6 +71,7 @@ class SqliteStore : public Store {
 
  private:
   void write_rows(const WriteBatch& batch, WriteResult& result);
+  void complete_decisions(const WriteBatch& batch);
   void write_remedy_rows(const WriteBatch& batch, WriteResult& result);  // sqlite_remedy.cpp
   int64_t upsert_workorder(const WorkOrder& order, bool outbox, bool if_version);
   void check_writable() const;

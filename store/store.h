@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -92,6 +93,9 @@ struct WriteBatch {
   // Applied after the rows above, in this order. The ids of decisions and work orders given
   // here are ignored (the store assigns them).
   std::vector<DecisionRecord> decisions;  // inserted; a dedup_key already stored is skipped
+  // Intents completed: by id, the status, reason and evidence of a decision stored as
+  // "pending" (a decision no longer pending is left alone). Applied after the inserts.
+  std::vector<DecisionRecord> decisions_completed;
   // Upserted by link_key (must not be empty: StoreError). A new link gets a row at version 1.
   // For a known link, opened_us 0 means "keep the stored one"; then a row whose content
   // (everything but id, version and updated_us) equals the stored one is left alone, and any
@@ -185,6 +189,14 @@ class Store {
   // Times of executed disables (decisions action=disable, status=executed) with
   // time >= since_us, oldest first.
   virtual std::vector<int64_t> disable_times(int64_t since_us) = 0;
+  // Intent before action: runs `decide` inside one write transaction (SQLite BEGIN
+  // IMMEDIATE: one writer at a time across every process sharing the store) and writes the
+  // batch it returns in that same transaction; nullopt writes nothing. `decide` reads the
+  // guard's inputs through this store (disabled_ports, disable_times), so a check and the
+  // intent it allows can never interleave with another process's. Throws as write().
+  virtual WriteResult write_guarded(const std::function<std::optional<WriteBatch>()>& decide) = 0;
+  // Decisions stored as "pending" (an intent whose outcome was never recorded), oldest first.
+  virtual std::vector<DecisionRecord> pending_decisions() = 0;
   // Undelivered outbox items due at now_us (next_attempt_us <= now_us), oldest (lowest id)
   // first; limit 0 = no limit.
   virtual std::vector<OutboxItem> outbox_due(int64_t now_us, size_t limit) = 0;

@@ -1,0 +1,76 @@
+// Reconciling intents left pending by a crash between a port request and its record
+// (Remediator::reconcile, actions/remedy.h): the fabric, read back, says what happened.
+#include "actions/remedy.h"
+#include "actions/remedy_text.h"
+#include "fabric/json_text.h"
+
+namespace ibw::actions {
+
+std::vector<store::DecisionRecord> Remediator::reconcile(const RemedyContext& ctx, int64_t now,
+                                                         size_t* left) {
+  std::vector<store::DecisionRecord> done;
+  size_t still = 0;
+  GuardState state = load_guard_state(store_, now);
+  for (store::DecisionRecord d : store_.pending_decisions()) {
+    const bool disable = d.action == "disable";
+    nlohmann::json evidence = nlohmann::json::parse(d.evidence_json, nullptr, false);
+    if (!evidence.is_object()) evidence = nlohmann::json::object();
+    PortReading now_reading;
+    try {
+      if (!executor_) throw std::runtime_error("no port executor (cannot send SMPs)");
+      // Around every other disabled link; this one may or may not be down.
+      std::set<PortKey> avoid = remedy_text::ports_to_avoid(state);
+      avoid.erase(PortKey{d.node_guid, d.port});
+      PortAddress where = remedy_text::node_address(ctx, d.node_guid, d.port, avoid);
+      if (executor_->needs_address() && !where.lid && where.dr_path.empty())
+        throw std::runtime_error("no LID or route known for the port");
+      executor_->set_context({d.node_guid, d.port, d.node, d.rule, d.reason, false});
+      now_reading = executor_->read(where, d.port);
+      evidence["reconciled"] = {{"address", where.text()},
+                                {"readback", remedy_text::reading_json(now_reading)}};
+    } catch (const std::exception&) {
+      ++still;  // stays pending: it keeps counting against the caps until it can be read
+      continue;
+    }
+    const bool is_disabled = now_reading.phys_state == fabric::kPhysDisabled;
+    const bool happened = disable == is_disabled;
+    const std::string seen = std::string(fabric::phys_state_name(now_reading.phys_state));
+    const std::string base = d.reason.substr(0, d.reason.find("; "));
+    d.status = happened ? "executed" : "failed";
+    d.reason = base + "; " + d.action + (happened ? " done" : " not done") +
+               ": the outcome was not recorded (ibwarden stopped); reconciled at start from "
+               "the port's state, PhysState " +
+               seen;
+    d.evidence_json = fabric::json_text(evidence);
+    store::WriteBatch batch;
+    batch.outbox = config_.outbox;
+    batch.decisions_completed.push_back(d);
+    std::optional<store::WorkOrder> order;
+    if (disable && !happened) {
+      batch.disabled_remove.emplace_back(d.node_guid, d.port);
+    } else if (!disable && happened) {
+      batch.disabled_remove.emplace_back(d.node_guid, d.port);
+    } else if (disable && happened) {  // the port is down: the technician needs the order
+      remedy_text::LinkView link = remedy_text::link_view(ctx, d.node_guid, d.port);
+      if (!d.link_key.empty()) link.link_key = d.link_key;
+      order = store_.workorder_by_link(link.link_key);
+      if (!order || !order->port_disabled) {
+        store::WorkOrder o = remedy_text::next_order(order, link, now);
+        o.rule = o.rule.empty() ? d.rule : o.rule;
+        o.port_disabled = true;
+        o.summary = d.rule + ": link disabled at " +
+                    remedy_text::end_text(store::LinkEnd{d.node_guid, d.node, d.port, ""}) +
+                    " (recorded after a restart)";
+        o.advice = remedy_text::advice(rules::RuleType::symbol_errors, o.offences, link);
+        if (o.evidence_json.empty()) o.evidence_json = d.evidence_json;
+        batch.workorders.push_back(std::move(o));
+      }
+    }
+    write_after_action(batch, order);
+    done.push_back(std::move(d));
+  }
+  if (left) *left = still;
+  return done;
+}
+
+}  // namespace ibw::actions
