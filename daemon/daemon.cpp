@@ -3,6 +3,7 @@
 // its threads, workers and web API and joins them on stop or reload. Thread bodies: threads.cpp.
 #include "daemon/daemon.h"
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 
@@ -38,7 +39,10 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
   if (!parent.empty()) std::filesystem::create_directories(parent);
   rt->db = store::Store::open(cfg.store.path);
   if (cfg.rules.file) {
-    rt->rules = std::make_unique<RuleRunner>(rules::load_rules(*cfg.rules.file));
+    rules::RuleSet set = rules::load_rules(*cfg.rules.file);
+    rt->rules_loaded = static_cast<int>(
+        std::count_if(set.rules.begin(), set.rules.end(), [](const auto& r) { return r.enabled; }));
+    rt->rules = std::make_unique<RuleRunner>(std::move(set));
     rt->worker = std::make_unique<ActionWorker>(cfg, rt->plan.get());
   }
   if (cfg.workorders.webhook) rt->webhook_secret = webhook_secret(cfg);
@@ -85,6 +89,7 @@ void start_web(Runtime& rt) {
   deps.health = &rt.health;
   deps.probes = rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir ? &rt.probe_state : nullptr;
   deps.started_us = rt.clock.now_us();
+  deps.rules_loaded = rt.rules_loaded;
   rt.web_backend = std::make_unique<WebBackend>(std::move(deps));
   web::ApiOptions api_options;
   api_options.read_only = rt.cfg.web.read_only;
@@ -240,8 +245,14 @@ int run_daemon(const std::string& config_path) {
          {"discovery", c.fabric.discovery},
          {"opensm_log", c.opensm.log},
          {"rules", c.rules.file.value_or("")},
+         {"rules_loaded", rt->rules_loaded},
          {"actions_mode", c.actions.mode},
          {"webhook", c.workorders.webhook.has_value()}});
+    if (c.actions.mode == "enforce" && rt->rules_loaded <= 0)
+      log(LogLevel::error,
+          "actions.mode is enforce but no rules are loaded: nothing is acted on automatically",
+          {{"rules", c.rules.file.value_or("(no rules.file)")},
+           {"rules_loaded", rt->rules_loaded}});
     auto next = run_generation(*rt, config_path);
     store_failed = rt->store_failed;
     rt = std::move(next);

@@ -61,6 +61,7 @@ struct Runtime {
   std::mutex publish_mutex;
   bool store_failed = false;  // a batch could not be stored at shutdown; later ones are dropped
   std::unique_ptr<RuleRunner> rules;     // null without rules.file
+  int rules_loaded = -1;                 // enabled rules; -1 without rules.file
   std::unique_ptr<ActionWorker> worker;  // with rules
   std::string webhook_secret;            // never logged
   SourceHealthBoard health;              // sources' health (OpenSM, counters, UFM): logs, /health

@@ -43,6 +43,8 @@ web::Health WebBackend::health() {
   namespace wd = web_backend_detail;
   web::Health h;
   h.started_us = deps_.started_us;
+  h.rules_loaded = deps_.rules_loaded;
+  h.enforce = deps_.cfg.actions.mode == "enforce";
   std::vector<std::string> expected = {"opensm", "counters", "ufm"};
   std::vector<SourceHealthEntry> seen =
       deps_.health ? deps_.health->snapshot() : std::vector<SourceHealthEntry>{};

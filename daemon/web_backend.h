@@ -27,6 +27,7 @@ struct WebBackendDeps {
   SourceHealthBoard* health = nullptr;  // "opensm", "counters", "ufm", ...
   ProbeState* probes = nullptr;         // null when probing is off
   int64_t started_us = 0;
+  int rules_loaded = -1;  // enabled rules; -1 without a rules file
 };
 
 class WebBackend : public web::ApiBackend {

@@ -160,6 +160,17 @@ Response ApiCore::get_health(Call& c) {
     j["read_only"] = read_only_;
   }
   j["sources"] = sources;
+  {  // enforce mode that acts on nothing must not look healthy
+    const bool idle = h.enforce && h.rules_loaded <= 0;
+    if (idle) j["status"] = status = worst(status, "degraded");
+    j["rules"] = {
+        {"status", idle ? "degraded" : "ok"},
+        {"detail", idle ? "actions.mode is enforce but no rules are loaded: nothing "
+                          "is acted on automatically"
+                        : ""},
+        {"loaded", h.rules_loaded < 0 ? ordered_json(nullptr) : ordered_json(h.rules_loaded)},
+        {"mode", h.enforce ? "enforce" : "dry-run"}};
+  }
   j["store"] = st;
   j["last_sweep"] = h.sweep_seconds < 0 ? ordered_json(nullptr)
                                         : ordered_json{{"time", store::iso_time(h.sweep_time_us)},

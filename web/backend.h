@@ -38,6 +38,10 @@ struct Health {
   int64_t started_us = 0;     // daemon start; 0 unknown
   double sweep_seconds = -1;  // duration of the last counter sweep; < 0 none yet
   int64_t sweep_time_us = 0;  // when that sweep ended
+  // Rules: how many enabled rules are loaded (-1: no rules file, nothing evaluated), and
+  // whether actions are enforced. Enforce with none loaded is degraded: nothing is acted on.
+  int rules_loaded = -1;
+  bool enforce = false;
 };
 
 enum class PortActionKind : uint8_t { disable, enable };

@@ -1,5 +1,6 @@
 #include "web/metrics.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -59,6 +60,12 @@ std::string render_metrics(const MetricsSnapshot& m) {
   metrics_detail::Writer w;
   w.family("ibwarden_up", "1 while the ibwarden web API answers.");
   w.sample("ibwarden_up", 1);
+
+  w.family("ibwarden_rules_loaded",
+           "Enabled health rules loaded (0 with no rules file: nothing is evaluated).");
+  w.sample("ibwarden_rules_loaded", std::max(0, m.health.rules_loaded));
+  w.family("ibwarden_actions_enforce", "1 when actions.mode is enforce, 0 in dry-run.");
+  w.sample("ibwarden_actions_enforce", m.health.enforce ? 1 : 0);
 
   w.family("ibwarden_source_status",
            "Health of each event source: 1 for its current status (ok, degraded, down, disabled).");

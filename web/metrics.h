@@ -3,6 +3,8 @@
 //
 // Metrics (all gauges):
 //   ibwarden_up                                      1 while the API answers
+//   ibwarden_rules_loaded                            enabled health rules loaded (0: none)
+//   ibwarden_actions_enforce                         1 in enforce mode, 0 in dry-run
 //   ibwarden_source_status{source,status}            1 for the source's current status, 0 for
 //                                                    the others (status ok|degraded|down|
 //                                                    disabled; disabled = not configured)

@@ -119,6 +119,34 @@ TEST_CASE("web api: health is the worst source and includes the store", "[web]")
   CHECK(j["store"]["detail"].get<std::string>().find("disk on fire") != std::string::npos);
 }
 
+TEST_CASE("web api: enforce mode with no rules loaded is degraded in health and metrics", "[web]") {
+  WebBench b;
+  b.backend.health_value.sources = {{"opensm", web::SourceStatus::ok, "", kNow}};
+  b.backend.health_value.enforce = true;
+  b.backend.health_value.rules_loaded = -1;  // no rules file
+  auto j = body_of(b.api()->handle(request("GET", "/api/v1/health")));
+  CHECK(j["status"] == "degraded");
+  CHECK(j["rules"]["status"] == "degraded");
+  CHECK(j["rules"]["loaded"].is_null());
+  CHECK(j["rules"]["mode"] == "enforce");
+  auto text = b.api()->handle(request("GET", "/api/v1/metrics")).body;
+  CHECK(text.find("\nibwarden_rules_loaded 0\n") != std::string::npos);
+  CHECK(text.find("\nibwarden_actions_enforce 1\n") != std::string::npos);
+  b.backend.health_value.rules_loaded = 0;  // a rules file with every rule disabled
+  CHECK(body_of(b.api()->handle(request("GET", "/api/v1/health")))["rules"]["loaded"] == 0);
+  CHECK(body_of(b.api()->handle(request("GET", "/api/v1/health")))["status"] == "degraded");
+  b.backend.health_value.rules_loaded = 7;
+  j = body_of(b.api()->handle(request("GET", "/api/v1/health")));
+  CHECK(j["status"] == "ok");
+  CHECK(j["rules"]["status"] == "ok");
+  CHECK(j["rules"]["loaded"] == 7);
+  text = b.api()->handle(request("GET", "/api/v1/metrics")).body;
+  CHECK(text.find("\nibwarden_rules_loaded 7\n") != std::string::npos);
+  b.backend.health_value.enforce = false;  // dry-run with no rules: nothing to act on anyway
+  b.backend.health_value.rules_loaded = -1;
+  CHECK(body_of(b.api()->handle(request("GET", "/api/v1/health")))["status"] == "ok");
+}
+
 TEST_CASE("web api: fabric counts nodes links down disabled and open orders", "[web]") {
   WebBench b;
   auto j = body_of(b.api()->handle(request("GET", "/api/v1/fabric")));
