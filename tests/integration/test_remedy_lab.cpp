@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 
+#include "store/store.h"
 #include "tests/integration/daemon_fixture.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
@@ -384,4 +385,67 @@ TEST_CASE("remedy lab: the webhook gets each order change exactly once across a 
   for (const auto& [key, n] : delivered) CHECK(n == 1);
   CHECK(delivered.count("1-v1") == 1);
   CHECK(delivered.count("1-v2") == 1);
+}
+
+TEST_CASE("remedy lab: disables left pending by a crash are reconciled from the ports at start",
+          "[integration][remedy]") {
+  RemedyLab w;
+  auto guid_of = [&](const std::string& name) {
+    for (const auto& n : w.lab.nodes)
+      if (n.name == name) return n.guid;
+    FAIL("no node " << name);
+    return uint64_t{0};
+  };
+  // What a kill -9 while the SMP was on the wire leaves: the intent stored, its outcome not.
+  // leaf001/3 did go down (disabled with the stock ibportstate); leaf002/4 did not.
+  auto store = ibw::store::Store::open(w.sim->dir() + "/ibwarden.db");
+  auto intend = [&](const std::string& node, int port, const std::string& peer, int peer_port) {
+    ibw::store::DecisionRecord d;
+    d.time_us = 1'800'000'000'000'000;
+    d.rule = "manual", d.action = "disable", d.status = "pending";
+    d.node_guid = guid_of(node), d.node = node, d.port = port;
+    d.peer_guid = guid_of(peer), d.peer_node = peer, d.peer_port = peer_port;
+    d.reason = "operator: test; disable requested, outcome not yet recorded";
+    d.link_key = ibw::store::link_key(d.node_guid, port, d.peer_guid, peer_port);
+    store->write_guarded([&]() -> std::optional<ibw::store::WriteBatch> {
+      ibw::store::WriteBatch b;
+      b.decisions.push_back(d);
+      b.disabled_add.push_back({d.node_guid, port, d.time_us, 0, d.link_key});
+      return b;
+    });
+  };
+  intend("leaf001", 3, "spine001", 1);
+  intend("leaf002", 4, "spine002", 2);
+  store.reset();
+  auto r = w.sim->run({"ibportstate", "-D", kLeaf001, "3", "disable"}, "", 60s);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  REQUIRE(w.phys_state(kLeaf001, 3) == "Disabled");
+  auto before = query_json("decisions", w.config);
+  REQUIRE(count_status(before, "pending") == 2);  // `ibwarden decisions` shows them as such
+
+  Daemon d = w.daemon();
+  d.start();
+  REQUIRE(d.wait_log("pending port action reconciled", 2, 60s));
+  INFO(d.log());
+  auto decisions = query_json("decisions", w.config);
+  REQUIRE(decisions.size() == 2);  // completed in place: one decision per port
+  CHECK(count_status(decisions, "pending") == 0);
+  for (const auto& dec : decisions) {
+    CHECK(dec["reason"].get<std::string>().find("reconciled at start") != std::string::npos);
+    if (dec["node"] == "leaf001") {
+      CHECK(dec["status"] == "executed");
+      CHECK(dec["evidence"]["reconciled"]["readback"]["phys_state"] == "Disabled");
+    } else {
+      CHECK(dec["status"] == "failed");
+      CHECK(dec["evidence"]["reconciled"]["readback"]["phys_state"] == "LinkUp");
+    }
+  }
+  auto orders = query_json("workorders", w.config);
+  REQUIRE(orders.size() == 1);  // the technician's order for the port that is down
+  CHECK(orders[0]["cable_id"] == "C-leaf001-3");
+  CHECK(orders[0]["port_disabled"] == true);
+  // Reconciling read the fabric and changed nothing on it.
+  CHECK(w.phys_state(kLeaf001, 3) == "Disabled");
+  CHECK(w.phys_state(kLeaf002, 4) == "LinkUp");
 }
