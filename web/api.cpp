@@ -103,7 +103,10 @@ void Api::reconfigure(bool read_only, std::optional<TokenSet> tokens) {
 }
 
 ApiCore::ApiCore(ApiBackend& backend, ApiOptions options, std::optional<TokenSet> tokens)
-    : backend_(backend), options_(std::move(options)), stores_(backend, options_.max_idle_stores) {
+    : backend_(backend),
+      options_(std::move(options)),
+      auth_limiter_(options_.max_auth_failures, options_.auth_window_us),
+      stores_(backend, options_.max_idle_stores) {
   reconfigure(options_.read_only, std::move(tokens));
 }
 
@@ -180,8 +183,16 @@ Response ApiCore::handle(const Request& req) {
       asset->actor = "anonymous";
       return *asset;
     }
+    if (int64_t wait_s = auth_limiter_.blocked_for(req.peer, now_us())) {
+      res = error_response(429, "too many failed authentications from this address; retry in " +
+                                    std::to_string(wait_s) + " s");
+      res.headers.emplace_back("Retry-After", std::to_string(wait_s));
+      res.actor = "unauthenticated";
+      return res;
+    }
     who = authenticate(req, tokens);
     if (who.role == Role::none) {
+      if (!who.actor.empty()) auth_limiter_.failed(req.peer, now_us());
       res = who.actor.empty() ? unauthorized("a bearer token is required", false)
                               : unauthorized("unknown token", true);
       who.actor = "unauthenticated";

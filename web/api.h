@@ -57,6 +57,9 @@ struct ApiOptions {
   size_t max_idle_stores = 4;                // cached read-only store connections
   size_t stream_batch = 200;                 // SSE: events (and decisions) per poll at most
   int64_t stream_keepalive_us = 15'000'000;  // SSE: a comment after this much silence
+  // Unknown tokens from one client address: after this many in a window, 429 until it ends.
+  int max_auth_failures = 10;
+  int64_t auth_window_us = 60'000'000;
 };
 
 class ApiCore;  // web/api_core.h

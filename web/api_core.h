@@ -173,6 +173,7 @@ class ApiCore {
 
   ApiBackend& backend_;
   ApiOptions options_;
+  AuthLimiter auth_limiter_;
   StorePool stores_;
   mutable std::mutex mutex_;  // guards tokens_, read_only_ and ports_*
   std::shared_ptr<const TokenSet> tokens_;

@@ -140,4 +140,23 @@ std::optional<TokenSet::Match> TokenSet::find(std::string_view presented) const 
   return found;
 }
 
+int64_t AuthLimiter::blocked_for(const std::string& peer, int64_t now_us) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_peer_.find(peer);
+  if (it == by_peer_.end() || it->second.failures < max_failures_) return 0;
+  int64_t end = it->second.start_us + window_us_;
+  if (now_us >= end) return 0;
+  return (end - now_us + 999'999) / 1'000'000;
+}
+
+void AuthLimiter::failed(const std::string& peer, int64_t now_us) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (by_peer_.size() > 10'000)  // forget the addresses whose window has ended
+    for (auto it = by_peer_.begin(); it != by_peer_.end();)
+      it = now_us - it->second.start_us >= window_us_ ? by_peer_.erase(it) : std::next(it);
+  Window& w = by_peer_[peer];
+  if (now_us - w.start_us >= window_us_) w = {now_us, 0};
+  ++w.failures;
+}
+
 }  // namespace ibw::web

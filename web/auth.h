@@ -15,9 +15,11 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ibw::web {
@@ -29,6 +31,28 @@ std::optional<Role> parse_role(std::string_view s);
 
 // True when presented == expected. The time taken depends on presented.size() only.
 bool constant_time_equal(std::string_view presented, std::string_view expected);
+
+// Failed authentication per client address (a token guesser): after `max_failures` unknown
+// tokens within one window, every request from that address is answered 429 until the window
+// ends. Fixed windows of `window_us`; thread-safe; old addresses are forgotten.
+class AuthLimiter {
+ public:
+  AuthLimiter(int max_failures, int64_t window_us)
+      : max_failures_(max_failures), window_us_(window_us) {}
+  // Seconds until the address may try again; 0 when it is not blocked.
+  int64_t blocked_for(const std::string& peer, int64_t now_us);
+  void failed(const std::string& peer, int64_t now_us);
+
+ private:
+  struct Window {
+    int64_t start_us = 0;
+    int failures = 0;
+  };
+  int max_failures_;
+  int64_t window_us_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, Window> by_peer_;
+};
 
 class TokenSet {
  public:

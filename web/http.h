@@ -33,6 +33,7 @@ struct Request {
   std::string target;                          // "/api/v1/ports?node=leaf001"
   std::map<std::string, std::string> headers;  // lower-case names
   std::string body;
+  std::string peer;  // the client's address (no port), "" unknown: failed-auth limits
 
   // The header's value, "" when absent; `name` in lower case.
   std::string header(const std::string& name) const;

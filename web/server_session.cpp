@@ -43,7 +43,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       : core_(core), stream_(make_stream(std::move(socket), core)), timer_(stream_.get_executor()) {
     beast::error_code ec;
     auto ep = lowest().socket().remote_endpoint(ec);
-    if (!ec) peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+    if (!ec) {
+      peer_address_ = ep.address().to_string();
+      peer_ = peer_address_ + ":" + std::to_string(ep.port());
+    }
   }
   ~Session() override { core_.remove(this); }
 
@@ -138,6 +141,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       if (!fresh) it->second += ", " + std::string(field.value());
     }
     req.body = std::move(msg.body());
+    req.peer = peer_address_;
     keep_alive_ = msg.keep_alive();
     version_ = msg.version();
     method_ = req.method;
@@ -348,7 +352,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
   std::array<char, 4096> drain_{};
-  std::string peer_, method_, path_;
+  std::string peer_, peer_address_, method_, path_;
   SteadyClock::time_point started_ = SteadyClock::now();
   bool keep_alive_ = false;
   unsigned version_ = 11;

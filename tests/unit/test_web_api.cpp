@@ -119,6 +119,39 @@ TEST_CASE("web api: health is the worst source and includes the store", "[web]")
   CHECK(j["store"]["detail"].get<std::string>().find("disk on fire") != std::string::npos);
 }
 
+TEST_CASE("web api: an address that keeps presenting unknown tokens is answered 429 for a while",
+          "[web]") {
+  WebBench b;
+  int64_t now = kNow;
+  web::ApiOptions o = b.options();
+  o.now_us = [&] { return now; };
+  o.max_auth_failures = 3;
+  o.auth_window_us = 60 * kSecond;
+  web::Api api(b.backend, o, web::TokenSet::parse(tokens_text(), "tokens"));
+  auto from = [](const char* peer, const char* token) {
+    web::Request r = request("GET", "/api/v1/health", token);
+    r.peer = peer;
+    return r;
+  };
+  for (int i = 0; i < 3; ++i)
+    CHECK(api.handle(from("10.0.0.7", "guess-guess-guess")).status == 401);
+  Response r = api.handle(from("10.0.0.7", "guess-guess-guess"));
+  CHECK(r.status == 429);
+  REQUIRE(!r.headers.empty());
+  CHECK(r.headers[0] == std::pair<std::string, std::string>{"Retry-After", "60"});
+  // Blocked whatever it presents now; other addresses are not affected.
+  CHECK(api.handle(from("10.0.0.7", kViewerToken)).status == 429);
+  CHECK(api.handle(from("10.0.0.8", kViewerToken)).status == 200);
+  CHECK(api.handle(from("10.0.0.8", nullptr)).status == 401);  // a missing token is no guess
+  now += 30 * kSecond;
+  CHECK(api.handle(from("10.0.0.7", kViewerToken)).headers[0].second == "30");
+  now += 30 * kSecond;  // the window has ended
+  CHECK(api.handle(from("10.0.0.7", kViewerToken)).status == 200);
+  CHECK(api.handle(from("10.0.0.7", "guess-guess-guess")).status == 401);
+  for (int i = 0; i < 5; ++i) api.handle(from("10.0.0.9", nullptr));
+  CHECK(api.handle(from("10.0.0.9", kViewerToken)).status == 200);
+}
+
 TEST_CASE("web api: enforce mode with no rules loaded is degraded in health and metrics", "[web]") {
   WebBench b;
   b.backend.health_value.sources = {{"opensm", web::SourceStatus::ok, "", kNow}};
