@@ -63,6 +63,15 @@ int web_port(const Daemon& daemon);
 nlohmann::json query_json(const std::string& command, const std::string& config,
                           const std::vector<std::string>& extra = {});
 
+// For wait_query("decisions", ...): at least `n` decisions and none of them still pending (a
+// port action's decision is stored as "pending" before its request and completed after it).
+inline bool decided(const nlohmann::json& list, size_t n = 1) {
+  if (list.size() < n) return false;
+  for (const auto& d : list)
+    if (d.value("status", "") == "pending") return false;
+  return true;
+}
+
 // Polls query_json until pred(result) or timeout; returns the last result.
 template <typename Pred>
 nlohmann::json wait_query(const std::string& command, const std::string& config,

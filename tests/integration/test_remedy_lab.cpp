@@ -179,7 +179,7 @@ TEST_CASE("remedy lab: a symbol-error jump is disabled within two sweeps - a str
   w.sim->console("PerformanceSet \"leaf001\"[3] PortCounters.SymbolErrorCounter=5000");
   w.sim->console("PerformanceSet \"leaf002\"[4] PortCounters.SymbolErrorCounter=1");
   auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 20s);
+      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
   INFO(d.log());
   REQUIRE(decisions.size() == 1);
   const json& dec = decisions[0];
@@ -251,7 +251,7 @@ TEST_CASE("remedy lab: a link flapped 5 times in a minute is disabled", "[integr
   INFO(d.log());
   REQUIRE(count("link_down") == 5);
   auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 15s);
+      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 15s);
   auto flaps = decisions_for(decisions, "link_flap");
   REQUIRE(flaps.size() == 1);
   CHECK(flaps[0]["status"] == "executed");
@@ -286,7 +286,7 @@ TEST_CASE("remedy lab: faults on every uplink of a leaf - the guard limits the d
     w.sim->console("PerformanceSet \"leaf001\"[" + std::to_string(port) +
                    "] PortCounters.SymbolErrorCounter=5000");
   auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return j.size() >= 4; }, 20s);
+      "decisions", w.config, {}, [](const json& j) { return decided(j, 4); }, 20s);
   INFO(d.log());
   REQUIRE(decisions.size() == 4);
   CHECK(count_status(decisions, "executed") == 2);
@@ -316,7 +316,7 @@ TEST_CASE("remedy lab: dry-run changes nothing and a restart adds no duplicates"
     REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
     w.sim->console("PerformanceSet \"leaf001\"[3] PortCounters.SymbolErrorCounter=5000");
     auto decisions = wait_query(
-        "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 20s);
+        "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
     INFO(d.log());
     REQUIRE(decisions.size() == 1);
     CHECK(decisions[0]["status"] == "dry_run");

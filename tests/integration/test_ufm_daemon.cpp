@@ -218,7 +218,7 @@ TEST_CASE("ufm daemon: via ufm disables a flapping port through a UFM job with a
   }
   w.emu->post("events", {{"events", flaps}});
   auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 20s);
+      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
   INFO(d.log());
   REQUIRE(decisions.size() == 1);
   const json& dec = decisions[0];
@@ -288,7 +288,7 @@ TEST_CASE("ufm daemon: UFM Telemetry counters drive the symbol_ber rule and isol
   REQUIRE(d.wait_log("\"telemetry sweep\"", 2, 15s));
   w.emu->post("telemetry", {{"port", "leaf002/4"}, {"add", {{"SymbolErrorCounter", 5000}}}});
   auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 20s);
+      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
   INFO(d.log());
   REQUIRE(decisions.size() == 1);
   const json& dec = decisions[0];
@@ -630,7 +630,7 @@ TEST_CASE("ufm daemon: UFM's high_ber_severity error drives the ufm_high_ber rul
   REQUIRE(d.wait_log("\"ufm ports polled\"", 1, 15s));
   w.emu->post("port", {{"port", "leaf002/4"}, {"high_ber", "error"}});
   auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return !j.empty(); }, 20s);
+      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
   INFO(d.log());
   REQUIRE(decisions.size() == 1);
   const json& dec = decisions[0];
