@@ -97,7 +97,11 @@ int cmd_check_config(int argc, char** argv, int first) {
     if (cfg.fabric.plan) check([&] { fabric::load_plan(*cfg.fabric.plan); });
     if (cfg.fabric.node_name_map)
       check([&] { fabric::load_node_name_map(*cfg.fabric.node_name_map); });
-    if (cfg.rules.file) check([&] { rules::load_rules(*cfg.rules.file); });
+    if (cfg.rules.file)
+      check([&] {
+        config::require_default_rules(cfg);
+        rules::load_rules(*cfg.rules.file);
+      });
     if (cfg.web.enabled && cfg.web.tls_cert && cfg.web.tls_key)  // readable, 0600, matching
       check([&] {
         web::TlsConfig::load({*cfg.web.tls_cert, *cfg.web.tls_key, cfg.file, cfg.web.tls_cert_line,

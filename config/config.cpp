@@ -412,6 +412,10 @@ Config parse_config(std::string_view text, const std::string& file) {
     sink.add(root ? Reader::line(root) : 0, "", "expected a map of sections");
   else
     config_detail::walk(r, root, "", top);
+  if (root.IsMap() && !root["rules"]) {  // omitted: the documented default, never "off"
+    c.rules.file = r.resolve("rules.yaml");
+    c.rules.defaulted = true;
+  }
   if (c.ufm && !ufm_map) c.ufm.reset();  // already reported: not a map
   if (c.ufm) {
     UfmSection& u = *c.ufm;
@@ -442,6 +446,15 @@ Config parse_config(std::string_view text, const std::string& file) {
              "give webhook_secret_env or webhook_secret_file, not both");
   sink.throw_if_any();
   return c;
+}
+
+void require_default_rules(const Config& c) {
+  const RulesSection& rules = c.rules;
+  if (rules.file && rules.defaulted && !std::filesystem::exists(*rules.file))
+    throw fabric::InputError(
+        {{c.file, 0, "rules.file",
+          *rules.file + " does not exist: it is the default when the config has no "
+                        "rules: section (write `rules: null` to run without rules)"}});
 }
 
 Config load_config(const std::string& path) {

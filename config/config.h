@@ -65,8 +65,16 @@ struct StoreSection {
 };
 
 struct RulesSection {
-  std::optional<std::string> file;  // rule file (config/rules.yaml); none = no rules evaluated
+  // The rule file. With no `rules:` section: rules.yaml beside the config file (defaulted);
+  // only an explicit `rules: null` (or `file: null`) means none, and no rules are evaluated.
+  std::optional<std::string> file;
+  bool defaulted = false;
 };
+struct Config;
+// For `run` and `check-config`: throws fabric::InputError (the config file, field rules.file)
+// when rules.file is the default and does not exist: a config without a rules: section must
+// not start a daemon that silently evaluates nothing.
+void require_default_rules(const Config& c);
 
 // Remediation: what the guard allows (actions/guard.h).
 struct ActionsSection {

@@ -38,6 +38,7 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
   auto parent = std::filesystem::path(cfg.store.path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   rt->db = store::Store::open(cfg.store.path);
+  config::require_default_rules(cfg);
   if (cfg.rules.file) {
     rules::RuleSet set = rules::load_rules(*cfg.rules.file);
     rt->rules_loaded = static_cast<int>(

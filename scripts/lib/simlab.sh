@@ -66,6 +66,7 @@ counters:
   interval: $interval
 store:
   path: $dir/ibwarden.db
+rules: null
 YAML
 }
 

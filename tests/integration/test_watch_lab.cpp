@@ -39,7 +39,7 @@ struct WatchLab {
                           << "  read_existing: true\n"
                           << "counters:\n  interval: " << counters_interval
                           << "\n  jump_threshold: 100\n"
-                          << "store:\n  path: ibwarden.db\nlog:\n  level: debug\n";
+                          << "store:\n  path: ibwarden.db\nrules: null\nlog:\n  level: debug\n";
   }
   Daemon daemon(const std::string& log_name = "daemon.log") {
     return Daemon({config, sim->dir(), sim->sockname(), sim->dir() + "/" + log_name});

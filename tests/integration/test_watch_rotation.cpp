@@ -65,7 +65,7 @@ TEST_CASE("watch: log rotation by rename and by copytruncate loses and repeats n
   std::string config = dir + "/ibwarden.yaml";
   std::ofstream(config) << "fabric:\n  discovery: topology.txt\nopensm:\n  log: opensm.log\n"
                         << "  poll: 50ms\n  read_existing: true\ncounters:\n  enabled: false\n"
-                        << "store:\n  path: ibwarden.db\n";
+                        << "store:\n  path: ibwarden.db\nrules: null\n";
   std::ofstream(log) << "";
   Daemon d({config, dir, "", dir + "/daemon.log"});
   d.start();
@@ -121,7 +121,7 @@ TEST_CASE("watch: SIGHUP with a bad config keeps the running one - a good one is
   std::string good =
       "fabric:\n  discovery: topology.txt\nopensm:\n  log: opensm.log\n"
       "  poll: 50ms\n  read_existing: true\ncounters:\n  enabled: false\n"
-      "store:\n  path: ibwarden.db\n";
+      "store:\n  path: ibwarden.db\nrules: null\n";
   std::ofstream(config) << good;
   std::string query = dir + "/query.yaml";  // stays valid while the daemon's file is broken
   std::ofstream(query) << good;

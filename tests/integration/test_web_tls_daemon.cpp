@@ -68,7 +68,7 @@ TEST_CASE("web tls daemon: HTTPS - plain HTTP refused - reloads with a bad and a
   std::ofstream(config) << "fabric:\n  discovery: topology.txt\nopensm:\n  log: opensm.log\n"
                         << "counters:\n  enabled: false\nstore:\n  path: ibwarden.db\n"
                         << "web:\n  listen: 127.0.0.1:0\n  tls_cert: cert.pem\n"
-                        << "  tls_key: key.pem\n";
+                        << "  tls_key: key.pem\nrules: null\n";
   std::ofstream(dir + "/opensm.log") << "";
   Daemon d({config, dir, "", dir + "/daemon.log"});
   d.start();

@@ -2,6 +2,9 @@
 // file:line: key.path, all at once.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "config/config.h"
@@ -42,6 +45,35 @@ TEST_CASE("config: the shipped example validates and matches the defaults", "[co
   CHECK_FALSE(c.workorders.webhook);
   CHECK(c.workorders.verify_after_us == 24LL * 3600 * 1'000'000);
   CHECK_FALSE(c.ufm);
+}
+
+TEST_CASE("config: no rules section means rules.yaml beside the config - only null means none",
+          "[config]") {
+  Config c = parse_config("store:\n  path: x.db\n", "/etc/ibwarden/ibwarden.yaml");
+  CHECK(c.rules.file == "/etc/ibwarden/rules.yaml");
+  CHECK(c.rules.defaulted);
+  Config none = parse_config("rules: null\n", "/etc/ibwarden/ibwarden.yaml");
+  CHECK_FALSE(none.rules.file);
+  CHECK_NOTHROW(ibw::config::require_default_rules(none));
+  CHECK_FALSE(parse_config("rules:\n  file: null\n", "/etc/ibwarden/ibwarden.yaml").rules.file);
+  Config given = parse_config("rules:\n  file: r.yaml\n", "/etc/ibwarden/ibwarden.yaml");
+  CHECK_FALSE(given.rules.defaulted);
+  // The default must exist, or `run` and check-config stop, naming it.
+  const std::string dir = "/tmp/ibw-config-rules-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  Config d = parse_config("store:\n  path: x.db\n", dir + "/ibwarden.yaml");
+  try {
+    ibw::config::require_default_rules(d);
+    FAIL("no error");
+  } catch (const ibw::fabric::InputError& e) {
+    std::string what = e.what();
+    CHECK(what.find(dir + "/ibwarden.yaml: rules.file: " + dir + "/rules.yaml does not exist") ==
+          0);
+    CHECK(what.find("rules: null") != std::string::npos);
+  }
+  std::ofstream(dir + "/rules.yaml") << "rules: []\n";
+  CHECK_NOTHROW(ibw::config::require_default_rules(d));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("config: actions and workorders sections", "[config]") {

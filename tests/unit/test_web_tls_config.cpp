@@ -26,7 +26,7 @@ namespace web_tls_config_test {
 std::string write_config(const SelfSigned& pki, const std::string& cert, const std::string& key) {
   std::string path = pki.dir.file("ibwarden.yaml");
   std::ofstream(path) << "web:\n  listen: 127.0.0.1:0\n  tls_cert: " << cert
-                      << "\n  tls_key: " << key << "\n";
+                      << "\n  tls_key: " << key << "\nrules: null\n";
   return path;
 }
 
@@ -186,7 +186,7 @@ TEST_CASE("web tls config: check-config reports a mismatched key at its line", "
 TEST_CASE("web tls config: check-config loads the tokens file and shows its warnings", "[config]") {
   SelfSigned pki;  // only for its temporary directory
   std::string config = pki.dir.file("tokens.yaml");
-  std::ofstream(config) << "web:\n  listen: 127.0.0.1:0\n  tokens_file: tokens\n";
+  std::ofstream(config) << "web:\n  listen: 127.0.0.1:0\n  tokens_file: tokens\nrules: null\n";
   std::vector<std::string> args = {"ibwarden", "check-config", "--config", config};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
