@@ -26,7 +26,7 @@ leaves=32 spines=16 hosts=32
 ((quick)) && leaves=8 spines=4 hosts=8
 "$gen" --out "$work" --leaves $leaves --spines $spines --hosts-per-leaf $hosts
 sim_start "$work/net" "$work/sim" 300
-sim_config_base "$work" 2s >"$work/ibwarden.yaml"
+{ sim_config_base "$work" 2s; echo "rules: null"; } >"$work/ibwarden.yaml"
 sim_daemon "$bin" "$work/ibwarden.yaml" "$work/daemon.log"
 until grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null; do sleep 0.1; done
 sleep 6  # a few counter sweeps

@@ -65,6 +65,7 @@ token=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 {
   sim_config_base "$work" 2s
   cat <<YAML
+rules: null
 web:
   listen: 127.0.0.1:0
   tokens_file: $work/tokens

@@ -46,7 +46,7 @@ echo "== exit status $rc (0 = matches the plan, 1 = findings, 2 = error); JSON r
 
 echo
 echo "== 4. The event watcher: ibwarden run tails OpenSM's log, polls counters, stores events"
-sim_config_base "$lab" 1s demo >"$lab/ibwarden.yaml"
+{ sim_config_base "$lab" 1s demo; echo "rules: null"; } >"$lab/ibwarden.yaml"  # rules: step 5
 "$bin" check-config --config "$lab/ibwarden.yaml"
 sim_daemon "$bin" "$lab/ibwarden.yaml" "$lab/daemon.log"
 until grep -q '"fabric discovered"' "$lab/daemon.log" 2>/dev/null; do sleep 0.1; done
@@ -67,9 +67,8 @@ echo "   \$ ibwarden ports --config ibwarden.yaml --node leaf004 --format json  
 
 echo
 echo "== 5. Auto-disable: rules and the guard in enforce mode (config reloaded with SIGHUP)"
+sed -i "s|^rules: null\$|rules:\n  file: $root/config/rules.yaml|" "$lab/ibwarden.yaml"
 cat >>"$lab/ibwarden.yaml" <<YAML
-rules:
-  file: $root/config/rules.yaml
 actions:
   mode: enforce
 YAML

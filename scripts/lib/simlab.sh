@@ -66,7 +66,6 @@ counters:
   interval: $interval
 store:
   path: $dir/ibwarden.db
-rules: null
 YAML
 }
 
