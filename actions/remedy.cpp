@@ -169,10 +169,16 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   }
   order.severity = rd::severity_for(order, v.severity);
   d.evidence_json = fabric::json_text(evidence);
+  batch.workorders.push_back(order);
+  return write_decision(batch, std::move(d), intent, old);
+}
+
+store::DecisionRecord Remediator::write_decision(store::WriteBatch& batch, store::DecisionRecord d,
+                                                 int64_t intent,
+                                                 const std::optional<store::WorkOrder>& before) {
   d.id = intent;
   (intent ? batch.decisions_completed : batch.decisions).push_back(d);
-  batch.workorders.push_back(order);
-  store::WriteResult res = write_after_action(batch, old);
+  store::WriteResult res = write_after_action(batch, before);
   if (!intent) d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
   return d;
 }

@@ -138,6 +138,12 @@ class Remediator {
   // batch written again, so neither the action's record nor the operator's edit is lost.
   store::WriteResult write_after_action(store::WriteBatch& batch,
                                         const std::optional<store::WorkOrder>& before);
+  // The decision into the batch, written with write_after_action: the completion of its
+  // intent (intent: the pending decision's id) or, with none, a new record. Returns it with
+  // its id.
+  store::DecisionRecord write_decision(store::WriteBatch& batch, store::DecisionRecord d,
+                                       int64_t intent,
+                                       const std::optional<store::WorkOrder>& before);
 
   RemedyConfig config_;
   Guard guard_;

@@ -89,13 +89,9 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
       d.status = "executed";
       d.reason = who + "; " + g.reason;
       if (action == PortAction::disable) {  // (its disabled_ports row came with the intent)
-        store::WorkOrder o = remedy_text::next_order(order, link, now);
-        o.rule = o.rule.empty() ? "manual" : o.rule;
-        o.port_disabled = true;
-        o.summary = "disabled by operator: " + reason;
-        o.advice = remedy_text::advice(rules::RuleType::symbol_errors, o.offences, link);
-        if (o.evidence_json.empty()) o.evidence_json = fabric::json_text(evidence);
-        batch.workorders.push_back(std::move(o));
+        batch.workorders.push_back(remedy_text::disabled_order(order, link, now, "manual",
+                                                               "disabled by operator: " + reason,
+                                                               fabric::json_text(evidence)));
       } else {
         batch.disabled_remove.emplace_back(target.guid, target.port);
         if (order && remedy_text::order_active(order->status)) {
@@ -116,11 +112,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
     }
   }
   d.evidence_json = fabric::json_text(evidence);
-  d.id = intent;
-  (intent ? batch.decisions_completed : batch.decisions).push_back(d);
-  store::WriteResult res = write_after_action(batch, order);
-  if (!intent) d.id = res.decision_ids.empty() ? 0 : res.decision_ids[0];
-  return d;
+  return write_decision(batch, std::move(d), intent, order);
 }
 
 }  // namespace ibw::actions

@@ -46,25 +46,19 @@ std::vector<store::DecisionRecord> Remediator::reconcile(const RemedyContext& ct
     batch.outbox = config_.outbox;
     batch.decisions_completed.push_back(d);
     std::optional<store::WorkOrder> order;
-    if (disable && !happened) {
+    if (!is_disabled) {  // a disable not done, or an enable done: no longer counted
       batch.disabled_remove.emplace_back(d.node_guid, d.port);
-    } else if (!disable && happened) {
-      batch.disabled_remove.emplace_back(d.node_guid, d.port);
-    } else if (disable && happened) {  // the port is down: the technician needs the order
+    } else if (disable) {  // the port is down: the technician needs the order
       remedy_text::LinkView link = remedy_text::link_view(ctx, d.node_guid, d.port);
       if (!d.link_key.empty()) link.link_key = d.link_key;
       order = store_.workorder_by_link(link.link_key);
-      if (!order || !order->port_disabled) {
-        store::WorkOrder o = remedy_text::next_order(order, link, now);
-        o.rule = o.rule.empty() ? d.rule : o.rule;
-        o.port_disabled = true;
-        o.summary = d.rule + ": link disabled at " +
-                    remedy_text::end_text(store::LinkEnd{d.node_guid, d.node, d.port, ""}) +
-                    " (recorded after a restart)";
-        o.advice = remedy_text::advice(rules::RuleType::symbol_errors, o.offences, link);
-        if (o.evidence_json.empty()) o.evidence_json = d.evidence_json;
-        batch.workorders.push_back(std::move(o));
-      }
+      if (!order || !order->port_disabled)
+        batch.workorders.push_back(remedy_text::disabled_order(
+            order, link, now, d.rule,
+            d.rule + ": link disabled at " +
+                remedy_text::end_text(store::LinkEnd{d.node_guid, d.node, d.port, ""}) +
+                " (recorded after a restart)",
+            d.evidence_json));
     }
     write_after_action(batch, order);
     done.push_back(std::move(d));

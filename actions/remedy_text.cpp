@@ -156,6 +156,18 @@ store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const Li
   return o;
 }
 
+store::WorkOrder disabled_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
+                                int64_t now_us, const std::string& rule, const std::string& summary,
+                                const std::string& evidence_json) {
+  store::WorkOrder o = next_order(old, link, now_us);
+  if (o.rule.empty()) o.rule = rule;
+  o.port_disabled = true;
+  o.summary = summary;
+  o.advice = advice(rules::RuleType::symbol_errors, o.offences, link);
+  if (o.evidence_json.empty()) o.evidence_json = evidence_json;
+  return o;
+}
+
 store::WorkOrder rebase_order(store::WorkOrder order, const std::optional<store::WorkOrder>& before,
                               const std::optional<store::WorkOrder>& fresh) {
   if (!fresh) {

@@ -38,6 +38,12 @@ bool order_active(const std::string& status);
 // (offences + 1), or a new one.
 store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
                             int64_t now_us);
+// next_order() for a link whose port is now disabled (by an operator, or found disabled when
+// an intent is reconciled): port_disabled, the rule kept or `rule`, `summary`, repair advice,
+// and `evidence_json` when the order has none yet.
+store::WorkOrder disabled_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
+                                int64_t now_us, const std::string& rule, const std::string& summary,
+                                const std::string& evidence_json);
 // `order` (built from `before`, the row read before a slow port action) moved onto the row
 // stored now (`fresh`, nullopt when there is none): its id, version and opened_us, and the
 // operator's fields (assignee, note) where the operator changed them since `before`. The
