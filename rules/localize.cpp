@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <unordered_map>
 
 #include "rules/localize_state.h"
@@ -61,6 +62,19 @@ void accumulate(State& st, const std::vector<uint32_t>& which, double sign) {
     if (st.sums[l].fixed_traffic < kZero) st.sums[l].fixed_traffic = st.sums[l].fixed_bad = 0;
     if (st.sums[l].fixed_bad < kZero) st.sums[l].fixed_bad = 0;
   }
+}
+
+// ln P(X >= b) for X ~ Poisson(expect): the chance that background noise alone gives a
+// group b bad probes or more (b may be fractional: sprayed shares). The regularized lower
+// incomplete gamma P(b, expect) by its series, which converges fast where it matters (expect
+// below b); 0 (certain) when expect >= b. Unlike a normal approximation it stays right for the
+// few probes of a small lab: 4 lost of 20 where noise expects 0.002 is ~1e-12, not z = 4.
+double log_noise_tail(double b, double expect) {
+  if (b <= 0 || expect >= b) return 0;
+  if (expect <= 0) return -std::numeric_limits<double>::infinity();
+  double term = 1, sum = 1;
+  for (int n = 1; n < 10'000 && term > sum * 1e-15; ++n) term *= expect / (b + n), sum += term;
+  return b * std::log(expect) - expect - std::lgamma(b + 1) + std::log(sum);
 }
 
 // Equal up to ~1e-6 relative (sums of the same shares in another order differ in the last bits).
@@ -196,6 +210,8 @@ LocalizeResult Localizer::run() {
     double min_z = std::max(
         opt.min_z,
         std::sqrt(2 * std::log(std::max<double>(2, static_cast<double>(groups.size())))) + 1);
+    // One-sided normal tail at min_z: the noise floor as a probability.
+    const double log_p_max = std::log(0.5 * std::erfc(min_z / std::sqrt(2.0)));
     const std::vector<uint32_t>* best = nullptr;
     double best_gain = 0;
     for (const auto& [key, members] : groups) {
@@ -206,9 +222,9 @@ LocalizeResult Localizer::run() {
       if (bound < opt.min_bad * (1 - 1e-9) || bound < opt.min_loss * top * (1 - 1e-9)) continue;
       double b = 0, tr = 0, loss = 0;
       judge(members, &b, &tr, &loss);
+      // Significant when noise alone is as unlikely as a normal deviate of min_z.
       double expect = noise_pair * tr;
-      double z = (b - expect) / std::sqrt(expect + 1);
-      if (b < opt.min_bad || loss < opt.min_loss || z < min_z) continue;
+      if (b < opt.min_bad || loss < opt.min_loss || log_noise_tail(b, expect) > log_p_max) continue;
       // Likelihood-style gain: the bad probes explained, weighted by how far the loss rate
       // stands above the noise (007's votes, deTector's hit ratio).
       double gain = b * std::log(b / tr / noise_pair);

@@ -13,8 +13,9 @@
 //     estimate is bad / traffic: the cursed link sees its own loss rate, a link that only feeds
 //     part of its traffic into the cursed one sees less.
 //  3. The link with the highest loss estimate that clears the noise floor (loss >= min_loss,
-//     bad >= min_bad and a binomial z-score >= min_z against `noise` per link crossing) is a
-//     suspect, together with every link whose traffic and bad are the same as its own: links
+//     bad >= min_bad and a Poisson tail against `noise` per link crossing as unlikely as a
+//     normal deviate of min_z) is a suspect, together with every link whose traffic and bad
+//     are the same as its own: links
 //     no observation can tell apart (one of a leaf's 16 uplinks under adaptive routing) form
 //     one suspect group, never an arbitrary pick. Directed probes pin a group to one link.
 //  4. Observations whose routes cross the group are explained and removed; repeat from 2 until

@@ -173,6 +173,29 @@ TEST_CASE("localize: background noise gives no suspects", "[localize]") {
   }
 }
 
+TEST_CASE("localize: a few lost directed probes are enough where noise expects none",
+          "[localize]") {
+  // A small lab's probe round: 10 DR probes over every spine into leaf002 from two vantage
+  // points, spine001's link losing 4 of its 20 (the noise floor expects ~0.002 there).
+  Bench b;
+  std::vector<ingest::Observation> obs;
+  for (int v = 0; v < 2; ++v)
+    for (int s = 0; s < kSpines; ++s) {
+      ingest::Observation o;
+      o.src = tf::name_of("host", v), o.dst = o.src, o.routing = ingest::Routing::directed;
+      o.path = {0, 1, kHosts + 1 + s, 3};  // host -> leaf000 -> spine s -> leaf002
+      o.sent = 10, o.lost = s == 1 ? (v ? 1 : 3) : 0;
+      o.origin = "dr.jsonl:" + std::to_string(obs.size() + 1);
+      obs.push_back(o);
+    }
+  auto r = rules::localize(b.model, obs);
+  REQUIRE(r.suspects.size() == 1);
+  CHECK(b.labels(r.suspects[0]).count("spine001/3"));
+  CHECK(r.suspects[0].loss == Approx(0.2));
+  for (auto& o : obs) o.lost = std::min<uint64_t>(o.lost, 1);  // 2 of 20: under min_bad
+  CHECK(rules::localize(b.model, obs).suspects.empty());
+}
+
 TEST_CASE("localize: records it cannot place are errors naming their line", "[localize]") {
   Bench b;
   auto obs = b.all_pairs(ingest::Routing::adaptive, {}, 10);
