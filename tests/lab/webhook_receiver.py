@@ -2,7 +2,7 @@
 """Webhook receiver for ibwarden's integration tests (Python 3 stdlib only).
 
 Usage: webhook_receiver.py --port 0 --out FILE --port-file PF [--fail-first N]
-                           [--status-on-fail 500]
+                           [--status-on-fail 500] [--fail-rate R --seed S --max-fail-run K]
 
 Listens on 127.0.0.1:PORT (0 = any free port) and writes the bound port to PF (atomically:
 a reader sees either no file or the whole number). Each POST is appended to FILE as one JSON
@@ -11,14 +11,17 @@ line, flushed at once:
    "x-ibwarden-delivery": ..., "content-type": ...}, "body": <parsed JSON, or the raw text if
    it is not JSON>}
 Missing headers are null. Answers 200, except the first N requests (--fail-first), which get
---status-on-fail and are recorded with "failed": true. Requests are served one at a time, in
-arrival order. Exits 0 on SIGTERM or SIGINT.
+--status-on-fail and are recorded with "failed": true. With --fail-rate R (0-1), every later
+request fails with probability R (seeded by --seed), but never more than --max-fail-run in a
+row (so a sender's retry backoff stays short; the fault harness uses 0.5 and 3). Requests are
+served one at a time, in arrival order. Exits 0 on SIGTERM or SIGINT.
 """
 
 import argparse
 import http.server
 import json
 import os
+import random
 import signal
 import sys
 import time
@@ -27,7 +30,8 @@ RECORDED_HEADERS = ("idempotency-key", "authorization", "x-ibwarden-delivery", "
 
 
 def make_handler(args, out):
-    state = {"seen": 0}
+    state = {"seen": 0, "run": 0}
+    rng = random.Random(args.seed)
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
@@ -39,6 +43,9 @@ def make_handler(args, out):
                 body = raw
             state["seen"] += 1
             failed = state["seen"] <= args.fail_first
+            if not failed and args.fail_rate > 0 and state["run"] < args.max_fail_run:
+                failed = rng.random() < args.fail_rate
+            state["run"] = state["run"] + 1 if failed else 0
             record = {
                 "time": time.time(),
                 "headers": {h: self.headers.get(h) for h in RECORDED_HEADERS},
@@ -71,6 +78,9 @@ def main():
     p.add_argument("--port-file", required=True, help="receives the bound port")
     p.add_argument("--fail-first", type=int, default=0, metavar="N")
     p.add_argument("--status-on-fail", type=int, default=500)
+    p.add_argument("--fail-rate", type=float, default=0.0, metavar="R")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-fail-run", type=int, default=3, metavar="K")
     args = p.parse_args()
 
     def stop(*_):
