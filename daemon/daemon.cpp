@@ -248,7 +248,14 @@ int run_daemon(const std::string& config_path) {
          {"rules", c.rules.file.value_or("")},
          {"rules_loaded", rt->rules_loaded},
          {"actions_mode", c.actions.mode},
-         {"webhook", c.workorders.webhook.has_value()}});
+         {"webhook", c.workorders.webhook.has_value()},
+         // Parts whose documented default is off say so here: an omitted section is never
+         // "off" in silence.
+         {"plan", c.fabric.plan.value_or("none (no cable IDs)")},
+         {"counters", c.counters.enabled ? "on" : "off"},
+         {"probes", c.probes.interval_us ? "on" : "off (probes.interval null)"},
+         {"ufm", c.ufm ? c.ufm->url : std::string("none")},
+         {"web", c.web.enabled ? c.web.listen : std::string("off (no web: section)")}});
     if (c.actions.mode == "enforce" && rt->rules_loaded <= 0)
       log(LogLevel::error,
           "actions.mode is enforce but no rules are loaded: nothing is acted on automatically",
