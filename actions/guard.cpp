@@ -35,27 +35,35 @@ bool link_active(const Fabric& f, const GuardState& s, uint32_t node, int port) 
 }
 
 // Switch levels: 1 for switches with a CA attached, then breadth first; 0 = unknown/not a
-// switch.
-std::vector<int> switch_levels(const Fabric& f) {
+// switch. A link the guard disabled counts with the peer it had (peer_of): a re-discovery no
+// longer sees it, yet a leaf whose host links the guard disabled is still a leaf.
+std::vector<int> switch_levels(const Fabric& f, const GuardState& s) {
+  std::vector<std::vector<uint32_t>> hidden(f.size());
+  for (const auto& [key, far] : s.peer_of) {
+    uint32_t a = f.find_guid(key.guid), b = f.find_guid(far.guid);
+    if (a != kNoNode && b != kNoNode) hidden[a].push_back(b), hidden[b].push_back(a);
+  }
+  auto peers = [&](uint32_t i, const auto& fn) {
+    for (const Port& p : f.node(i).ports)
+      if (p.has_peer()) fn(p.peer_node);
+    for (uint32_t peer : hidden[i]) fn(peer);
+  };
   std::vector<int> level(f.size(), 0);
   std::vector<uint32_t> queue;
   for (uint32_t i = 0; i < f.size(); ++i) {
-    const Node& n = f.node(i);
-    if (n.type != NodeType::sw) continue;
-    for (const Port& p : n.ports)
-      if (p.has_peer() && f.node(p.peer_node).type == NodeType::ca) {
-        level[i] = 1;
-        queue.push_back(i);
-        break;
-      }
+    if (f.node(i).type != NodeType::sw) continue;
+    peers(i, [&](uint32_t peer) {
+      if (f.node(peer).type == NodeType::ca && level[i] == 0) level[i] = 1, queue.push_back(i);
+    });
   }
   for (size_t head = 0; head < queue.size(); ++head) {
     uint32_t at = queue[head];
-    for (const Port& p : f.node(at).ports)
-      if (p.has_peer() && f.node(p.peer_node).type == NodeType::sw && level[p.peer_node] == 0) {
-        level[p.peer_node] = level[at] + 1;
-        queue.push_back(p.peer_node);
+    peers(at, [&](uint32_t peer) {
+      if (f.node(peer).type == NodeType::sw && level[peer] == 0) {
+        level[peer] = level[at] + 1;
+        queue.push_back(peer);
       }
+    });
   }
   return level;
 }
@@ -211,7 +219,7 @@ Decision Guard::decide(const Request& request, const fabric::Fabric& fabric,
                           gd::port_text(fabric, request.sm_port.guid, request.sm_port.port) +
                           "); never disabled");
 
-  const std::vector<int> level = gd::switch_levels(fabric);
+  const std::vector<int> level = gd::switch_levels(fabric, state);
   const std::array<std::pair<uint32_t, int>, 2> ends = {std::pair{node, request.port},
                                                         std::pair{p->peer_node, p->peer_port}};
   for (const auto& [n, port] : ends) {

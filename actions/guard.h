@@ -8,8 +8,10 @@
 //  hard (never overridden, not even by force):
 //   - sm_link:        never the SM's own link (Request::sm_port or its peer);
 //   - host_link:      never a CA's last active link (checked on both ends of the link);
-//   - leaf_isolation: never a leaf's (level-1 switch's) last active up link, nor any
-//                     switch's last active link: that partitions the fabric.
+//   - switch_isolation: never any switch's last active link: that partitions the fabric;
+//   - leaf_isolation: never a leaf's (level-1 switch's) last active up link.
+//   Levels count the links the guard disabled itself (GuardState::peer_of) with the peer they
+//   had, since a re-discovery no longer sees them.
 //  soft (Request::force overrides them, and the reason says so):
 //   - min_up_links:   a switch keeps at least min_up_links active up links (toward the
 //                     spine) if the link is one of its up links;

@@ -1,0 +1,27 @@
+// Small helpers shared by the libFuzzer harnesses (fuzz/fuzz_*.cpp): the input as text, and
+// a line splitter for parsers that take one line at a time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace ibw::fuzz {
+
+inline std::string_view as_text(const uint8_t* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// Calls each(line) for every line of text, the "\n" kept as a tailer hands it over (the last
+// line may lack it).
+template <typename Each>
+void for_each_line(std::string_view text, Each each) {
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    size_t len = end == std::string_view::npos ? text.size() : end + 1;
+    each(text.substr(0, len));
+    text.remove_prefix(len);
+  }
+}
+
+}  // namespace ibw::fuzz
