@@ -10,6 +10,7 @@ namespace remedy_detail {
 
 using remedy_text::LinkView;
 constexpr int64_t kHourUs = int64_t{3600} * 1000 * 1000;
+constexpr int64_t kInFlightUs = kHourUs / 6;  // longer than any port action (UFM: job + read-back)
 
 store::DecisionRecord base_decision(const LinkView& l, const std::string& rule, int64_t now) {
   store::DecisionRecord d;
@@ -186,10 +187,28 @@ store::DecisionRecord Remediator::write_decision(store::WriteBatch& batch, store
 Decision Remediator::guard_and_intend(const Request& req, const RemedyContext& ctx, int64_t now,
                                       store::DecisionRecord pending, const std::string& link_key,
                                       GuardState* state, int64_t* intent_id) {
+  namespace rd = remedy_detail;
   Decision g;
   *intent_id = 0;
   store::WriteResult res = store_.write_guarded([&]() -> std::optional<store::WriteBatch> {
     *state = load_guard_state(store_, now);
+    // A disable and an enable of one link never in flight together: the store cannot tell in
+    // which order they reach the port, and the enable's record would drop the row of a port
+    // the disable leaves down (no longer counted by the caps). The second is refused until the
+    // first is recorded; an intent older than any port action is one a crash left (reconciled
+    // at the next start) and blocks nothing.
+    const PortKey target{req.node_guid, req.port};
+    for (const auto& p : store_.pending_decisions())
+      if (p.action != pending.action && p.time_us > now - rd::kInFlightUs &&
+          (p.link_key == link_key || PortKey{p.node_guid, p.port} == target ||
+           PortKey{p.peer_guid, p.peer_port} == target)) {
+        g = Decision{Verdict::refused,
+                     "in_flight: a " + p.action + " of this link (decision " +
+                         std::to_string(p.id) + ") is in flight; try again once it is recorded",
+                     "in_flight",
+                     {}};
+        return std::nullopt;
+      }
     g = guard_.decide(req, *ctx.fabric, *state, now);
     if (g.verdict != Verdict::allowed) return std::nullopt;
     store::WriteBatch b;
@@ -222,7 +241,9 @@ store::WriteResult Remediator::write_after_action(store::WriteBatch& batch,
       return store_.write(batch);
     } catch (const store::StoreConflict&) {
       store::WorkOrder& o = batch.workorders[0];
-      o = remedy_text::rebase_order(std::move(o), before, store_.workorder_by_link(o.link_key));
+      // Read first: the order of argument evaluation is unspecified, and `o` is moved from.
+      auto fresh = store_.workorder_by_link(o.link_key);
+      o = remedy_text::rebase_order(std::move(o), before, std::move(fresh));
       // The port action happened: after repeated conflicts its record goes in regardless.
       if (attempt + 1 == kAttempts) batch.workorders_if_version = false;
     }

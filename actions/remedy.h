@@ -126,7 +126,10 @@ class Remediator {
   // The guard's check and, when it allows the request, the intent (a "pending" decision, for
   // a disable with its disabled_ports row) in one store transaction (Store::write_guarded):
   // concurrent callers in any process never both pass a cap. *state gets the guard's inputs
-  // as read; *intent_id the pending decision's id (0 when not allowed).
+  // as read; *intent_id the pending decision's id (0 when not allowed). A request is refused
+  // (rule "in_flight") while the opposite action on the same link is pending and younger than
+  // 10 minutes: an enable recorded before the disable it overtook would drop the disabled
+  // port's row. Older pending intents are a crash's leftovers (reconciled at the next start).
   Decision guard_and_intend(const Request& req, const RemedyContext& ctx, int64_t now_us,
                             store::DecisionRecord pending, const std::string& link_key,
                             GuardState* state, int64_t* intent_id);
