@@ -94,4 +94,9 @@ int64_t parse_since_arg(const std::string& text) {
   return static_cast<int64_t>(timegm(&tm)) * 1'000'000 + frac;
 }
 
+void keep_until_exit(const void* p) {
+  static auto* kept = new std::vector<const void*>;  // never destroyed: reachable at exit
+  kept->push_back(p);
+}
+
 }  // namespace ibw::cli

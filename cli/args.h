@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ibw::cli {
@@ -36,6 +37,17 @@ class Args {
  private:
   std::map<std::string, std::vector<std::string>> values_;
 };
+
+// For objects a command deliberately never frees (the process exits right after, and freeing
+// a million small objects costs more than the work): allocates T and keeps it reachable from a
+// global until exit, so that leak checkers (LeakSanitizer) do not report it.
+void keep_until_exit(const void* p);
+template <typename T, typename... A>
+T& never_freed(A&&... args) {
+  T* p = new T(std::forward<A>(args)...);
+  keep_until_exit(p);
+  return *p;
+}
 
 // Prints "ibwarden CMD: MSG" and the command's help on stderr; returns exit code 2.
 int usage_error(const char* cmd, const std::string& msg, const char* help);

@@ -100,10 +100,10 @@ int cmd_audit(int argc, char** argv, int first) {
     // The big structures live on the heap and are deliberately not freed: the process exits
     // right after, and freeing ~1M small objects of a 65k-endpoint fabric costs more than
     // the audit itself (the same trade-off as compilers' -disable-free).
-    auto& plan = *new Plan(load_plan(*args.get("plan")));
+    auto& plan = never_freed<Plan>(load_plan(*args.get("plan")));
     NodeNameMap names;
     if (auto f = args.get("node-name-map")) names = load_node_name_map(*f);
-    auto& fabric = *new Fabric();
+    auto& fabric = never_freed<Fabric>();
     if (live) {
       LiveDiscoveryOptions opts;
       opts.ca = args.get("ca").value_or("");
@@ -116,7 +116,7 @@ int cmd_audit(int argc, char** argv, int first) {
     }
     apply_node_names(fabric, names.empty() ? nullptr : &names);
 
-    auto& result = *new AuditResult(run_audit(plan, fabric));
+    auto& result = never_freed<AuditResult>(run_audit(plan, fabric));
     std::string report = format == "json"  ? audit_to_json(result).dump(2) + "\n"
                          : format == "csv" ? audit_to_csv(result)
                                            : audit_to_text(result);

@@ -118,10 +118,12 @@ int cmd_localize(int argc, char** argv, int first) {
     // Records go straight from the reader into the localizer, one at a time.
     rules::Localizer localizer(model, opt);
     localizer.reserve(lines);
-    for (const auto& [file, text] : files)
-      ingest::for_each_observation(text.text(), file, [&](const ingest::Observation& o, int line) {
-        localizer.add(o, file, line);
-      });
+    for (const auto& entry : files) {  // not a structured binding: clang 14 cannot capture one
+      const std::string& file = entry.first;
+      ingest::for_each_observation(
+          entry.second.text(), file,
+          [&](const ingest::Observation& o, int line) { localizer.add(o, file, line); });
+    }
     rules::LocalizeResult result = localizer.run();
     if (format == "json") {
       std::unordered_map<uint64_t, std::string> cables;
