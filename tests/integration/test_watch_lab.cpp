@@ -102,7 +102,9 @@ TEST_CASE("watch: Unlink/ReLink become link_down/link_up naming port - peer and 
 
 TEST_CASE("watch: PerformanceSet values - saturation and resets reach `ibwarden ports`",
           "[integration][watch]") {
-  WatchLab w("500ms");
+  // Sweeps 2 s apart: the delta is checked on the first reading that shows the new value, and
+  // `ibwarden ports` must answer before the next sweep (slower under sanitizers).
+  WatchLab w("2s");
   Daemon d = w.daemon();
   d.start();
   REQUIRE(d.wait_log("fabric discovered", 1, std::chrono::seconds(20)));
