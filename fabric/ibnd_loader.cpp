@@ -3,9 +3,14 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
+#include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "fabric/diagnostics.h"
 #include "fabric/smp_port.h"
@@ -101,6 +106,61 @@ Fabric convert(ibnd_fabric_t* in) {
   return out;  // names and the name index come from apply_node_names()
 }
 
+// Why the bytes are not a cache as ibnd_cache_fabric writes it; "" when they are. libibnetdisc
+// trusts the file: ibnd_load_fabric (rdma-core 44) stores a port at node->ports[portnum]
+// without checking portnum against the node's port count, and frees ports no node claims
+// while the fabric still points to them, so a corrupt cache would corrupt the heap; and it
+// indexes 2^LMC LIDs per port (an LMC over 7 never ends). Layout (little endian,
+// ibnetdisc_cache.c): a 28-byte header (magic, version, node count, port count, from-node
+// GUID, max hops); per node 207 bytes (GUID at 68, port count at 77, number of port keys at
+// 206) and 9 bytes per port key (port GUID, port number); per port 95 bytes (GUID, number at
+// 8, LMC at 12, node GUID at 77, remote flag at 85, remote GUID at 86, number at 94).
+std::string cache_problem(std::string_view b) {
+  auto u8 = [&](size_t at) -> int { return static_cast<uint8_t>(b[at]); };
+  auto u64 = [&](size_t at, int bytes = 8) {
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(b[at + i]);
+    return v;
+  };
+  constexpr size_t kHeader = 28, kNode = 207, kKey = 9, kPort = 95;
+  if (b.size() < kHeader || u64(0, 4) != 0x8FE7832B || u64(4, 4) != 1)
+    return "no cache header (magic, version 1)";
+  uint64_t nodes = u64(8, 4), ports = u64(12, 4);
+  using Key = std::pair<uint64_t, int>;  // port GUID, port number
+  std::map<uint64_t, int> num_ports;     // node GUID -> its port count
+  std::map<Key, uint64_t> claimed;       // port -> the node listing it
+  size_t at = kHeader;
+  for (uint64_t i = 0; i < nodes; ++i) {
+    if (b.size() - at < kNode) return "truncated in node " + std::to_string(i);
+    uint64_t guid = u64(at + 68);
+    int count = u8(at + 77), keys = u8(at + 206);
+    at += kNode;
+    if (!num_ports.emplace(guid, count).second) return "node " + format_guid(guid) + " twice";
+    if (b.size() - at < keys * kKey) return "truncated in node " + std::to_string(i);
+    for (int k = 0; k < keys; ++k, at += kKey) {
+      Key key{u64(at), u8(at + 8)};
+      if (key.second > count || !claimed.emplace(key, guid).second)
+        return "node " + format_guid(guid) + ": bad or repeated port " + std::to_string(key.second);
+    }
+  }
+  std::set<Key> listed;
+  std::vector<Key> remotes;
+  for (uint64_t i = 0; i < ports; ++i, at += kPort) {
+    if (b.size() - at < kPort) return "truncated in port " + std::to_string(i);
+    Key key{u64(at), u8(at + 8)};
+    auto owner = claimed.find(key);
+    if (owner == claimed.end() || owner->second != u64(at + 77) || !listed.insert(key).second)
+      return "port " + std::to_string(i) + " is not listed once by its node";
+    if (u8(at + 12) > 7) return "port " + std::to_string(i) + ": LMC above 7";
+    if (u8(at + 85)) remotes.emplace_back(u64(at + 86), u8(at + 94));
+  }
+  if (listed.size() != claimed.size()) return "a node lists a port the file does not hold";
+  for (const Key& r : remotes)
+    if (!listed.count(r)) return "a link to port " + format_guid(r.first) + " not in the file";
+  if (!num_ports.count(u64(16))) return "the from-node is not in the file";
+  return "";
+}
+
 }  // namespace
 
 namespace ibnd_loader_detail {
@@ -134,6 +194,8 @@ void discover_live_to_cache(const LiveDiscoveryOptions& options, const std::stri
 }
 
 Fabric load_ibnd_cache(const std::string& path) {
+  if (std::string why = cache_problem(read_file(path)); !why.empty())
+    throw InputError({{path, 0, "", "not a valid ibnetdiscover cache file: " + why}});
   IbndFabric f(ibnd_load_fabric(path.c_str(), 0));
   if (!f) throw InputError({{path, 0, "", "not a readable ibnetdiscover cache file"}});
   return convert(f.get());

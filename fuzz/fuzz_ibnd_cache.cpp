@@ -37,6 +37,7 @@ bool write_file(const std::string& path, const uint8_t* data, size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  cache_path();  // constructed first, so destroyed after the handler below has run
   std::atexit([] { std::remove(cache_path().c_str()); });
   return 0;
 }

@@ -59,13 +59,17 @@ inline std::optional<int64_t> to_int(std::string_view s) {
   return v;
 }
 
-// An integer field given as a number or as a decimal string.
+// An integer field given as a number or as a decimal string; a float beyond int64 is none.
 inline std::optional<int64_t> integer(const Json& o, std::string_view key) {
   const Json* v = field(o, key);
   if (!v) return std::nullopt;
   if (v->is_number_integer()) return v->get<int64_t>();
   if (v->is_number_unsigned()) return static_cast<int64_t>(v->get<uint64_t>());
-  if (v->is_number_float()) return static_cast<int64_t>(v->get<double>());
+  if (v->is_number_float()) {
+    double d = v->get<double>();
+    if (!(d > -9.2e18 && d < 9.2e18)) return std::nullopt;
+    return static_cast<int64_t>(d);
+  }
   if (v->is_string()) return to_int(v->get_ref<const std::string&>());
   return std::nullopt;
 }

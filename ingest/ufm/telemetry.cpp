@@ -37,13 +37,14 @@ std::optional<uint64_t> to_count(std::string_view s) {
   if (ec == std::errc() && end == s.data() + s.size() && !s.empty()) return v;
   auto d = to_double(s);
   if (!d || *d < 0 || *d >= 1.8e19) return std::nullopt;
-  return static_cast<uint64_t>(std::llround(*d));
+  return static_cast<uint64_t>(std::round(*d));  // not llround: it overflows above 9.2e18
 }
 
-int64_t scale_time(double v) {
-  if (v < 1e11) return static_cast<int64_t>(v * 1e6);  // seconds
-  if (v < 1e14) return static_cast<int64_t>(v * 1e3);  // milliseconds
-  return static_cast<int64_t>(v);                      // microseconds
+// nullopt when the time does not fit in int64 microseconds (the caller keeps now_us).
+std::optional<int64_t> scale_time(double v) {
+  double us = v < 1e11 ? v * 1e6 : v < 1e14 ? v * 1e3 : v;  // s, ms or us
+  if (!(us < 9.2e18)) return std::nullopt;
+  return static_cast<int64_t>(us);
 }
 
 // One port being assembled.
@@ -216,7 +217,7 @@ TelemetryParse parse_telemetry_csv(std::string_view text, int64_t now_us) {
     if (!guid) guid = ufm_json_detail::parse_guid(cell(port_guid_col));
     int port = static_cast<int>(d::to_count(cell(port_col)).value_or(0));
     int64_t t = now_us;
-    if (auto v = d::to_double(cell(time_col)); v && *v > 0) t = d::scale_time(*v);
+    if (auto v = d::to_double(cell(time_col)); v && *v > 0) t = d::scale_time(*v).value_or(t);
     d::PortRow row;
     for (size_t i = 0; i < cells.size() && i < columns.size(); ++i)
       b.set(row, columns[i], cells[i]);
@@ -272,7 +273,8 @@ TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us)
     std::string_view value = rest.substr(0, sp);
     int64_t t = now_us;
     if (sp != std::string_view::npos)
-      if (auto ts = d::to_double(rest.substr(sp + 1)); ts && *ts > 0) t = d::scale_time(*ts);
+      if (auto ts = d::to_double(rest.substr(sp + 1)); ts && *ts > 0)
+        t = d::scale_time(*ts).value_or(t);
     d::Field f = d::classify(name);
     if (f.kind == d::Kind::unknown) {
       b.unknown(name);

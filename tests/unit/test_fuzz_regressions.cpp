@@ -11,6 +11,8 @@
 
 #include "fabric/diagnostics.h"
 #include "fabric/ibnd_loader.h"
+#include "ingest/ufm/events.h"
+#include "ingest/ufm/resources.h"
 #include "ingest/ufm/telemetry.h"
 
 namespace fuzz_regression {
@@ -40,6 +42,29 @@ TEST_CASE("fuzz regression: telemetry timestamps too large for int64 microsecond
   REQUIRE(prom.samples.size() == 2);
   CHECK(prom.samples[0].time_us == kNow);
   CHECK(prom.samples[1].time_us == kNow);
+}
+
+// fuzz_ufm_events: an integer field written as a float beyond int64 ("id": 1.7e33) was cast
+// to int64 (UB). It now counts as no integer: the record has no id.
+TEST_CASE("fuzz regression: UFM JSON integers given as huge floats", "[fuzz][ufm]") {
+  using namespace ibw::ingest;
+  UfmTimeContext tc;
+  CHECK_FALSE(parse_ufm_event(R"([{"id": 1777777777770298522746056547442227, "name": "x"}])", tc));
+  CHECK_FALSE(parse_ufm_event(R"({"id": -1e300})", tc));
+  auto one = parse_ufm_event(R"({"id": 42.0, "event_type": 1e30, "name": "Link went down"})", tc);
+  REQUIRE(one);
+  CHECK(one->id == 42);
+  CHECK(one->type == 0);
+
+  UfmParsed<UfmAlarm> alarms = parse_ufm_alarms(
+      R"([{"id": 1e30, "event_type": 329}, {"id": 7, "event_type": 1e300, "event_count": 3e40}])",
+      tc);
+  REQUIRE(alarms.ok);
+  CHECK(alarms.skipped == 1);
+  REQUIRE(alarms.items.size() == 1);
+  CHECK(alarms.items[0].id == 7);
+  CHECK(alarms.items[0].event_type == 0);
+  CHECK(alarms.items[0].event_count == 0);
 }
 
 // A cache as ibnd_cache_fabric writes it: one CA (GUID 0x10) with port 1 (GUID 0x11, LID 5).
