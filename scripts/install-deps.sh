@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   g++ cmake ninja-build pkg-config ccache
+  clang libclang-rt-dev llvm  # the sanitizer build (scripts/test.sh --sanitize) and libFuzzer
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev catch2 libsqlite3-dev sqlite3
   libibumad-dev libibmad-dev libibnetdisc-dev
