@@ -11,10 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ibw::ingest;
   UfmTimeContext tc;
-  if (size >= 2 && data[0] == '@') {
-    tc.utc_offset_s = (data[1] % 113 - 56) * 900;  // -14 h .. +14 h, as config allows
-    data += 2, size -= 2;
-  }
+  tc.utc_offset_s = ibw::fuzz::take_utc_offset(data, size);
   ibw::fuzz::for_each_line(ibw::fuzz::as_text(data, size), [&](std::string_view line) {
     std::optional<UfmEvent> e = parse_ufm_event_log_line(line, tc);
     if (!e) return;
