@@ -19,8 +19,8 @@ if [[ ${1:-} == --plain || ${1:-} == --sanitize ]]; then
   shift
 fi
 if [[ $part == both ]]; then
-  "$0" --plain "$@"
-  exec "$0" --sanitize "$@"
+  bash scripts/test.sh --plain "$@"  # from the repository root (cd above), whatever $0 was
+  exec bash scripts/test.sh --sanitize "$@"
 fi
 scripts/install-deps.sh
 if [[ $part == plain ]]; then
