@@ -45,6 +45,8 @@ web::Health WebBackend::health() {
   h.started_us = deps_.started_us;
   h.rules_loaded = deps_.rules_loaded;
   h.enforce = deps_.cfg.actions.mode == "enforce";
+  h.max_disabled_total = deps_.cfg.actions.max_disabled_total;
+  h.max_actions_per_hour = deps_.cfg.actions.max_actions_per_hour;
   std::vector<std::string> expected = {"opensm", "counters", "ufm"};
   std::vector<SourceHealthEntry> seen =
       deps_.health ? deps_.health->snapshot() : std::vector<SourceHealthEntry>{};

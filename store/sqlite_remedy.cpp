@@ -456,4 +456,24 @@ std::vector<OutboxItem> SqliteStore::outbox_due(int64_t now_us, size_t limit) {
   return out;
 }
 
+OutboxBacklog SqliteStore::outbox_backlog() {
+  OutboxBacklog b;
+  {
+    auto s = db_.query(
+        "SELECT COUNT(*), COALESCE(SUM(attempts > 0), 0), COALESCE(SUM(attempts), 0) FROM outbox "
+        "WHERE delivered_us = 0");
+    if (s->step()) {
+      b.pending = s->column_int64(0);
+      b.failing = s->column_int64(1);
+      b.failed_attempts = s->column_int64(2);
+    }
+  }
+  if (b.pending > 0) {
+    auto s = db_.query(std::string("SELECT ") + remedy_detail::kOutboxColumns +
+                       " FROM outbox WHERE delivered_us = 0 ORDER BY id LIMIT 1");
+    if (s->step()) b.oldest = remedy_detail::read_outbox(*s);
+  }
+  return b;
+}
+
 }  // namespace ibw::store

@@ -61,6 +61,7 @@ class SqliteStore : public Store {
   std::vector<OutboxItem> outbox_due(int64_t now_us, size_t limit) override;
   void outbox_delivered(int64_t id, int64_t delivered_us) override;
   void outbox_failed(int64_t id, int64_t next_attempt_us, const std::string& error) override;
+  OutboxBacklog outbox_backlog() override;
 
   // Test hook: the next write() throws StoreError right after storing its n-th row, as a
   // failure midway would. Rows are counted from 1 in write order: events, samples, ports,

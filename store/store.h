@@ -133,6 +133,14 @@ struct WorkOrderQuery {
   size_t limit = 10000;  // 0 = no limit
 };
 
+// The webhook outbox not delivered yet (delivered_us = 0), as Store::outbox_backlog() sums it.
+struct OutboxBacklog {
+  int64_t pending = 0;               // undelivered items
+  int64_t failing = 0;               // of those, items with at least one failed attempt
+  int64_t failed_attempts = 0;       // failed attempts of the undelivered items, summed
+  std::optional<OutboxItem> oldest;  // the undelivered item with the lowest id (queued first)
+};
+
 struct Retention {
   int64_t raw_window_us = 24LL * 3600 * 1000000;             // keep raw samples this long
   int64_t aggregate_window_us = 30LL * 24 * 3600 * 1000000;  // keep hourly aggregates this long
@@ -204,6 +212,11 @@ class Store {
   // Each is its own small transaction; an unknown id or a read-only store throws StoreError.
   virtual void outbox_delivered(int64_t id, int64_t delivered_us) = 0;
   virtual void outbox_failed(int64_t id, int64_t next_attempt_us, const std::string& error) = 0;
+  // Read only, for monitoring (GET /metrics): the undelivered outbox items summed up, and the
+  // oldest of them. Not pure virtual, for the same reason as aggregates().
+  virtual OutboxBacklog outbox_backlog() {
+    throw StoreError("outbox_backlog: not supported by this store");
+  }
 
   // UFM's view of every port it reported (table ufm_ports), by node GUID and port. Not pure
   // virtual, for the same reason as aggregates().

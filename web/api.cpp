@@ -179,6 +179,10 @@ Response ApiCore::handle(const Request& req) {
   std::optional<Call> call;
   try {
     Target target = parse_target(req.target);
+    // GET /metrics at the root, where Prometheus scrapes by default, is /api/v1/metrics: the
+    // same route (role, methods, handler), not a second code path.
+    if (target.segments.size() == 1 && target.segments[0] == "metrics")
+      target.segments = {"api", "v1", "metrics"};
     if (auto asset = serve_asset(req.method, target.segments, req)) {  // the dashboard
       asset->actor = "anonymous";
       return *asset;

@@ -16,7 +16,8 @@
 //                                         "assignee": "...", "note": "..."}
 //   GET   /audit, POST /audit            the last cabling audit; run one now
 //   GET   /stream                        Server-Sent Events (web/stream.h)
-//   GET   /metrics                       Prometheus text (web/metrics.h)
+//   GET   /metrics                       Prometheus text (web/metrics.h); also served at the
+//                                        root, GET /metrics, with the same role and body
 //   GET   /whoami                        the caller's role, read-only mode, what it may do
 //   GET   /suspects                      cursed routes: the last localization (localize JSON)
 //   GET   /routes/health                 leaf x leaf loss matrix of the probe window

@@ -55,6 +55,16 @@ bool state_matches(const store::PortRecord& p, const std::string& state, bool ou
   throw ApiError(400, "state: must be down, init, armed, active or disabled");
 }
 
+// Seconds since the oldest undelivered outbox item was queued: its payload is the order's JSON
+// at that change, whose "updated" is the time of the change. 0 when it cannot be read.
+double outbox_age_seconds(const store::OutboxItem& item, int64_t now_us) {
+  auto j = nlohmann::json::parse(item.payload, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("updated") || !j["updated"].is_string()) return 0;
+  auto t = parse_utc_time(j["updated"].get<std::string>());
+  if (!t || *t >= now_us) return 0;
+  return static_cast<double>(now_us - *t) / 1e6;
+}
+
 const char* worst(const char* a, const char* b) {
   auto rank = [](std::string_view s) { return s == "down" ? 2 : s == "degraded" ? 1 : 0; };
   return rank(b) > rank(a) ? b : a;
@@ -267,6 +277,7 @@ Response ApiCore::get_fabric(Call& c) {
 Response ApiCore::get_metrics(Call& c) {
   MetricsSnapshot m;
   m.health = backend_.health();
+  m.webhook = backend_.webhook_outbox();
   try {  // cursed routes: absent when probing is off or nothing was localized yet
     auto s = backend_.suspects();
     m.cursed_suspects = static_cast<int64_t>(s.value("suspects", nlohmann::json::array()).size());
@@ -281,6 +292,21 @@ Response ApiCore::get_metrics(Call& c) {
     m.links = counts.links;
     m.ports_down = counts.down;
     m.disabled_ports = static_cast<int64_t>(list->disabled.size());
+    for (const auto& d : list->disabled) {
+      MetricsSnapshot::DisabledPortSince s{"", d.node_guid, d.port, "", d.time_us};
+      for (const auto& p : list->ports)
+        if (p.node_guid == d.node_guid && p.port == d.port) s.node = p.node, s.cable = p.cable_id;
+      m.disabled_since.push_back(std::move(s));
+    }
+    // The guard's hourly budget counts disables since an hour ago (actions/remedy.cpp).
+    m.disables_last_hour =
+        static_cast<int64_t>(c.store(stores_).disable_times(c.now_us - 3'600'000'000).size());
+    store::OutboxBacklog outbox = c.store(stores_).outbox_backlog();
+    m.outbox_pending = outbox.pending;
+    m.outbox_failing = outbox.failing;
+    m.outbox_failed_attempts = outbox.failed_attempts;
+    if (outbox.oldest)
+      m.outbox_oldest_age_seconds = api_ports_detail::outbox_age_seconds(*outbox.oldest, c.now_us);
     m.open_orders_by_severity = orders.by_severity;
     m.needs_human = orders.needs_human;
     // Events in the last minute, a page at a time so a storm does not load them all.

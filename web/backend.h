@@ -42,6 +42,10 @@ struct Health {
   // whether actions are enforced. Enforce with none loaded is degraded: nothing is acted on.
   int rules_loaded = -1;
   bool enforce = false;
+  // The guard's budgets (config actions.max_disabled_total and actions.max_actions_per_hour),
+  // for /metrics; < 0 unknown (not exported).
+  int max_disabled_total = -1;
+  int max_actions_per_hour = -1;
 };
 
 enum class PortActionKind : uint8_t { disable, enable };

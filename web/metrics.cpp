@@ -7,6 +7,8 @@
 #include <limits>
 #include <map>
 
+#include "fabric/model.h"
+
 namespace ibw::web {
 namespace metrics_detail {
 
@@ -91,17 +93,32 @@ std::string render_metrics(const MetricsSnapshot& m) {
   w.sample("ibwarden_last_sweep_timestamp_seconds",
            swept ? static_cast<double>(m.health.sweep_time_us) / 1e6 : 0);
 
+  if (m.health.max_disabled_total >= 0) {
+    w.family("ibwarden_guard_max_disabled_ports",
+             "The guard's cap on ports disabled by ibwarden at once (actions.max_disabled_total).");
+    w.sample("ibwarden_guard_max_disabled_ports", m.health.max_disabled_total);
+  }
+  if (m.health.max_actions_per_hour >= 0) {
+    w.family("ibwarden_guard_max_disables_per_hour",
+             "The guard's cap on disables in any hour (actions.max_actions_per_hour).");
+    w.sample("ibwarden_guard_max_disables_per_hour", m.health.max_actions_per_hour);
+  }
+  w.family("ibwarden_webhook_configured",
+           "1 when work orders are delivered to a webhook (workorders.webhook is set).");
+  w.sample("ibwarden_webhook_configured", m.webhook ? 1 : 0);
+
   w.family("ibwarden_store_up", "1 when the store could be read for this scrape.");
   w.sample("ibwarden_store_up", m.store_up ? 1 : 0);
-  if (m.cursed_suspects) {
-    w.family("ibwarden_cursed_route_suspects",
-             "Suspect link groups of the last cursed-route localization.");
+  // Cursed routes: the family is always listed; its sample only once something was localized.
+  w.family("ibwarden_cursed_route_suspects",
+           "Suspect link groups of the last cursed-route localization (no sample when probing "
+           "is off).");
+  if (m.cursed_suspects)
     w.sample("ibwarden_cursed_route_suspects", static_cast<double>(*m.cursed_suspects));
-  }
-  if (m.probe_observations) {
-    w.family("ibwarden_probe_window_observations", "Route observations in the probe window.");
+  w.family("ibwarden_probe_window_observations",
+           "Route observations in the probe window (no sample when probing is off).");
+  if (m.probe_observations)
     w.sample("ibwarden_probe_window_observations", static_cast<double>(*m.probe_observations));
-  }
   if (!m.store_up) return w.take();
 
   w.family("ibwarden_events_per_second", "Stored events with a time in the last 60 s, per second.");
@@ -115,8 +132,34 @@ std::string render_metrics(const MetricsSnapshot& m) {
            "Links down: an end planned or with a known peer is not Active, not disabled by "
            "ibwarden.");
   w.sample("ibwarden_ports_down", static_cast<double>(m.ports_down));
-  w.family("ibwarden_disabled_ports", "Ports ibwarden disabled.");
+  w.family("ibwarden_disabled_ports",
+           "Ports ibwarden disabled (what the guard counts against actions.max_disabled_total).");
   w.sample("ibwarden_disabled_ports", static_cast<double>(m.disabled_ports));
+  w.family("ibwarden_disabled_port_since_timestamp_seconds",
+           "When ibwarden disabled the port (Unix seconds), one series per port it disabled.");
+  for (const auto& d : m.disabled_since)
+    w.sample("ibwarden_disabled_port_since_timestamp_seconds",
+             label("node", d.node) + "," + label("node_guid", fabric::format_guid(d.node_guid)) +
+                 "," + label("port", std::to_string(d.port)) + "," + label("cable", d.cable),
+             static_cast<double>(d.since_us) / 1e6);
+  w.family("ibwarden_guard_disables_last_hour",
+           "Disables executed (or in flight) in the last 3600 s, as the guard counts them "
+           "against actions.max_actions_per_hour.");
+  w.sample("ibwarden_guard_disables_last_hour", static_cast<double>(m.disables_last_hour));
+  w.family("ibwarden_webhook_outbox_pending_items",
+           "Work-order changes queued for the webhook and not delivered yet.");
+  w.sample("ibwarden_webhook_outbox_pending_items", static_cast<double>(m.outbox_pending));
+  w.family("ibwarden_webhook_outbox_failing_items",
+           "Undelivered outbox items whose delivery failed at least once.");
+  w.sample("ibwarden_webhook_outbox_failing_items", static_cast<double>(m.outbox_failing));
+  w.family("ibwarden_webhook_outbox_failed_attempts",
+           "Failed delivery attempts of the undelivered outbox items, summed.");
+  w.sample("ibwarden_webhook_outbox_failed_attempts",
+           static_cast<double>(m.outbox_failed_attempts));
+  w.family("ibwarden_webhook_outbox_oldest_pending_age_seconds",
+           "Age of the oldest undelivered outbox item, from the time of its order change (0 "
+           "when none is pending).");
+  w.sample("ibwarden_webhook_outbox_oldest_pending_age_seconds", m.outbox_oldest_age_seconds);
   w.family("ibwarden_workorders_open", "Open, in_progress and reopened work orders by severity.");
   std::map<std::string, int64_t> by_severity = {
       {"info", 0}, {"warning", 0}, {"error", 0}, {"critical", 0}};  // present when none are open

@@ -1,5 +1,7 @@
-// GET /api/v1/metrics: Prometheus text exposition format 0.0.4, rendered from a snapshot
-// (a pure function; the API gathers the snapshot from the backend and the store).
+// GET /metrics (and its alias /api/v1/metrics): Prometheus text exposition format 0.0.4,
+// rendered from a snapshot (a pure function; the API gathers the snapshot from the backend and
+// the store). Every family has its HELP and TYPE lines whenever its source is readable, even
+// with no sample (e.g. no port disabled), so that a scrape lists every name rules may use.
 //
 // Metrics (all gauges):
 //   ibwarden_up                                      1 while the API answers
@@ -10,6 +12,9 @@
 //                                                    disabled; disabled = not configured)
 //   ibwarden_source_last_ok_timestamp_seconds{source}  last time the source produced data
 //                                                    (absent while unknown)
+//   ibwarden_guard_max_disabled_ports                the guard's cap actions.max_disabled_total
+//   ibwarden_guard_max_disables_per_hour             the guard's cap actions.max_actions_per_hour
+//   ibwarden_webhook_configured                      1 when workorders.webhook is set
 //   ibwarden_store_up                                1 when the store could be read; the
 //                                                    store-derived metrics below are absent
 //                                                    when it is 0
@@ -23,13 +28,23 @@
 //   ibwarden_links                                   distinct links with both ends known
 //   ibwarden_ports_down                              down links (planned or with a known
 //                                                    peer), not disabled by ibwarden
-//   ibwarden_disabled_ports                          ports ibwarden disabled
+//   ibwarden_disabled_ports                          ports ibwarden disabled (what the guard
+//                                                    counts against max_disabled_total)
+//   ibwarden_disabled_port_since_timestamp_seconds{node,node_guid,port,cable}
+//                                                    when ibwarden disabled it, per port
+//   ibwarden_guard_disables_last_hour                disables in the last 3600 s, as the
+//                                                    guard counts them (executed or pending)
+//   ibwarden_webhook_outbox_pending_items            outbox items not delivered yet
+//   ibwarden_webhook_outbox_failing_items            of those, the ones that failed at least once
+//   ibwarden_webhook_outbox_failed_attempts          failed attempts of those, summed
+//   ibwarden_webhook_outbox_oldest_pending_age_seconds  age of the oldest undelivered item
+//                                                    (from its order's change time; 0: none)
 //   ibwarden_workorders_open{severity}               open, in_progress and reopened orders
 //                                                    (every severity, 0 included)
 //   ibwarden_workorders_needs_human                  of those, the ones marked needs a human
 //   ibwarden_cursed_route_suspects                   suspect links groups of the last
-//                                                    localization (absent when probing is off
-//                                                    or nothing was localized yet)
+//                                                    localization (no sample when probing is
+//                                                    off or nothing was localized yet)
 //   ibwarden_probe_window_observations               route observations in the probe window
 #pragma once
 
@@ -37,6 +52,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "web/backend.h"
 
@@ -53,6 +69,21 @@ struct MetricsSnapshot {
   int64_t disabled_ports = 0;
   std::map<std::string, int64_t> open_orders_by_severity;
   int64_t needs_human = 0;
+  // Guard budget and outbox (from the store).
+  int64_t disables_last_hour = 0;
+  struct DisabledPortSince {
+    std::string node;  // display name ("" when the port is no longer in the store)
+    uint64_t node_guid = 0;
+    int port = 0;
+    std::string cable;  // cable ID from the plan ("" when unknown)
+    int64_t since_us = 0;
+  };
+  std::vector<DisabledPortSince> disabled_since;
+  bool webhook = false;  // workorders.webhook configured (from the backend)
+  int64_t outbox_pending = 0;
+  int64_t outbox_failing = 0;
+  int64_t outbox_failed_attempts = 0;
+  double outbox_oldest_age_seconds = 0;
   // Cursed routes (from the backend; absent when probing is off).
   std::optional<int64_t> cursed_suspects;
   std::optional<int64_t> probe_observations;
