@@ -50,8 +50,10 @@ std::vector<std::string> Args::all(const std::string& name) const {
   return it == values_.end() ? std::vector<std::string>{} : it->second;
 }
 
-std::optional<int> Args::get_int(const std::string& name, int lo, int hi) const {
-  auto v = get(name);
+namespace args_detail {
+
+std::optional<int> to_int(const std::string& name, const std::optional<std::string>& v, int lo,
+                          int hi) {
   if (!v) return std::nullopt;
   int out = 0;
   auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
@@ -61,16 +63,49 @@ std::optional<int> Args::get_int(const std::string& name, int lo, int hi) const 
   return out;
 }
 
-int usage_error(const char* cmd, const std::string& msg, const char* help) {
-  std::cerr << "ibwarden " << cmd << ": " << msg << "\n\n" << help;
-  return 2;
+}  // namespace args_detail
+
+std::optional<int> Args::get_int(const std::string& name, int lo, int hi) const {
+  return args_detail::to_int(name, get(name), lo, hi);
 }
 
-std::string format_arg(const Args& args) {
-  std::string f = args.get("format").value_or("text");
-  if (f != "text" && f != "json")
-    throw UsageError("--format must be text or json, got \"" + f + "\"");
-  return f;
+void CmdArgs::set(const std::string& name, std::vector<std::string> values,
+                  std::vector<std::string> choices) {
+  values_[name] = std::move(values);
+  if (!choices.empty()) choices_[name] = std::move(choices);
+}
+
+std::optional<std::string> CmdArgs::get(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end() || it->second.empty()) return std::nullopt;
+  return it->second.back();
+}
+
+std::vector<std::string> CmdArgs::all(const std::string& name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::optional<int> CmdArgs::get_int(const std::string& name, int lo, int hi) const {
+  return args_detail::to_int(name, get(name), lo, hi);
+}
+
+std::string CmdArgs::choice(const std::string& name, const std::string& fallback) const {
+  std::string v = get(name).value_or(fallback);
+  auto it = choices_.find(name);
+  if (it == choices_.end()) return v;
+  const auto& allowed = it->second;
+  for (const auto& a : allowed)
+    if (a == v) return v;
+  std::string list;
+  for (size_t i = 0; i < allowed.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+  throw UsageError("--" + name + " must be " + list + ", got \"" + v + "\"");
+}
+
+int CmdArgs::usage_error(const std::string& msg) const {
+  std::cerr << "ibwarden " << command_ << ": " << msg << "\n\n" << help_;
+  return 2;
 }
 
 int64_t parse_since_arg(const std::string& text) {

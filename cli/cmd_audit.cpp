@@ -18,27 +18,6 @@
 namespace ibw::cli {
 namespace cmd_audit_detail {
 
-constexpr const char* kHelp =
-    R"(usage: ibwarden audit --plan FILE (--topology FILE | --live [--ca NAME] [--ca-port N])
-                      [--node-name-map FILE] [--format text|json|csv] [--output FILE]
-
-Compares the cabling plan with the fabric and classifies every difference: missing,
-miswired, swapped, unexpected, degraded, missing_node, unknown_node, partition.
-
-  --plan FILE           cabling plan: CSV (cable_id,a_node,a_port,b_node,b_port[,...]),
-                        YAML (cables: [...]) or UFM NDT (#StartDevice,...); detected by content
-  --topology FILE       ibnetdiscover output or an ibnetdiscover --cache file; repeat it to
-                        merge views of several separate networks
-  --live                discover the fabric now over SMPs (libibnetdisc)
-  --ca NAME             local CA for --live (default: first)
-  --ca-port N           local port for --live (default: first active)
-  --node-name-map FILE  0xGUID "name" lines; names are matched against the plan
-  --format FMT          text (default), json or csv
-  --output FILE         write the report there instead of stdout
-
-Exit status: 0 no findings, 1 findings, 2 usage or input error.
-)";
-
 int fail(const std::string& msg) {
   std::cerr << "ibwarden audit: error: " << msg << "\n";
   return 2;
@@ -75,27 +54,16 @@ bool write_output(const std::string& path, const std::string& data, std::string*
 
 using namespace cmd_audit_detail;
 
-int cmd_audit(int argc, char** argv, int first) {
+int cmd_audit(const CmdArgs& args) {
   using namespace ibw::fabric;
-  std::vector<OptionSpec> specs = {
-      {"plan"},       {"topology", true, true}, {"live", false}, {"ca"},
-      {"ca-port"},    {"node-name-map"},        {"format"},      {"output"},
-      {"help", false}};
   try {
-    Args args(specs, argc, argv, first);
-    if (args.has("help")) {
-      std::cout << kHelp;
-      return 0;
-    }
     if (!args.has("plan")) throw UsageError("--plan is required");
     bool live = args.has("live");
     auto topologies = args.all("topology");
     if (live == !topologies.empty()) throw UsageError("give exactly one of --topology or --live");
     if (!live && (args.has("ca") || args.has("ca-port")))
       throw UsageError("--ca and --ca-port go with --live");
-    std::string format = args.get("format").value_or("text");
-    if (format != "text" && format != "json" && format != "csv")
-      throw UsageError("--format must be text, json or csv, got \"" + format + "\"");
+    std::string format = args.choice("format", "text");
 
     // The big structures live on the heap and are deliberately not freed: the process exits
     // right after, and freeing ~1M small objects of a 65k-endpoint fabric costs more than
@@ -128,8 +96,7 @@ int cmd_audit(int argc, char** argv, int first) {
     }
     return result.findings.empty() ? 0 : 1;
   } catch (const UsageError& e) {
-    std::cerr << "ibwarden audit: " << e.what() << "\n\n" << kHelp;
-    return 2;
+    return args.usage_error(e.what());
   } catch (const InputError& e) {
     return fail(std::string("invalid input:\n") + e.what());
   } catch (const std::exception& e) {

@@ -25,19 +25,6 @@ using daemon::discover_fabric;
 
 namespace {
 
-constexpr const char* kLocalizeHelp =
-    R"(usage: ibwarden localize --config FILE --probes FILE [--probes FILE...]
-                         [--routes static|adaptive] [--format text|json]
-
---probes   observations, JSONL or CSV with a header (src, dst, sent, lost; optional slow,
-           gbps + expected_gbps, rtt_us, routing, path, time); repeat for several files
---routes   the routing of records that do not say (default adaptive: every minimal route,
-           as adaptive routing sprays them); `ibwarden probe` output says static or directed
-Suspects are links, or groups of links no observation can tell apart; `from -> to` is the
-direction loss was seen in (`to` receives). Exit status: 0 no suspects, 1 suspects, 2 usage or
-input error (bad lines as file:line: field: message).
-)";
-
 // At k=64 with a million records the run touches ~400 MB of fresh large arrays, and with
 // 4 KiB pages much of its time went to page faults (3.2 s -> 1.8 s with huge pages, measured
 // on the bench). glibc reads its malloc tunables only when a process starts, so the command
@@ -73,18 +60,15 @@ bool needs_lfts(ingest::Routing default_routing,
 
 }  // namespace
 
-int cmd_localize(int argc, char** argv, int first) {
-  rerun_with_malloc_tunables(argv);
+int cmd_localize(const CmdArgs& args) {
+  rerun_with_malloc_tunables(args.argv());
   try {
-    Args args({{"config"}, {"probes", true, true}, {"routes"}, {"format"}, {"help", false}}, argc,
-              argv, first);
-    if (args.has("help")) return std::cout << kLocalizeHelp, 0;
     if (!args.has("config")) throw UsageError("--config is required");
     if (!args.has("probes")) throw UsageError("--probes is required");
-    std::string format = format_arg(args);
+    std::string format = args.choice("format", "text");
     rules::LocalizeOptions opt;
-    if (auto r = args.get("routes")) {
-      auto routing = ingest::parse_routing(*r);
+    if (args.has("routes")) {
+      auto routing = ingest::parse_routing(args.choice("routes", "adaptive"));
       if (!routing || *routing == ingest::Routing::directed)
         throw UsageError("--routes must be static or adaptive");
       opt.default_routing = *routing;
@@ -148,7 +132,7 @@ int cmd_localize(int argc, char** argv, int first) {
     }
     return result.suspects.empty() ? 0 : 1;
   } catch (const UsageError& e) {
-    return usage_error("localize", e.what(), kLocalizeHelp);
+    return args.usage_error(e.what());
   } catch (const fabric::InputError& e) {
     const auto& all = e.diagnostics();
     for (size_t i = 0; i < all.size() && i < 20; ++i)

@@ -19,33 +19,10 @@
 namespace ibw::cli {
 
 using daemon::discover_topology;
-namespace cmd_probe_detail {
-
-constexpr const char* kProbeHelp =
-    R"(usage: ibwarden probe --config FILE [--output FILE] [--count N] [--format jsonl|csv]
-
-Sends one round of SubnGet(NodeInfo) SMPs from the local port (fabric.ca, fabric.ca_port):
-LID-routed to every switch and CA LID, and by directed route through every link (the
-request crosses it one way, the reply the other). Writes one route observation per target
-with sent, lost and RTT p50/p99 (microseconds). Limits come from the probes: section.
-
---output   where to write (default or "-": standard output)
---count    MADs per target (default: probes.count)
---format   jsonl (default) or csv (with a header)
-A summary goes to standard error.
-Exit status: 0 the round ran, 2 usage, input or port error.
-)";
-
-}  // namespace cmd_probe_detail
-
-int cmd_probe(int argc, char** argv, int first) {
-  using namespace cmd_probe_detail;
+int cmd_probe(const CmdArgs& args) {
   try {
-    Args args({{"config"}, {"output"}, {"count"}, {"format"}, {"help", false}}, argc, argv, first);
-    if (args.has("help")) return std::cout << kProbeHelp, 0;
     if (!args.has("config")) throw UsageError("--config is required");
-    std::string format = args.get("format").value_or("jsonl");
-    if (format != "jsonl" && format != "csv") throw UsageError("--format must be jsonl or csv");
+    std::string format = args.choice("format", "jsonl");
     std::optional<int> count = args.get_int("count", 1, 10000);
     config::Config cfg = config::load_config(*args.get("config"));
 
@@ -97,7 +74,7 @@ int cmd_probe(int argc, char** argv, int first) {
                  s.max_outstanding, opts.max_rate);
     return 0;
   } catch (const UsageError& e) {
-    return usage_error("probe", e.what(), kProbeHelp);
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {
     std::cerr << "ibwarden probe: " << e.what() << "\n";
     return 2;

@@ -26,41 +26,6 @@ using store::port_json;
 
 namespace cmd_remedy_detail {
 
-constexpr const char* kDecisionsHelp =
-    R"(usage: ibwarden decisions --config FILE [--since DURATION|TIME] [--limit N]
-                          [--format text|json]
-
-Prints what the automation and operators decided, oldest first. JSON: an array of
-{id, time, rule, node, node_guid, port, peer_node, peer_port, cable_id, action, status,
-reason, evidence}; action is disable, enable, work_order or none; status is executed,
-dry_run, refused, failed or pending (a port request whose outcome is not recorded yet: the
-daemon reconciles those from the ports' state when it starts).
-)";
-
-constexpr const char* kOrdersHelp =
-    R"(usage: ibwarden workorders --config FILE [--status STATUS|active] [--format text|json]
-       ibwarden workorders --config FILE --update ID [--status in_progress|resolved|open]
-                           [--assignee NAME] [--note TEXT]
-
-Prints repair work orders (one per link). JSON: an array of {id, cable_id, a, b, locations,
-status, rule, summary, offences, opened, updated, ...}. Status: open, in_progress, resolved,
-verified, reopened; "active" lists open, in_progress and reopened.
---update changes one order: a technician takes it (in_progress), or closes an order whose
-link was never disabled (resolved; a disabled link is resolved by `ibwarden enable`).
-)";
-
-constexpr const char* kPortHelp =
-    R"(usage: ibwarden disable|enable --config FILE --port NODE/PORT --reason TEXT [--force]
-                               [--format text|json]
-
-Disables or re-enables a port over SMPs (or through UFM with actions.via: ufm, which also
-posts the reason to UFM's event log), through the same guard as the automation (with
-actions.mode dry-run nothing changes). --force overrides the guard's budgets and
-min_up_links, never the hard rules (a host's last link, the SM's link, a leaf's last uplink);
-the override is recorded. enable re-enables the end ibwarden disabled and resolves the link's
-work order. Prints the decision. Exit 0 executed or dry-run, 1 refused or failed, 2 usage.
-)";
-
 int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -86,13 +51,10 @@ void print_order(const store::WorkOrder& o) {
 
 using namespace cmd_remedy_detail;
 
-int cmd_decisions(int argc, char** argv, int first) {
+int cmd_decisions(const CmdArgs& args) {
   try {
-    Args args({{"config"}, {"since"}, {"limit"}, {"format"}, {"help", false}}, argc, argv, first);
-    if (args.has("help")) return std::cout << kDecisionsHelp, 0;
-    if (!args.has("config"))
-      return usage_error("decisions", "--config is required", kDecisionsHelp);
-    std::string format = format_arg(args);
+    if (!args.has("config")) return args.usage_error("--config is required");
+    std::string format = args.choice("format", "text");
     store::DecisionQuery q;
     if (auto s = args.get("since")) q.since_us = parse_since_arg(*s);
     q.limit = static_cast<size_t>(args.get_int("limit", 1, 10'000'000).value_or(100'000));
@@ -108,21 +70,17 @@ int cmd_decisions(int argc, char** argv, int first) {
     }
     return 0;
   } catch (const UsageError& e) {
-    return usage_error("decisions", e.what(), kDecisionsHelp);
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {
     std::cerr << "ibwarden decisions: " << e.what() << "\n";
     return 2;
   }
 }
 
-int cmd_workorders(int argc, char** argv, int first) {
+int cmd_workorders(const CmdArgs& args) {
   try {
-    Args args(
-        {{"config"}, {"status"}, {"update"}, {"assignee"}, {"note"}, {"format"}, {"help", false}},
-        argc, argv, first);
-    if (args.has("help")) return std::cout << kOrdersHelp, 0;
-    if (!args.has("config")) return usage_error("workorders", "--config is required", kOrdersHelp);
-    std::string format = format_arg(args);
+    if (!args.has("config")) return args.usage_error("--config is required");
+    std::string format = args.choice("format", "text");
     config::Config cfg = config::load_config(*args.get("config"));
     if (!args.has("update")) {
       if (args.has("assignee") || args.has("note"))
@@ -185,23 +143,20 @@ int cmd_workorders(int argc, char** argv, int first) {
       print_order(o);
     return 0;
   } catch (const UsageError& e) {
-    return usage_error("workorders", e.what(), kOrdersHelp);
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {
     std::cerr << "ibwarden workorders: " << e.what() << "\n";
     return 2;
   }
 }
 
-int cmd_port_action(int argc, char** argv, int first, actions::PortAction action) {
+int cmd_port_action(const CmdArgs& args, actions::PortAction action) {
   const char* cmd = action == actions::PortAction::disable ? "disable" : "enable";
   try {
-    Args args({{"config"}, {"port"}, {"reason"}, {"force", false}, {"format"}, {"help", false}},
-              argc, argv, first);
-    if (args.has("help")) return std::cout << kPortHelp, 0;
     for (const char* required : {"config", "port", "reason"})
       if (!args.has(required))
-        return usage_error(cmd, std::string("--") + required + " is required", kPortHelp);
-    std::string format = format_arg(args);
+        return args.usage_error(std::string("--") + required + " is required");
+    std::string format = args.choice("format", "text");
     std::string reason = *args.get("reason");
     if (reason.find_first_not_of(" \t") == std::string::npos)
       throw UsageError("--reason must say why");
@@ -237,18 +192,18 @@ int cmd_port_action(int argc, char** argv, int first, actions::PortAction action
       print_decision(d);
     return d.status == "executed" || d.status == "dry_run" ? 0 : 1;
   } catch (const UsageError& e) {
-    return usage_error(cmd, e.what(), kPortHelp);
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {
     std::cerr << "ibwarden " << cmd << ": " << e.what() << "\n";
     return 2;
   }
 }
 
-int cmd_disable(int argc, char** argv, int first) {
-  return cmd_port_action(argc, argv, first, actions::PortAction::disable);
+int cmd_disable(const CmdArgs& args) {
+  return cmd_port_action(args, actions::PortAction::disable);
 }
-int cmd_enable(int argc, char** argv, int first) {
-  return cmd_port_action(argc, argv, first, actions::PortAction::enable);
+int cmd_enable(const CmdArgs& args) {
+  return cmd_port_action(args, actions::PortAction::enable);
 }
 
 }  // namespace ibw::cli

@@ -36,17 +36,6 @@ using store::port_json;
 
 namespace cmd_replay_detail {
 
-constexpr const char* kReplayHelp =
-    R"(usage: ibwarden replay --config FILE --from STORE [--rules FILE] [--since DURATION|TIME]
-                       [--format text|json]
-
-Evaluates the rules over recorded history (counter samples, link events and UFM's high_ber
-events of a store file, e.g. a copy of the daemon's store) in dry-run and prints the
-decisions that would have been made, oldest first: the same JSON shape as `ibwarden
-decisions`. The guard's budgets apply as in enforce mode; nothing is sent to the fabric.
---rules overrides rules.file.
-)";
-
 // Pretends every port action works, so the guard's state evolves as in enforce mode.
 class SimulatedExecutor : public actions::PortExecutor {
  public:
@@ -103,16 +92,12 @@ fabric::Fabric fabric_from_ports(const std::vector<store::PortRecord>& ports) {
 
 using namespace cmd_replay_detail;
 
-int cmd_replay(int argc, char** argv, int first) {
+int cmd_replay(const CmdArgs& args) {
   std::string scratch;
   try {
-    Args args({{"config"}, {"from"}, {"rules"}, {"since"}, {"format"}, {"help", false}}, argc, argv,
-              first);
-    if (args.has("help")) return std::cout << kReplayHelp, 0;
     for (const char* required : {"config", "from"})
       if (!args.has(required)) throw UsageError(std::string("--") + required + " is required");
-    std::string format = args.get("format").value_or("text");
-    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
+    std::string format = args.choice("format", "text");
     int64_t since = args.has("since") ? parse_since_arg(*args.get("since")) : 0;
     config::Config cfg = config::load_config(*args.get("config"));
     auto rules_file = args.get("rules");
@@ -204,8 +189,7 @@ int cmd_replay(int argc, char** argv, int first) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(scratch + suffix);
     return decisions.empty() ? 0 : 1;
   } catch (const UsageError& e) {
-    std::cerr << "ibwarden replay: " << e.what() << "\n\n" << kReplayHelp;
-    return 2;
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {
     if (!scratch.empty())
       for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(scratch + suffix);

@@ -19,17 +19,6 @@ namespace ibw::cli {
 using daemon::discover_topology;
 namespace cmd_route_detail {
 
-constexpr const char* kRouteHelp =
-    R"(usage: ibwarden route --config FILE (--from LID --to LID | --crossing NODE/PORT)
-                      [--live-lfts] [--limit N] [--format text|json]
-
---from/--to    trace the static path from one LID to another, hop by hop (as ibtracert)
---crossing     list the CA-to-CA (source LID, destination LID) pairs whose path uses the
-               link at NODE/PORT, in either direction
---live-lfts    read the LFTs over SMPs even when opensm-lfts.dump exists
-Exit status: 0 success, 1 the traced route is broken, 2 usage or input error.
-)";
-
 nlohmann::ordered_json hops_json(const fabric::Fabric& fab, const fabric::PathResult& path) {
   auto arr = nlohmann::ordered_json::array();
   for (const auto& h : path.hops) {
@@ -44,25 +33,14 @@ nlohmann::ordered_json hops_json(const fabric::Fabric& fab, const fabric::PathRe
 
 }  // namespace cmd_route_detail
 
-int cmd_route(int argc, char** argv, int first) {
+int cmd_route(const CmdArgs& args) {
   using namespace cmd_route_detail;
   try {
-    Args args({{"config"},
-               {"from"},
-               {"to"},
-               {"crossing"},
-               {"live-lfts", false},
-               {"limit"},
-               {"format"},
-               {"help", false}},
-              argc, argv, first);
-    if (args.has("help")) return std::cout << kRouteHelp, 0;
     if (!args.has("config")) throw UsageError("--config is required");
     bool trace = args.has("from") || args.has("to");
     if (trace == args.has("crossing"))
       throw UsageError("give either --from and --to, or --crossing");
-    std::string format = args.get("format").value_or("text");
-    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
+    std::string format = args.choice("format", "text");
     config::Config cfg = config::load_config(*args.get("config"));
     fabric::NodeNameMap names;
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
@@ -112,8 +90,7 @@ int cmd_route(int argc, char** argv, int first) {
     }
     return 0;
   } catch (const UsageError& e) {
-    std::cerr << "ibwarden route: " << e.what() << "\n\n" << kRouteHelp;
-    return 2;
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {
     std::cerr << "ibwarden route: " << e.what() << "\n";
     return 2;

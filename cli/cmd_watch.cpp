@@ -28,39 +28,6 @@ using store::port_json;
 
 namespace cmd_watch_detail {
 
-constexpr const char* kRunHelp = R"(usage: ibwarden run --config FILE
-
-Runs the event watcher: tails the OpenSM log, re-discovers the fabric on link-state traps,
-polls port counters, and stores events, samples and port state in SQLite.
-SIGTERM/SIGINT stop it cleanly; SIGHUP reloads the configuration (a new file that does not
-validate is rejected and the running one kept). Logs are JSON lines on stderr.
-)";
-
-constexpr const char* kCheckHelp = R"(usage: ibwarden check-config --config FILE
-
-Validates the configuration (unknown keys included) and the plan, node-name-map and rules
-file it names, and that the webhook secret is readable when one is configured. Prints every problem as file:line: key: message. Exit 0 valid, 2 invalid.
-)";
-
-constexpr const char* kEventsHelp =
-    R"(usage: ibwarden events --config FILE [--since DURATION|TIME] [--port NODE/PORT]
-                       [--limit N] [--format text|json]
-
-Prints stored events, oldest first. --since takes a duration back from now (10m, 2h, 1d)
-or an ISO time (2026-11-22T01:00:00Z). --port NODE/PORT (or 0xGUID/PORT) keeps the events
-of that port, at either end of its link. JSON: an array of
-{id, time, source, kind, severity, node, node_guid, port, peer_node, peer_port, cable_id, message}.
-)";
-
-constexpr const char* kPortsHelp =
-    R"(usage: ibwarden ports --config FILE [--node NODE] [--format text|json]
-
-Prints the last known state and counters of every port (or of one node's ports). JSON: an
-array of {node, node_guid, port, lid, peer_node, peer_port, cable_id, state, phys_state,
-width, speed, counters: {...}, rates: {...}, last_change} (+ ufm: UFM's view of the port, when
-UFM reports it; the text format then ends with ufm:STATE [high_ber=SEVERITY]).
-)";
-
 std::unique_ptr<store::Store> open_store(const config::Config& cfg) {
   return store::Store::open(cfg.store.path, /*read_only=*/true);
 }
@@ -69,22 +36,14 @@ std::unique_ptr<store::Store> open_store(const config::Config& cfg) {
 
 using namespace cmd_watch_detail;
 
-int cmd_run(int argc, char** argv, int first) {
-  try {
-    Args args({{"config"}, {"help", false}}, argc, argv, first);
-    if (args.has("help")) return std::cout << kRunHelp, 0;
-    if (!args.has("config")) return usage_error("run", "--config is required", kRunHelp);
-    return run_daemon(*args.get("config"));
-  } catch (const UsageError& e) {
-    return usage_error("run", e.what(), kRunHelp);
-  }
+int cmd_run(const CmdArgs& args) {
+  if (!args.has("config")) return args.usage_error("--config is required");
+  return run_daemon(*args.get("config"));
 }
 
-int cmd_check_config(int argc, char** argv, int first) {
+int cmd_check_config(const CmdArgs& args) {
   try {
-    Args args({{"config"}, {"help", false}}, argc, argv, first);
-    if (args.has("help")) return std::cout << kCheckHelp, 0;
-    if (!args.has("config")) return usage_error("check-config", "--config is required", kCheckHelp);
+    if (!args.has("config")) return args.usage_error("--config is required");
     config::Config cfg = config::load_config(*args.get("config"));
     std::vector<fabric::Diagnostic> problems;
     auto check = [&](auto&& fn) {
@@ -116,20 +75,17 @@ int cmd_check_config(int argc, char** argv, int first) {
     std::cout << cfg.file << ": ok\n";
     return 0;
   } catch (const UsageError& e) {
-    return usage_error("check-config", e.what(), kCheckHelp);
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {  // InputError lists every problem as file:line: key
     std::cerr << e.what() << "\n";
     return 2;
   }
 }
 
-int cmd_events(int argc, char** argv, int first) {
+int cmd_events(const CmdArgs& args) {
   try {
-    Args args({{"config"}, {"since"}, {"port"}, {"limit"}, {"format"}, {"help", false}}, argc, argv,
-              first);
-    if (args.has("help")) return std::cout << kEventsHelp, 0;
-    if (!args.has("config")) return usage_error("events", "--config is required", kEventsHelp);
-    std::string format = format_arg(args);
+    if (!args.has("config")) return args.usage_error("--config is required");
+    std::string format = args.choice("format", "text");
     store::EventQuery q;
     if (auto s = args.get("since")) q.since_us = parse_since_arg(*s);
     q.limit = static_cast<size_t>(args.get_int("limit", 1, 10'000'000).value_or(100'000));
@@ -178,19 +134,17 @@ int cmd_events(int argc, char** argv, int first) {
       std::cerr << "ibwarden events: stopped at --limit " << limit << "; use --since to page\n";
     return 0;
   } catch (const UsageError& e) {
-    return usage_error("events", e.what(), kEventsHelp);
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {
     std::cerr << "ibwarden events: " << e.what() << "\n";
     return 2;
   }
 }
 
-int cmd_ports(int argc, char** argv, int first) {
+int cmd_ports(const CmdArgs& args) {
   try {
-    Args args({{"config"}, {"node"}, {"format"}, {"help", false}}, argc, argv, first);
-    if (args.has("help")) return std::cout << kPortsHelp, 0;
-    if (!args.has("config")) return usage_error("ports", "--config is required", kPortsHelp);
-    std::string format = format_arg(args);
+    if (!args.has("config")) return args.usage_error("--config is required");
+    std::string format = args.choice("format", "text");
     config::Config cfg = config::load_config(*args.get("config"));
     auto db = open_store(cfg);
     auto ports = db->ports(args.get("node").value_or(""));
@@ -217,7 +171,7 @@ int cmd_ports(int argc, char** argv, int first) {
     }
     return 0;
   } catch (const UsageError& e) {
-    return usage_error("ports", e.what(), kPortsHelp);
+    return args.usage_error(e.what());
   } catch (const std::exception& e) {
     std::cerr << "ibwarden ports: " << e.what() << "\n";
     return 2;

@@ -14,6 +14,12 @@ PACKAGES=(
   libboost-dev          # Boost.Beast/Asio (header-only) for the web API
   libssl-dev            # OpenSSL: HTTPS of the web API (web.tls_cert, web.tls_key)
   zlib1g-dev            # gzip of large web API answers
+  libcli11-dev          # the commands' options, --help, man page and completion (cli/)
+  libsystemd-dev        # sd_notify READY/WATCHDOG and journald fields (daemon/)
+  # packaging: the .deb (scripts/package.sh) and its checks
+  dpkg-dev fakeroot lintian systemd file
+  groff-base man-db  # the generated ibwarden(1) is checked with groff and man
+  prometheus  # promtool: checks packaging/prometheus/ibwarden-alerts.yml
   # the IB lab: simulator, subnet manager, stock diagnostics (tests, demo, benchmarks)
   ibsim-utils opensm infiniband-diags
   python3 curl  # tests: the webhook receiver, the UFM emulator, the web API client

@@ -1,0 +1,176 @@
+// The declaration of the route, rules, remediation, replay and cursed-route commands (see
+// cli/app_decl.cpp for the conventions).
+#include <CLI/CLI.hpp>
+
+#include "cli/app_decl_detail.h"
+#include "cli/commands.h"
+
+namespace ibw::cli::app_decl_detail {
+namespace {
+
+void declare_route_rules(CliTree& t) {
+  CLI::App& root = *t.root;
+  CLI::App* c = command(
+      root, "route",
+      "trace a static route, or list the LID pairs whose route crosses a port\n\n"
+      "Static routes from the LFTs: traces the path between two LIDs hop by hop (as ibtracert), "
+      "or lists the CA-to-CA (source LID, destination LID) pairs whose path uses a link. Give "
+      "either --from and --to, or --crossing. The fabric comes from the configured discovery; "
+      "the LFTs from OpenSM's opensm-lfts.dump in opensm.dump_dir when present, else live over "
+      "SMPs.",
+      "Exit status: 0 success, 1 the traced route is broken, 2 usage or input error.");
+  config_option(c);
+  option(c, "from", "LID", "trace the static path from this LID (with --to)");
+  option(c, "to", "LID", "trace the static path to this LID (with --from)");
+  option(c, "crossing", "NODE/PORT",
+         "list the CA-to-CA (source LID, destination LID) pairs whose path uses the link at "
+         "NODE/PORT, in either direction");
+  flag(c, "live-lfts", "read the LFTs over SMPs even when opensm-lfts.dump exists");
+  option(c, "limit", "N", "list at most N pairs of --crossing");
+  option(c, "format", "text|json", "output format (default text)");
+  t.handlers[c] = &cmd_route;
+
+  CLI::App* rules = command(root, "rules", "validate a rules file (ibwarden rules validate FILE)",
+                            "Exit status: 0 valid, 2 invalid or unreadable.");
+  rules->set_help_flag("-h,--help", "print this help and exit");
+  rules->require_subcommand(0, 1);
+  c = command(*rules, "validate",
+              "check a rules file and name every problem\n\n"
+              "Loads a rules file (YAML: rules: [{name, type, action, ...}]) and reports every "
+              "problem as file:line: field: message. Rule types: symbol_errors, link_flap, "
+              "link_degraded, error_counters, ufm_high_ber, cursed_path. The shipped defaults "
+              "are config/rules.yaml.",
+              "Exit status: 0 valid, 2 invalid or unreadable.");
+  c->add_option("FILE")->description("the rules file")->type_name("FILE")->required();
+  t.handlers[c] = &cmd_rules_validate;
+}
+
+void declare_remedy(CliTree& t) {
+  CLI::App& root = *t.root;
+  CLI::App* c = command(
+      root, "decisions",
+      "print what the automation and operators decided, and why\n\n"
+      "Prints what the automation and operators decided, oldest first. JSON: an array of {id, "
+      "time, rule, node, node_guid, port, peer_node, peer_port, cable_id, action, status, "
+      "reason, evidence}; action is disable, enable, work_order or none; status is executed, "
+      "dry_run, refused, failed or pending (a port request whose outcome is not recorded yet: "
+      "the daemon reconciles those from the ports' state when it starts).",
+      "");
+  config_option(c);
+  option(c, "since", "DURATION|TIME",
+         "a duration back from now (10m, 2h, 1d) or an ISO time (2026-11-22T01:00:00Z)");
+  option(c, "limit", "N", "print at most N decisions (default 100000)");
+  option(c, "format", "text|json", "output format (default text)");
+  t.handlers[c] = &cmd_decisions;
+
+  c = command(root, "workorders",
+              "print repair work orders (or update one: --update ID)\n\n"
+              "Prints repair work orders (one per link). JSON: an array of {id, cable_id, a, b, "
+              "locations, status, rule, summary, offences, opened, updated, ...}. Status: open, "
+              "in_progress, resolved, verified, reopened; \"active\" lists open, in_progress and "
+              "reopened.\n\n"
+              "--update changes one order: a technician takes it (in_progress), or closes an "
+              "order whose link was never disabled (resolved; a disabled link is resolved by "
+              "`ibwarden enable`).",
+              "");
+  config_option(c);
+  option(c, "status", "STATUS",
+         "list the orders in this status (or active); with --update, set it: in_progress, "
+         "resolved or open");
+  option(c, "update", "ID", "change the work order ID");
+  option(c, "assignee", "NAME", "with --update: who works on it");
+  option(c, "note", "TEXT", "with --update: a note on the order");
+  option(c, "format", "text|json", "output format (default text)");
+  t.handlers[c] = &cmd_workorders;
+
+  const std::string port_text =
+      "Disables or re-enables a port over SMPs (or through UFM with actions.via: ufm, which also "
+      "posts the reason to UFM's event log), through the same guard as the automation (with "
+      "actions.mode dry-run nothing changes). --force overrides the guard's budgets and "
+      "min_up_links, never the hard rules (a host's last link, the SM's link, a leaf's last "
+      "uplink); the override is recorded. enable re-enables the end ibwarden disabled and "
+      "resolves the link's work order. Prints the decision.";
+  const std::string port_footer =
+      "Exit status: 0 executed or dry-run, 1 refused or failed, 2 usage.";
+  struct PortCommand {
+    const char* name;
+    const char* summary;
+    Handler handler;
+  };
+  for (auto [name, summary, handler] :
+       {PortCommand{"disable", "disable a port through the guard (--port NODE/PORT --reason TEXT)",
+                    &cmd_disable},
+        PortCommand{"enable", "re-enable a port and resolve its work order", &cmd_enable}}) {
+    c = command(root, name, std::string(summary) + "\n\n" + port_text, port_footer);
+    config_option(c);
+    option(c, "port", "NODE/PORT", "the port (or 0xGUID/PORT)")->required();
+    option(c, "reason", "TEXT", "why; recorded with the decision")->required();
+    flag(c, "force", "override the guard's budgets and min_up_links (recorded)");
+    option(c, "format", "text|json", "output format (default text)");
+    t.handlers[c] = handler;
+  }
+}
+
+void declare_cursed(CliTree& t) {
+  CLI::App& root = *t.root;
+  CLI::App* c = command(
+      root, "replay",
+      "evaluate the rules over recorded history, dry-run, and print the decisions\n\n"
+      "Evaluates the rules over recorded history (counter samples, link events and UFM's "
+      "high_ber events of a store file, e.g. a copy of the daemon's store) in dry-run and prints "
+      "the decisions that would have been made, oldest first: the same JSON shape as `ibwarden "
+      "decisions`. The guard's budgets apply as in enforce mode; nothing is sent to the fabric.",
+      "Exit status: 0 no decisions, 1 decisions, 2 usage or input error.");
+  config_option(c);
+  option(c, "from", "STORE", "the store file to replay")->required();
+  option(c, "rules", "FILE", "the rules to evaluate (overrides rules.file)");
+  option(c, "since", "DURATION|TIME",
+         "replay from a duration back from now (10m, 2h, 1d) or an ISO time");
+  option(c, "format", "text|json", "output format (default text)");
+  t.handlers[c] = &cmd_replay;
+
+  c = command(
+      root, "localize",
+      "rank the links behind lost or slow route observations (cursed routes)\n\n"
+      "Reads route observations (ibwarden probe output, ib_write_bw/lat matrices, nccl-tests, "
+      "burn-in results) and ranks the suspect links. Suspects are links, or groups of links no "
+      "observation can tell apart; `from -> to` is the direction loss was seen in (`to` "
+      "receives).",
+      "Exit status: 0 no suspects, 1 suspects, 2 usage or input error (bad lines as file:line: "
+      "field: message).");
+  config_option(c);
+  repeatable(c, "probes", "FILE",
+             "observations, JSONL or CSV with a header (src, dst, sent, lost; optional slow, "
+             "gbps + expected_gbps, rtt_us, routing, path, time); repeat for several files")
+      ->required();
+  option(c, "routes", "static|adaptive",
+         "the routing of records that do not say (default adaptive: every minimal route, as "
+         "adaptive routing sprays them); `ibwarden probe` output says static or directed");
+  option(c, "format", "text|json", "output format (default text)");
+  t.handlers[c] = &cmd_localize;
+
+  c = command(
+      root, "probe",
+      "one round of loss/RTT probes to every LID and through every link\n\n"
+      "Sends one round of SubnGet(NodeInfo) SMPs from the local port (fabric.ca, "
+      "fabric.ca_port): LID-routed to every switch and CA LID, and by directed route through "
+      "every link (the request crosses it one way, the reply the other). Writes one route "
+      "observation per target with sent, lost and RTT p50/p99 (microseconds). Limits come from "
+      "the probes: section. A summary goes to standard error.",
+      "Exit status: 0 the round ran, 2 usage, input or port error.");
+  config_option(c);
+  option(c, "output", "FILE", "where to write (default or \"-\": standard output)");
+  option(c, "count", "N", "MADs per target (default: probes.count)");
+  option(c, "format", "jsonl|csv", "jsonl (default) or csv (with a header)");
+  t.handlers[c] = &cmd_probe;
+}
+
+}  // namespace
+
+void declare_ops(CliTree& t) {
+  declare_route_rules(t);
+  declare_remedy(t);
+  declare_cursed(t);
+}
+
+}  // namespace ibw::cli::app_decl_detail

@@ -1,0 +1,28 @@
+// `ibwarden store backup FILE [--config FILE]`: an online copy of the daemon's SQLite store
+// (store/backup.h). Any failure (configuration, missing store, existing FILE, I/O) is exit 2.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "config/config.h"
+#include "store/backup.h"
+
+namespace ibw::cli {
+
+int cmd_store_backup(const CmdArgs& args) {
+  try {
+    std::string file = args.get("FILE").value_or("");
+    if (file.empty()) throw UsageError("FILE is required");
+    config::Config cfg = config::load_config(args.get("config").value_or(""));
+    store::BackupResult r = store::backup_store(cfg.store.path, file);
+    std::cout << "ibwarden store backup: wrote " << file << " (" << r.pages << " pages, " << r.bytes
+              << " bytes)\n";
+    return 0;
+  } catch (const UsageError& e) {
+    return args.usage_error(e.what());
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden store backup: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace ibw::cli
