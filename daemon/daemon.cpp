@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "daemon/logger.h"
+#include "daemon/notify.h"
 #include "daemon/outbox_worker.h"
 #include "daemon/remedy_setup.h"
 #include "daemon/runtime.h"
@@ -128,6 +129,16 @@ void start_web(Runtime& rt) {
   }
 }
 
+// The STATUS= line systemd shows next to READY=1.
+std::string ready_status(const Runtime& rt) {
+  const config::Config& c = rt.cfg;
+  std::string s = "watching fabric " + c.fabric.name + ": ";
+  s += rt.rules_loaded < 0 ? "no rules file" : std::to_string(rt.rules_loaded) + " rules loaded";
+  s += ", actions " + c.actions.mode;
+  if (rt.web_server) s += ", web API on port " + std::to_string(rt.web_server->port());
+  return s;
+}
+
 // Runs one configuration generation until stop or a valid reload; returns the next
 // generation's runtime on reload, null on stop. Workers are always stopped and joined, also
 // when this throws.
@@ -184,10 +195,14 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   if (rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir) spawn(probe_loop);
   if (rt.cfg.workorders.webhook)
     spawn([](Runtime& r) { run_outbox(r.cfg, r.webhook_secret, r.running); });
+  ServiceNotifier& notifier = service_notifier();
+  notifier.ready(ready_status(rt));  // systemd (Type=notify): this generation runs
   std::unique_ptr<Runtime> next;
   try {
     while (!g_stop) {
+      notifier.watchdog_tick();  // only this loop pings: a wedged writer gets us restarted
       if (g_reload.exchange(false)) {
+        notifier.reloading();
         try {
           auto candidate = prepare(config::load_config(config_path));
           if (!g_stop) next = std::move(candidate);
@@ -196,15 +211,18 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
         } catch (const std::exception& e) {
           log(LogLevel::error, "new configuration rejected; keeping the running one",
               {{"config", config_path}, {"error", e.what()}});
+          notifier.ready(ready_status(rt) + "; last reload rejected: " + e.what());
         }
       }
       if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(100))) write_batch(*batch, rt);
       maybe_compact(rt);
     }
   } catch (...) {
+    notifier.stopping();
     stop_workers();
     throw;
   }
+  if (g_stop) notifier.stopping();  // before the workers drain: that can take a while
   stop_workers();
   return next;
 }
@@ -218,6 +236,7 @@ int run_daemon(const std::string& config_path) {
     cfg = config::load_config(config_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ibwarden run: invalid configuration:\n%s\n", e.what());
+    service_notifier().status(std::string("invalid configuration: ") + e.what());
     return 2;
   }
   struct sigaction sa {};
@@ -233,6 +252,7 @@ int run_daemon(const std::string& config_path) {
     rt = prepare(cfg);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ibwarden run: cannot start:\n%s\n", e.what());
+    service_notifier().status(std::string("cannot start: ") + e.what());
     return 2;
   }
   bool store_failed = false;
@@ -265,6 +285,7 @@ int run_daemon(const std::string& config_path) {
     store_failed = rt->store_failed;
     rt = std::move(next);
   }
+  service_notifier().stopping();  // when a reload was accepted just as a stop came
   log(LogLevel::info, "ibwarden stopped");
   return store_failed ? 1 : 0;
 }
