@@ -123,6 +123,12 @@ else
     "source /usr/share/bash-completion/completions/ibwarden && COMP_WORDS=(ibwarden chec) &&
      COMP_CWORD=1 && _ibwarden ibwarden chec ibwarden && [[ \${COMPREPLY[*]} == check-config ]]"
   check "man ibwarden finds the page" bash -c "man -w ibwarden | grep -q '/man1/ibwarden.1.gz'"
+  # The installed daemon as the unit runs it: user ibwarden, the shipped config, notify.
+  python3 "$(dirname "$0")/run_installed.py"
+  rc=$?
+  if ((rc == 77)); then echo "note: installed-daemon run skipped (see above)"; elif ((rc != 0)); then
+    bad "the installed daemon runs as ibwarden with the shipped config"
+  else ok "the installed daemon runs as ibwarden with the shipped config"; fi
   # An operator's edit of a conffile survives a reinstall (upgrade path).
   echo "# local edit" >>/etc/ibwarden/rules.yaml
   check "reinstall keeps the edited conffile" bash -c \
