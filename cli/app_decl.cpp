@@ -46,6 +46,15 @@ CLI::Option* config_option(CLI::App* c) {
   return option(c, "config", "FILE", "the configuration file (ibwarden.yaml)")->required();
 }
 
+CLI::Option* text_json_option(CLI::App* c) {
+  return option(c, "format", "text|json", "output format (default text)");
+}
+
+CLI::Option* since_option(CLI::App* c) {
+  return option(c, "since", "DURATION|TIME",
+                "a duration back from now (10m, 2h, 1d) or an ISO time (2026-11-22T01:00:00Z)");
+}
+
 void declare_watch(CliTree& t) {
   CLI::App& root = *t.root;
   CLI::App* c = command(
@@ -96,12 +105,11 @@ void declare_watch(CliTree& t) {
               "severity, node, node_guid, port, peer_node, peer_port, cable_id, message}.",
               "");
   config_option(c);
-  option(c, "since", "DURATION|TIME",
-         "a duration back from now (10m, 2h, 1d) or an ISO time (2026-11-22T01:00:00Z)");
+  since_option(c);
   option(c, "port", "NODE/PORT",
          "keep the events of that port (or 0xGUID/PORT), at either end of its link");
   option(c, "limit", "N", "print at most N events (default 100000)");
-  option(c, "format", "text|json", "output format (default text)");
+  text_json_option(c);
   t.handlers[c] = &cmd_events;
 
   c = command(root, "ports",
@@ -114,7 +122,7 @@ void declare_watch(CliTree& t) {
               "");
   config_option(c);
   option(c, "node", "NODE", "only the ports of this node");
-  option(c, "format", "text|json", "output format (default text)");
+  text_json_option(c);
   t.handlers[c] = &cmd_ports;
 }
 

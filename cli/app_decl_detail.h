@@ -26,6 +26,10 @@ CLI::Option* repeatable(CLI::App* c, const std::string& name, const std::string&
 CLI::Option* flag(CLI::App* c, const std::string& name, const std::string& description);
 // The required `--config FILE` of most commands.
 CLI::Option* config_option(CLI::App* c);
+// `--format text|json`, text by default: the query commands' output switch.
+CLI::Option* text_json_option(CLI::App* c);
+// `--since DURATION|TIME`: a duration back from now or an ISO time (parse_since_arg).
+CLI::Option* since_option(CLI::App* c);
 
 // The remediation, route, replay and cursed-route commands (cli/app_decl_ops.cpp).
 void declare_ops(CliTree& t);

@@ -27,7 +27,7 @@ void declare_route_rules(CliTree& t) {
          "NODE/PORT, in either direction");
   flag(c, "live-lfts", "read the LFTs over SMPs even when opensm-lfts.dump exists");
   option(c, "limit", "N", "list at most N pairs of --crossing");
-  option(c, "format", "text|json", "output format (default text)");
+  text_json_option(c);
   t.handlers[c] = &cmd_route;
 
   CLI::App* rules = command(root, "rules", "validate a rules file (ibwarden rules validate FILE)",
@@ -57,10 +57,9 @@ void declare_remedy(CliTree& t) {
       "the daemon reconciles those from the ports' state when it starts).",
       "");
   config_option(c);
-  option(c, "since", "DURATION|TIME",
-         "a duration back from now (10m, 2h, 1d) or an ISO time (2026-11-22T01:00:00Z)");
+  since_option(c);
   option(c, "limit", "N", "print at most N decisions (default 100000)");
-  option(c, "format", "text|json", "output format (default text)");
+  text_json_option(c);
   t.handlers[c] = &cmd_decisions;
 
   c = command(root, "workorders",
@@ -80,7 +79,7 @@ void declare_remedy(CliTree& t) {
   option(c, "update", "ID", "change the work order ID");
   option(c, "assignee", "NAME", "with --update: who works on it");
   option(c, "note", "TEXT", "with --update: a note on the order");
-  option(c, "format", "text|json", "output format (default text)");
+  text_json_option(c);
   t.handlers[c] = &cmd_workorders;
 
   const std::string port_text =
@@ -106,7 +105,7 @@ void declare_remedy(CliTree& t) {
     option(c, "port", "NODE/PORT", "the port (or 0xGUID/PORT)")->required();
     option(c, "reason", "TEXT", "why; recorded with the decision")->required();
     flag(c, "force", "override the guard's budgets and min_up_links (recorded)");
-    option(c, "format", "text|json", "output format (default text)");
+    text_json_option(c);
     t.handlers[c] = handler;
   }
 }
@@ -126,7 +125,7 @@ void declare_cursed(CliTree& t) {
   option(c, "rules", "FILE", "the rules to evaluate (overrides rules.file)");
   option(c, "since", "DURATION|TIME",
          "replay from a duration back from now (10m, 2h, 1d) or an ISO time");
-  option(c, "format", "text|json", "output format (default text)");
+  text_json_option(c);
   t.handlers[c] = &cmd_replay;
 
   c = command(
@@ -146,7 +145,7 @@ void declare_cursed(CliTree& t) {
   option(c, "routes", "static|adaptive",
          "the routing of records that do not say (default adaptive: every minimal route, as "
          "adaptive routing sprays them); `ibwarden probe` output says static or directed");
-  option(c, "format", "text|json", "output format (default text)");
+  text_json_option(c);
   t.handlers[c] = &cmd_localize;
 
   c = command(

@@ -1,5 +1,7 @@
 #include "tests/integration/daemon_fixture.h"
 
+#include <cstdio>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -161,6 +163,16 @@ int web_port(const Daemon& daemon) {
   std::smatch m;
   std::regex listening("\"web API listening\"[^\n]*\"port\":([0-9]+)");
   return std::regex_search(log, m, listening) ? std::stoi(m[1]) : 0;
+}
+
+std::string trap129_line(int i, int hour, uint64_t tid) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "Nov 22 %02d:%02d:%02d %06d [5704E6C0] 0x01 -> log_trap_info: Received Generic "
+                "Notice type:1 num:129 (Local Link Integrity threshold reached) Producer:2 "
+                "(Switch) from LID:3 TID:0x%016llx\n",
+                hour, (i / 60) % 60, i % 60, i % 1000000, static_cast<unsigned long long>(tid));
+  return buf;
 }
 
 }  // namespace ibw::test

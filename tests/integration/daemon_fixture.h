@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <utility>
@@ -38,6 +39,10 @@ class Daemon {
   DaemonOptions options_;
   int pid_ = -1;
 };
+
+// An OpenSM log line for trap 129 (local link integrity) from LID 3, stamped `hour`:MM:SS with a
+// microsecond field and TID derived from `i`, so that every index gives a distinct event.
+std::string trap129_line(int i, int hour, uint64_t tid);
 
 struct CmdResult {
   int status = -1;

@@ -22,13 +22,7 @@ using namespace ibw::test;
 namespace store_backup_cli {
 
 std::string trap_line(int i) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "Nov 22 02:%02d:%02d %06d [5704E6C0] 0x01 -> log_trap_info: Received Generic "
-                "Notice type:1 num:129 (Local Link Integrity threshold reached) Producer:2 "
-                "(Switch) from LID:3 TID:0x%016x\n",
-                (i / 60) % 60, i % 60, i % 1000000, i);
-  return buf;
+  return trap129_line(i, 2, i);
 }
 
 // One integer from a read-only connection (-1 on any error).

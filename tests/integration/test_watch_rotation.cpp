@@ -20,13 +20,7 @@ namespace watch_rotation {
 
 // A trap-129 line (local link integrity) with a distinct microsecond stamp per index.
 std::string trap_line(int i) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "Nov 22 01:%02d:%02d %06d [5704E6C0] 0x01 -> log_trap_info: Received Generic "
-                "Notice type:1 num:129 (Local Link Integrity threshold reached) Producer:2 "
-                "(Switch) from LID:3 TID:0x%016x\n",
-                (i / 60) % 60, i % 60, i, i);
-  return buf;
+  return trap129_line(i, 1, i);
 }
 
 size_t trap_events(const std::string& config) {
