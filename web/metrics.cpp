@@ -30,6 +30,11 @@ class Writer {
   void sample(const char* name, const std::string& labels, double v) {
     out_ += std::string(name) + "{" + labels + "} " + number(v) + "\n";
   }
+  // A family of one unlabelled sample: HELP, TYPE and the value.
+  void gauge(const char* name, const char* help, double v) {
+    family(name, help);
+    sample(name, v);
+  }
   std::string take() { return std::move(out_); }
 
  private:
@@ -60,14 +65,13 @@ std::string escape_label(const std::string& value) {
 std::string render_metrics(const MetricsSnapshot& m) {
   using metrics_detail::label;
   metrics_detail::Writer w;
-  w.family("ibwarden_up", "1 while the ibwarden web API answers.");
-  w.sample("ibwarden_up", 1);
+  w.gauge("ibwarden_up", "1 while the ibwarden web API answers.", 1);
 
-  w.family("ibwarden_rules_loaded",
-           "Enabled health rules loaded (0 with no rules file: nothing is evaluated).");
-  w.sample("ibwarden_rules_loaded", std::max(0, m.health.rules_loaded));
-  w.family("ibwarden_actions_enforce", "1 when actions.mode is enforce, 0 in dry-run.");
-  w.sample("ibwarden_actions_enforce", m.health.enforce ? 1 : 0);
+  w.gauge("ibwarden_rules_loaded",
+          "Enabled health rules loaded (0 with no rules file: nothing is evaluated).",
+          std::max(0, m.health.rules_loaded));
+  w.gauge("ibwarden_actions_enforce", "1 when actions.mode is enforce, 0 in dry-run.",
+          m.health.enforce ? 1 : 0);
 
   w.family("ibwarden_source_status",
            "Health of each event source: 1 for its current status (ok, degraded, down, disabled).");
@@ -84,31 +88,29 @@ std::string render_metrics(const MetricsSnapshot& m) {
       w.sample("ibwarden_source_last_ok_timestamp_seconds", label("source", s.name),
                static_cast<double>(s.last_ok_us) / 1e6);
   bool swept = m.health.sweep_seconds >= 0;
-  w.family("ibwarden_sweep_duration_seconds",
-           "Duration of the last counter sweep (NaN before the first one).");
-  w.sample("ibwarden_sweep_duration_seconds",
-           swept ? m.health.sweep_seconds : std::numeric_limits<double>::quiet_NaN());
-  w.family("ibwarden_last_sweep_timestamp_seconds",
-           "When the last counter sweep ended (0 before the first one).");
-  w.sample("ibwarden_last_sweep_timestamp_seconds",
-           swept ? static_cast<double>(m.health.sweep_time_us) / 1e6 : 0);
+  w.gauge("ibwarden_sweep_duration_seconds",
+          "Duration of the last counter sweep (NaN before the first one).",
+          swept ? m.health.sweep_seconds : std::numeric_limits<double>::quiet_NaN());
+  w.gauge("ibwarden_last_sweep_timestamp_seconds",
+          "When the last counter sweep ended (0 before the first one).",
+          swept ? static_cast<double>(m.health.sweep_time_us) / 1e6 : 0);
 
   if (m.health.max_disabled_total >= 0) {
-    w.family("ibwarden_guard_max_disabled_ports",
-             "The guard's cap on ports disabled by ibwarden at once (actions.max_disabled_total).");
-    w.sample("ibwarden_guard_max_disabled_ports", m.health.max_disabled_total);
+    w.gauge("ibwarden_guard_max_disabled_ports",
+            "The guard's cap on ports disabled by ibwarden at once (actions.max_disabled_total).",
+            m.health.max_disabled_total);
   }
   if (m.health.max_actions_per_hour >= 0) {
-    w.family("ibwarden_guard_max_disables_per_hour",
-             "The guard's cap on disables in any hour (actions.max_actions_per_hour).");
-    w.sample("ibwarden_guard_max_disables_per_hour", m.health.max_actions_per_hour);
+    w.gauge("ibwarden_guard_max_disables_per_hour",
+            "The guard's cap on disables in any hour (actions.max_actions_per_hour).",
+            m.health.max_actions_per_hour);
   }
-  w.family("ibwarden_webhook_configured",
-           "1 when work orders are delivered to a webhook (workorders.webhook is set).");
-  w.sample("ibwarden_webhook_configured", m.webhook ? 1 : 0);
+  w.gauge("ibwarden_webhook_configured",
+          "1 when work orders are delivered to a webhook (workorders.webhook is set).",
+          m.webhook ? 1 : 0);
 
-  w.family("ibwarden_store_up", "1 when the store could be read for this scrape.");
-  w.sample("ibwarden_store_up", m.store_up ? 1 : 0);
+  w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",
+          m.store_up ? 1 : 0);
   // Cursed routes: the family is always listed; its sample only once something was localized.
   w.family("ibwarden_cursed_route_suspects",
            "Suspect link groups of the last cursed-route localization (no sample when probing "
@@ -121,20 +123,19 @@ std::string render_metrics(const MetricsSnapshot& m) {
     w.sample("ibwarden_probe_window_observations", static_cast<double>(*m.probe_observations));
   if (!m.store_up) return w.take();
 
-  w.family("ibwarden_events_per_second", "Stored events with a time in the last 60 s, per second.");
-  w.sample("ibwarden_events_per_second", m.events_per_second);
+  w.gauge("ibwarden_events_per_second", "Stored events with a time in the last 60 s, per second.",
+          m.events_per_second);
   w.family("ibwarden_ports", "Ports by PortState.");
   for (const auto& [state, n] : m.ports_by_state)
     w.sample("ibwarden_ports", label("state", state), static_cast<double>(n));
-  w.family("ibwarden_links", "Links with both ends known.");
-  w.sample("ibwarden_links", static_cast<double>(m.links));
-  w.family("ibwarden_ports_down",
-           "Links down: an end planned or with a known peer is not Active, not disabled by "
-           "ibwarden.");
-  w.sample("ibwarden_ports_down", static_cast<double>(m.ports_down));
-  w.family("ibwarden_disabled_ports",
-           "Ports ibwarden disabled (what the guard counts against actions.max_disabled_total).");
-  w.sample("ibwarden_disabled_ports", static_cast<double>(m.disabled_ports));
+  w.gauge("ibwarden_links", "Links with both ends known.", static_cast<double>(m.links));
+  w.gauge("ibwarden_ports_down",
+          "Links down: an end planned or with a known peer is not Active, not disabled by "
+          "ibwarden.",
+          static_cast<double>(m.ports_down));
+  w.gauge("ibwarden_disabled_ports",
+          "Ports ibwarden disabled (what the guard counts against actions.max_disabled_total).",
+          static_cast<double>(m.disabled_ports));
   w.family("ibwarden_disabled_port_since_timestamp_seconds",
            "When ibwarden disabled the port (Unix seconds), one series per port it disabled.");
   for (const auto& d : m.disabled_since)
@@ -142,32 +143,31 @@ std::string render_metrics(const MetricsSnapshot& m) {
              label("node", d.node) + "," + label("node_guid", fabric::format_guid(d.node_guid)) +
                  "," + label("port", std::to_string(d.port)) + "," + label("cable", d.cable),
              static_cast<double>(d.since_us) / 1e6);
-  w.family("ibwarden_guard_disables_last_hour",
-           "Disables executed (or in flight) in the last 3600 s, as the guard counts them "
-           "against actions.max_actions_per_hour.");
-  w.sample("ibwarden_guard_disables_last_hour", static_cast<double>(m.disables_last_hour));
-  w.family("ibwarden_webhook_outbox_pending_items",
-           "Work-order changes queued for the webhook and not delivered yet.");
-  w.sample("ibwarden_webhook_outbox_pending_items", static_cast<double>(m.outbox_pending));
-  w.family("ibwarden_webhook_outbox_failing_items",
-           "Undelivered outbox items whose delivery failed at least once.");
-  w.sample("ibwarden_webhook_outbox_failing_items", static_cast<double>(m.outbox_failing));
-  w.family("ibwarden_webhook_outbox_failed_attempts",
-           "Failed delivery attempts of the undelivered outbox items, summed.");
-  w.sample("ibwarden_webhook_outbox_failed_attempts",
-           static_cast<double>(m.outbox_failed_attempts));
-  w.family("ibwarden_webhook_outbox_oldest_pending_age_seconds",
-           "Age of the oldest undelivered outbox item, from the time of its order change (0 "
-           "when none is pending).");
-  w.sample("ibwarden_webhook_outbox_oldest_pending_age_seconds", m.outbox_oldest_age_seconds);
+  w.gauge("ibwarden_guard_disables_last_hour",
+          "Disables executed (or in flight) in the last 3600 s, as the guard counts them "
+          "against actions.max_actions_per_hour.",
+          static_cast<double>(m.disables_last_hour));
+  w.gauge("ibwarden_webhook_outbox_pending_items",
+          "Work-order changes queued for the webhook and not delivered yet.",
+          static_cast<double>(m.outbox_pending));
+  w.gauge("ibwarden_webhook_outbox_failing_items",
+          "Undelivered outbox items whose delivery failed at least once.",
+          static_cast<double>(m.outbox_failing));
+  w.gauge("ibwarden_webhook_outbox_failed_attempts",
+          "Failed delivery attempts of the undelivered outbox items, summed.",
+          static_cast<double>(m.outbox_failed_attempts));
+  w.gauge("ibwarden_webhook_outbox_oldest_pending_age_seconds",
+          "Age of the oldest undelivered outbox item, from the time of its order change (0 "
+          "when none is pending).",
+          m.outbox_oldest_age_seconds);
   w.family("ibwarden_workorders_open", "Open, in_progress and reopened work orders by severity.");
   std::map<std::string, int64_t> by_severity = {
       {"info", 0}, {"warning", 0}, {"error", 0}, {"critical", 0}};  // present when none are open
   for (const auto& [severity, n] : m.open_orders_by_severity) by_severity[severity] += n;
   for (const auto& [severity, n] : by_severity)
     w.sample("ibwarden_workorders_open", label("severity", severity), static_cast<double>(n));
-  w.family("ibwarden_workorders_needs_human", "Open work orders that need a human.");
-  w.sample("ibwarden_workorders_needs_human", static_cast<double>(m.needs_human));
+  w.gauge("ibwarden_workorders_needs_human", "Open work orders that need a human.",
+          static_cast<double>(m.needs_human));
   return w.take();
 }
 
