@@ -169,7 +169,7 @@ TEST_CASE("web tls config: check-config reports a mismatched key at its line", "
   for (auto& a : args) argv.push_back(a.data());
   std::ostringstream err;
   auto* old = std::cerr.rdbuf(err.rdbuf());
-  int rc = cli::cmd_check_config(static_cast<int>(argv.size()), argv.data(), 2);
+  int rc = cli::run_command("check-config", static_cast<int>(argv.size()), argv.data(), 2);
   std::cerr.rdbuf(old);
   CHECK(rc == 2);
   CHECK(err.str().find(config + ":4: web.tls_key: ") != std::string::npos);
@@ -177,7 +177,7 @@ TEST_CASE("web tls config: check-config reports a mismatched key at its line", "
   std::cerr.rdbuf(err.rdbuf());
   std::ostringstream out;
   auto* old_out = std::cout.rdbuf(out.rdbuf());
-  rc = cli::cmd_check_config(static_cast<int>(argv.size()), argv.data(), 2);
+  rc = cli::run_command("check-config", static_cast<int>(argv.size()), argv.data(), 2);
   std::cout.rdbuf(old_out);
   std::cerr.rdbuf(old);
   CHECK(rc == 0);
@@ -194,7 +194,7 @@ TEST_CASE("web tls config: check-config loads the tokens file and shows its warn
     std::ostringstream out, err;
     auto* old_out = std::cout.rdbuf(out.rdbuf());
     auto* old_err = std::cerr.rdbuf(err.rdbuf());
-    int rc = cli::cmd_check_config(static_cast<int>(argv.size()), argv.data(), 2);
+    int rc = cli::run_command("check-config", static_cast<int>(argv.size()), argv.data(), 2);
     std::cout.rdbuf(old_out);
     std::cerr.rdbuf(old_err);
     *err_text = err.str();
