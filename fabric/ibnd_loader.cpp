@@ -3,6 +3,10 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
@@ -115,7 +119,8 @@ Fabric convert(ibnd_fabric_t* in) {
 // GUID, max hops); per node 207 bytes (GUID at 68, port count at 77, number of port keys at
 // 206) and 9 bytes per port key (port GUID, port number); per port 95 bytes (GUID, number at
 // 8, LMC at 12, node GUID at 77, remote flag at 85, remote GUID at 86, number at 94).
-std::string cache_problem(std::string_view b) {
+// Dangling references of a partial discovery are repaired in `b` instead (*repaired = true).
+std::string cache_problem(std::string& b, bool* repaired) {
   auto u8 = [&](size_t at) -> int { return static_cast<uint8_t>(b[at]); };
   auto u64 = [&](size_t at, int bytes = 8) {
     uint64_t v = 0;
@@ -129,9 +134,11 @@ std::string cache_problem(std::string_view b) {
   using Key = std::pair<uint64_t, int>;  // port GUID, port number
   std::map<uint64_t, int> num_ports;     // node GUID -> its port count
   std::map<Key, uint64_t> claimed;       // port -> the node listing it
+  std::vector<size_t> node_at;           // where each node record starts
   size_t at = kHeader;
   for (uint64_t i = 0; i < nodes; ++i) {
     if (b.size() - at < kNode) return "truncated in node " + std::to_string(i);
+    node_at.push_back(at);
     uint64_t guid = u64(at + 68);
     int count = u8(at + 77), keys = u8(at + 206);
     at += kNode;
@@ -143,8 +150,8 @@ std::string cache_problem(std::string_view b) {
         return "node " + format_guid(guid) + ": bad or repeated port " + std::to_string(key.second);
     }
   }
+  const size_t ports_at = at;
   std::set<Key> listed;
-  std::vector<Key> remotes;
   for (uint64_t i = 0; i < ports; ++i, at += kPort) {
     if (b.size() - at < kPort) return "truncated in port " + std::to_string(i);
     Key key{u64(at), u8(at + 8)};
@@ -152,12 +159,42 @@ std::string cache_problem(std::string_view b) {
     if (owner == claimed.end() || owner->second != u64(at + 77) || !listed.insert(key).second)
       return "port " + std::to_string(i) + " is not listed once by its node";
     if (u8(at + 12) > 7) return "port " + std::to_string(i) + ": LMC above 7";
-    if (u8(at + 85)) remotes.emplace_back(u64(at + 86), u8(at + 94));
   }
-  if (listed.size() != claimed.size()) return "a node lists a port the file does not hold";
-  for (const Key& r : remotes)
-    if (!listed.count(r)) return "a link to port " + format_guid(r.first) + " not in the file";
   if (!num_ports.count(u64(16))) return "the from-node is not in the file";
+  // ibnd_cache_fabric itself writes dangling references after a partial discovery (a port whose
+  // query timed out is in its node's list but not among the ports), and ibnd_load_fabric then
+  // refuses the whole file. Keep what was discovered: drop the node's key for a port the file
+  // does not hold, and cut a link to such a port.
+  std::string out = b.substr(0, kHeader);
+  bool changed = false;
+  for (size_t n : node_at) {
+    size_t keys_at = n + kNode;
+    std::string kept;
+    for (int k = 0; k < u8(n + 206); ++k) {
+      size_t key_at = keys_at + k * kKey;
+      if (listed.count({u64(key_at), u8(key_at + 8)}))
+        kept += b.substr(key_at, kKey);
+      else
+        changed = true;
+    }
+    out += b.substr(n, kNode - 1);
+    out += static_cast<char>(kept.size() / kKey);
+    out += kept;
+  }
+  for (uint64_t i = 0; i < ports; ++i) {
+    size_t p = ports_at + i * kPort;
+    std::string port = b.substr(p, kPort);
+    if (u8(p + 85) && !listed.count({u64(p + 86), u8(p + 94)})) {
+      port.replace(85, 10, std::string(10, '\0'));  // no remote port: flag, GUID, number
+      changed = true;
+    }
+    out += port;
+  }
+  if (changed) {
+    out += b.substr(at);
+    b = std::move(out);
+    *repaired = true;
+  }
   return "";
 }
 
@@ -194,9 +231,27 @@ void discover_live_to_cache(const LiveDiscoveryOptions& options, const std::stri
 }
 
 Fabric load_ibnd_cache(const std::string& path) {
-  if (std::string why = cache_problem(read_file(path)); !why.empty())
+  std::string bytes = read_file(path);
+  bool repaired = false;
+  if (std::string why = cache_problem(bytes, &repaired); !why.empty())
     throw InputError({{path, 0, "", "not a valid ibnetdiscover cache file: " + why}});
-  IbndFabric f(ibnd_load_fabric(path.c_str(), 0));
+  std::string load_path = path;
+  struct Remove {
+    std::string file;
+    ~Remove() {
+      if (!file.empty()) std::remove(file.c_str());
+    }
+  } repaired_copy;
+  if (repaired) {  // libibnetdisc reads files only: give it the repaired bytes as one
+    char tmpl[] = "/tmp/ibwarden-cache.XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0) throw std::runtime_error("cannot create a file for the repaired cache of " + path);
+    repaired_copy.file = load_path = tmpl;
+    bool written = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    ::close(fd);
+    if (!written) throw std::runtime_error("cannot write the repaired cache of " + path);
+  }
+  IbndFabric f(ibnd_load_fabric(load_path.c_str(), 0));
   if (!f) throw InputError({{path, 0, "", "not a readable ibnetdiscover cache file"}});
   return convert(f.get());
 }

@@ -73,6 +73,9 @@ struct CacheBytes {
   uint8_t key_port = 1;  // the port number the node lists
   uint8_t lmc = 0;
   bool extra_port = false;  // a second port record no node lists
+  // What ibnd_cache_fabric writes after a partial discovery: a key for port 2, whose record
+  // is missing, and a link from port 1 to a port not in the file.
+  bool dangling = false;
 
   std::string bytes() const {
     std::string b;
@@ -80,17 +83,22 @@ struct CacheBytes {
       for (int i = 0; i < n; ++i) b.push_back(static_cast<char>(v >> (8 * i)));
     };
     put(0x8FE7832B, 4), put(1, 4), put(1, 4), put(extra_port ? 2 : 1, 4), put(0x10, 8), put(0, 4);
-    put(0, 4), b.append(64, '\0');       // smalid, smalmc, enhsp0; switchinfo
-    put(0x10, 8), put(1, 1), put(1, 1);  // GUID, type CA, 1 port
-    b.append(64, '\0');                  // NodeInfo
+    put(0, 4), b.append(64, '\0');                      // smalid, smalmc, enhsp0; switchinfo
+    put(0x10, 8), put(1, 1), put(dangling ? 2 : 1, 1);  // GUID, type CA, port count
+    b.append(64, '\0');                                 // NodeInfo
     std::string desc = "host01 mlx5_0";
     desc.resize(64, '\0');
     b += desc;
-    put(1, 1), put(0x11, 8), put(key_port, 1);  // one port key
+    put(dangling ? 2 : 1, 1), put(0x11, 8), put(key_port, 1);  // port keys
+    if (dangling) put(0x12, 8), put(2, 1);
     for (int p = 0; p < (extra_port ? 2 : 1); ++p) {
       put(0x11 + p, 8), put(1, 1), put(0, 1), put(5 + p, 2), put(lmc, 1);
-      b.append(64, '\0');                             // PortInfo
-      put(0x10, 8), put(0, 1), put(0, 8), put(0, 1);  // node GUID; no remote port
+      b.append(64, '\0');  // PortInfo
+      put(0x10, 8);        // node GUID
+      if (dangling)
+        put(1, 1), put(0x99, 8), put(3, 1);  // a remote port the file does not hold
+      else
+        put(0, 1), put(0, 8), put(0, 1);  // no remote port
     }
     return b;
   }
@@ -139,6 +147,28 @@ TEST_CASE("fuzz regression: malformed ibnetdiscover caches are refused before li
   std::string tpath = write_cache(truncated);
   CHECK_THROWS_AS(ibw::fabric::load_ibnd_cache(tpath), ibw::fabric::InputError);
   std::filesystem::remove(tpath);
+}
+
+// Live discovery over a lossy link: a port query times out, and libibnetdisc's own cache then
+// names a port it does not hold (its loader refuses such a file). The loader keeps what was
+// discovered instead of failing `ibwarden probe` and the daemon's re-discovery.
+TEST_CASE("ibnd cache: dangling references of a partial discovery are dropped - not fatal",
+          "[fabric][ibnd]") {
+  CacheBytes partial;
+  partial.dangling = true;
+  std::string path = write_cache(partial.bytes());
+  ibw::fabric::Fabric f = ibw::fabric::load_ibnd_cache(path);
+  std::filesystem::remove(path);
+  REQUIRE(f.nodes().size() == 1);
+  const auto& ports = f.nodes()[0].ports;
+  REQUIRE(ports.size() == 3);
+  CHECK(ports[1].present);
+  CHECK(ports[1].lid == 5);
+  CHECK_FALSE(ports[1].has_peer());
+  CHECK_FALSE(ports[2].present);
+  CHECK(f.link_count() == 0);
+  for (const auto& e : std::filesystem::directory_iterator("/tmp"))  // the repaired copy is gone
+    CHECK(e.path().filename().string().rfind("ibwarden-cache.", 0) != 0);
 }
 
 }  // namespace fuzz_regression
