@@ -38,3 +38,20 @@ median_of() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.001; printf "%.1fx", a / b }'; }
 # mib KB: "12 MiB".
 mib() { awk -v k="$1" 'BEGIN{ printf "%.0f MiB", k / 1024 }'; }
+
+# Goal lines for bench/run_all.sh. Every bench prints one line per goal it measures:
+#   RESULT<TAB>figure<TAB>ours<TAB>reference<TAB>ratio<TAB>✅|❌
+# where "reference" is the stock tool's figure in the same run, or the goal where no stock
+# tool exists, and "ratio" says how ours compares ("5.2x faster", "61% of goal", or "-").
+# bench_result FIGURE OURS REFERENCE RATIO MET(1|0)
+bench_result() {
+  local mark=❌
+  [[ $5 == 1 ]] && mark=✅
+  printf 'RESULT\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$mark"
+}
+# le A B: exit 0 when the number A <= B (floats).
+le() { awk -v a="$1" -v b="$2" 'BEGIN{ exit !(a + 0 <= b + 0) }'; }
+# ge A B: exit 0 when the number A >= B (floats).
+ge() { awk -v a="$1" -v b="$2" 'BEGIN{ exit !(a + 0 >= b + 0) }'; }
+# met CMD...: prints 1 when CMD succeeds, else 0 (for bench_result's MET).
+met() { if "$@"; then echo 1; else echo 0; fi; }
