@@ -179,6 +179,7 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   if (rt.worker) rt.worker->start();
   if (rt.cfg.web.enabled) start_web(rt);
   spawn(watcher_loop);
+  spawn(discovery_loop);
   if (!rt.ufm)
     if (size_t n = drop_ufm_port_view(*rt.db))
       log(LogLevel::info, "ufm port view dropped (no ufm: section)", {{"rows", n}});

@@ -64,7 +64,16 @@ std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, i
         peer_port = p.peer_port;
         peer_node = fab.node(p.peer_node).name;
       }
+      if (auto chk = checked_.find(k); !fresh && chk != checked_.end() && chk->second > now_us) {
+        peer_guid = before.peer_guid;  // the link check's reading is newer than this discovery
+        peer_port = before.peer_port;
+        peer_node = before.peer_node;
+        r.state = before.state;
+        r.phys_state = before.phys_state;
+      }
       bool peer_changed = before.peer_guid != peer_guid || before.peer_port != peer_port;
+      if (peer_changed && before.peer_guid)
+        lost_[k] = {before.peer_guid, before.peer_port, before.peer_node};
       if (!fresh)
         ingest::append_link_changes(link_end(r),
                                     {before.peer_guid, before.peer_port, before.peer_node},
@@ -83,15 +92,84 @@ std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, i
   // Ports that vanished with their node (e.g. a host whose only link went down).
   for (auto& [k, r] : ports_) {
     if (seen.count(k) || !r.peer_guid) continue;
-    events->push_back(ingest::link_event(ingest::kind::link_down, link_end(r),
-                                         {r.peer_guid, r.peer_port, r.peer_node}, now_us));
-    r.peer_guid = 0;
-    r.peer_port = 0;
-    r.peer_node.clear();
-    r.state = 1;
+    if (auto chk = checked_.find(k); chk != checked_.end() && chk->second > now_us) continue;
+    drop_link(r, now_us, events);
     r.phys_state = 0;
-    r.last_change_us = now_us;
     changed.push_back(r);
+  }
+  return changed;
+}
+
+void PortTable::drop_link(store::PortRecord& r, int64_t now_us,
+                          std::vector<ingest::Event>* events) {
+  events->push_back(ingest::link_event(ingest::kind::link_down, port_table_detail::link_end(r),
+                                       {r.peer_guid, r.peer_port, r.peer_node}, now_us));
+  lost_[key(r.node_guid, r.port)] = {r.peer_guid, r.peer_port, r.peer_node};
+  r.peer_guid = 0;
+  r.peer_port = 0;
+  r.peer_node.clear();
+  r.state = 1;
+  r.last_change_us = now_us;
+}
+
+bool PortTable::restore_link(store::PortRecord& r, const LinkStateReading& x, int64_t now_us,
+                             std::vector<ingest::Event>* events,
+                             std::vector<store::PortRecord>* changed) {
+  auto lost = lost_.find(key(r.node_guid, r.port));
+  if (lost == lost_.end()) return false;
+  uint64_t far_key = key(lost->second.guid, lost->second.port);
+  auto far = ports_.find(far_key);
+  auto far_lost = lost_.find(far_key);
+  if (far == ports_.end() || far->second.peer_guid || far_lost == lost_.end() ||
+      far_lost->second.guid != r.node_guid || far_lost->second.port != r.port)
+    return false;
+  store::PortRecord& f = far->second;
+  for (store::PortRecord* end : {&r, &f}) {
+    const store::PortRecord& other = end == &r ? f : r;
+    end->peer_guid = other.node_guid;
+    end->peer_port = other.port;
+    end->peer_node = other.node;
+    end->state = x.state;
+    end->phys_state = x.phys_state;
+    end->last_change_us = now_us;
+    events->push_back(ingest::link_event(ingest::kind::link_up, port_table_detail::link_end(*end),
+                                         {other.node_guid, other.port, other.node}, now_us));
+    checked_[key(end->node_guid, end->port)] = now_us;
+    changed->push_back(*end);
+  }
+  return true;
+}
+
+std::vector<store::PortRecord> PortTable::apply_link_states(
+    const std::vector<LinkStateReading>& readings, int64_t now_us,
+    std::vector<ingest::Event>* events) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<store::PortRecord> changed;
+  for (const LinkStateReading& x : readings) {
+    auto it = ports_.find(key(x.node_guid, x.port));
+    if (it == ports_.end()) continue;
+    store::PortRecord& r = it->second;
+    checked_[key(r.node_guid, r.port)] = now_us;
+    bool up = x.state >= 2;
+    if (!up && r.peer_guid) {  // went down: both ends of the cable
+      auto far = ports_.find(key(r.peer_guid, r.peer_port));
+      drop_link(r, now_us, events);
+      r.phys_state = x.phys_state;
+      changed.push_back(r);
+      if (far == ports_.end() || far->second.peer_guid != r.node_guid ||
+          far->second.peer_port != r.port)
+        continue;
+      checked_[far->first] = now_us;
+      drop_link(far->second, now_us, events);
+      changed.push_back(far->second);
+      continue;
+    }
+    if (up && !r.peer_guid && restore_link(r, x, now_us, events, &changed)) continue;
+    if (r.state != x.state || r.phys_state != x.phys_state) {  // no link change
+      r.state = x.state;
+      r.phys_state = x.phys_state;
+      changed.push_back(r);
+    }
   }
   return changed;
 }

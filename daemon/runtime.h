@@ -48,7 +48,9 @@ struct Runtime {
   BatchQueue queue{64};
   std::atomic<bool> running{true};
   std::atomic<int> live_threads{0};
-  std::atomic<bool> rediscover{true};  // the watcher discovers first thing
+  // When the discovery thread re-discovers next (steady_us() time; 0 = nothing due): set by
+  // request_discovery. Starts due, so the fabric is discovered first thing.
+  std::atomic<int64_t> discover_due_us{1};
   std::mutex topo_mutex;
   std::shared_ptr<const Topology> topo;
   std::optional<std::string> opensm_cursor;
@@ -93,9 +95,20 @@ struct Runtime {
 void enrich_all(const Topology* topo, std::vector<ingest::Event>& events);
 // Evaluates the rules after new data and hands acting verdicts to the action worker.
 void evaluate_rules(Runtime& rt, const std::shared_ptr<const Topology>& topo);
-// Thread bodies. The watcher tails the OpenSM log, (re)discovers the fabric and reloads the
-// LFT dump; the counter thread sweeps the port counters every counters.interval.
+// Microseconds on the steady clock (discovery scheduling).
+inline int64_t steady_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+// Schedules a re-discovery delay_us from now, unless one is already due (it keeps its time).
+void request_discovery(Runtime& rt, int64_t delay_us);
+// Thread bodies. The watcher tails the OpenSM log, runs the link check on link-state traps
+// (daemon/link_check.h), requests re-discoveries and reloads the LFT dump; the discovery
+// thread re-discovers when one is due (and every fabric.rediscover_interval), so a slow
+// discovery never holds up the log; the counter thread sweeps the port counters every
+// counters.interval.
 void watcher_loop(Runtime& rt);
+void discovery_loop(Runtime& rt);
 void counter_loop(Runtime& rt);
 // The UFM source's view of this runtime (daemon/ufm_source.h).
 UfmSourceHooks ufm_hooks(Runtime& rt);

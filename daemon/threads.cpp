@@ -1,10 +1,12 @@
-// The daemon's thread bodies (daemon/runtime.h): the OpenSM watcher with discovery and the
-// LFT reloads, the counter sweeps, the rule evaluation after new data, the UFM hooks and the
-// store writes. Start-up, reload and shutdown are in daemon.cpp.
+// The daemon's thread bodies (daemon/runtime.h): the OpenSM watcher with the link check and
+// the LFT reloads, the discovery thread, the counter sweeps, the rule evaluation after new
+// data, the UFM hooks and the store writes. Start-up, reload and shutdown: daemon.cpp.
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <set>
 
+#include "daemon/link_check.h"
 #include "daemon/logger.h"
 #include "daemon/runtime.h"
 #include "fabric/diagnostics.h"
@@ -38,6 +40,14 @@ void evaluate_rules(Runtime& rt, const std::shared_ptr<const Topology>& topo) {
         {{"verdicts", n}});
 }
 
+// Nodes of `before` that `after` does not have.
+size_t lost_nodes(const fabric::Fabric& before, const fabric::Fabric& after) {
+  size_t lost = 0;
+  for (const fabric::Node& n : before.nodes())
+    if (n.guid && after.find_guid(n.guid) == fabric::kNoNode) ++lost;
+  return lost;
+}
+
 // Returns false when discovery failed (the caller retries).
 bool discover(Runtime& rt) {
   int64_t now = rt.clock.now_us();
@@ -50,6 +60,17 @@ bool discover(Runtime& rt) {
   try {
     topo = discover_topology(rt.cfg, rt.plan.get(), &rt.names, now, /*isolated=*/true,
                              before ? &before->fabric : nullptr, &kept);
+    // A link that flaps while discovery crosses it hides every node discovery reached through
+    // it (a leaf's hosts, say): nodes that vanish are confirmed by a second discovery before
+    // they count as gone, so a flapping uplink cannot make a leaf's hosts look cut off.
+    if (size_t lost = before ? lost_nodes(before->fabric, topo->fabric) : 0) {
+      log(LogLevel::info, "discovery lost nodes; confirming with a second discovery",
+          {{"nodes", lost}});
+      now = rt.clock.now_us();
+      kept.clear();
+      topo = discover_topology(rt.cfg, rt.plan.get(), &rt.names, now, /*isolated=*/true,
+                               &before->fabric, &kept);
+    }
   } catch (const std::exception& e) {
     log(LogLevel::error, "discovery failed", {{"error", e.what()}});
     return false;
@@ -119,8 +140,6 @@ void watcher_loop(Runtime& rt) {
       rt.queue.push(std::move(start));
     }
   }
-  auto next_discovery = Clock::now();
-  auto last_full = Clock::now();
   std::string last_error;
   while (rt.running) {
     store::WriteBatch batch;
@@ -135,17 +154,16 @@ void watcher_loop(Runtime& rt) {
             {{"path", rt.cfg.opensm.log}, {"error", last_error}});
     }
     ingest::OsmLogContext ctx{rt.clock.now_us(), rt.cfg.opensm.utc_offset_s};
+    std::set<uint16_t> trapped;  // switches that reported a link-state change
     for (const auto& line : lines) {
       auto rec = ingest::parse_opensm_line(line.text, ctx);
       if (!rec) continue;
-      if ((rec->kind == ingest::OsmRecordKind::trap && rec->trap_number == 128) ||
-          (rec->kind == ingest::OsmRecordKind::notice &&
-           rec->text.find("Link state change") != std::string::npos) ||
-          rec->kind == ingest::OsmRecordKind::subnet_up) {
-        if (!rt.rediscover.exchange(true))
-          next_discovery =
-              Clock::now() + std::chrono::microseconds(rt.cfg.opensm.rediscover_delay_us);
-      }
+      bool link_change = (rec->kind == ingest::OsmRecordKind::trap && rec->trap_number == 128) ||
+                         (rec->kind == ingest::OsmRecordKind::notice &&
+                          rec->text.find("Link state change") != std::string::npos);
+      if (link_change && rec->lid) trapped.insert(rec->lid);
+      if (link_change || rec->kind == ingest::OsmRecordKind::subnet_up)
+        request_discovery(rt, rt.cfg.opensm.rediscover_delay_us);
       auto ev = ingest::to_event(*rec);
       if (!ev) continue;
       ev->dedup_key = "opensm:" + line.after.serialize();
@@ -157,20 +175,30 @@ void watcher_loop(Runtime& rt) {
       batch.cursors.emplace_back("opensm", lines.back().after.serialize());
       if (!rt.queue.push(std::move(batch))) return;
     }
-    if (Clock::now() - last_full >
-            std::chrono::microseconds(rt.cfg.fabric.rediscover_interval_us) &&
-        !rt.rediscover.exchange(true))
-      next_discovery = Clock::now();
-    if (rt.rediscover && Clock::now() >= next_discovery) {
-      rt.rediscover = false;
-      last_full = Clock::now();
-      if (!discover(rt)) {  // retry soon: a link change must not wait for the next trap
-        rt.rediscover = true;
-        next_discovery = Clock::now() + std::chrono::seconds(1);
-      }
-    }
+    check_links(rt, trapped);
     routes.check(rt);
     rt.nap(std::chrono::microseconds(rt.cfg.opensm.poll_us));
+  }
+}
+
+void request_discovery(Runtime& rt, int64_t delay_us) {
+  int64_t none = 0;  // a discovery already due keeps its time: repeated traps do not delay it
+  rt.discover_due_us.compare_exchange_strong(none, steady_us() + std::max<int64_t>(delay_us, 1));
+}
+
+void discovery_loop(Runtime& rt) {
+  int64_t last_full = steady_us();
+  while (rt.running) {
+    int64_t due = rt.discover_due_us.load(), now = steady_us();
+    if (!due && now - last_full > rt.cfg.fabric.rediscover_interval_us) due = now;
+    if (!due || now < due) {
+      rt.nap(std::chrono::milliseconds(20));
+      continue;
+    }
+    rt.discover_due_us = 0;  // a trap during this discovery schedules the next one
+    last_full = now;
+    if (!discover(rt))  // retry soon: a link change must not wait for the next trap
+      request_discovery(rt, 1'000'000);
   }
 }
 

@@ -22,9 +22,15 @@ std::mutex& smp_mutex() {
   return m;
 }
 
+std::mutex& umad_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms) {
   int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
   std::string name = ca;
+  std::lock_guard<std::mutex> lock(umad_mutex());
   SmpPort port(mad_rpc_open_port(name.empty() ? nullptr : name.data(), ca_port, classes, 2));
   if (!port)
     throw std::runtime_error("cannot open the local port (CA " +
@@ -37,6 +43,7 @@ SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms) {
 LocalPort local_port(const std::string& ca, int ca_port) {
   umad_port_t p{};
   std::string name = ca;
+  std::lock_guard<std::mutex> lock(umad_mutex());
   if (umad_get_port(name.empty() ? nullptr : name.c_str(), ca_port, &p) < 0)
     throw std::runtime_error("cannot read the local port (CA " +
                              (ca.empty() ? std::string("(default)") : ca) + " port " +

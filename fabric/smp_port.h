@@ -22,6 +22,12 @@ using SmpPort = std::unique_ptr<ibmad_port, SmpPortCloser>;
 // registration per management class and port, so a second one fails until the first closes.
 std::mutex& smp_mutex();
 
+// Held around every umad_init / port open / port query of this process (SMP ports here, the
+// counter poller's and the prober's PMA ports in ingest/): umad2sim sets itself up on the
+// first such call of a process, and two threads doing it at once both bind its control
+// socket, which aborts the process. Never held across MADs; taken inside smp_mutex().
+std::mutex& umad_mutex();
+
 // Opens CA `ca` (empty = first) port `ca_port` (0 = first active); timeout_ms 0 keeps
 // libibmad's default. Throws std::runtime_error naming the CA and port on failure.
 SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms = 0);

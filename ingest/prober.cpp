@@ -117,6 +117,7 @@ UmadProber::UmadProber(const ProbeOptions& options, const Clock& clock)
   if (options_.timeout_ms == 0) options_.timeout_ms = 1;
   where_ = "CA " + (options_.ca.empty() ? std::string("(default)") : options_.ca) + " port " +
            std::to_string(options_.ca_port);
+  std::unique_lock<std::mutex> umad_lock(fabric::umad_mutex());  // see fabric/smp_port.h
   umad_init();
   umad_port_t port{};
   if (umad_get_port(options_.ca.empty() ? nullptr : options_.ca.c_str(), options_.ca_port, &port) <
@@ -134,6 +135,7 @@ UmadProber::UmadProber(const ProbeOptions& options, const Clock& clock)
                              std::to_string(state) + ", LID " + std::to_string(vantage_.lid) +
                              "): is the subnet manager running?");
   fd_ = umad_open_port(ca_name.c_str(), vantage_.port);
+  umad_lock.unlock();
   if (fd_ < 0) throw std::runtime_error("cannot open umad port " + where_);
   buf_.resize((umad_size() + IB_MAD_SIZE + 7) / 8);
   next_tid_ = std::random_device{}() | 1u;

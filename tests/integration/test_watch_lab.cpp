@@ -1,7 +1,8 @@
 // Integration: `ibwarden run` on a real ibsim + OpenSM fabric. Link changes injected through
 // the ibsim console become link_down/link_up events naming the port, its peer and its
-// cable; PerformanceSet values show up in `ibwarden ports` with their deltas; a restart of
-// the daemon neither repeats nor loses events.
+// cable, first from the link check (PortInfo of the trapping switch) and without waiting
+// for a re-discovery; PerformanceSet values show up in `ibwarden ports` with their deltas; a
+// restart of the daemon neither repeats nor loses events.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -23,7 +24,8 @@ struct WatchLab {
   std::unique_ptr<ibw::lab::SimLab> sim;
   std::string config;
 
-  explicit WatchLab(const std::string& counters_interval = "1s") {
+  explicit WatchLab(const std::string& counters_interval = "1s",
+                    const std::string& rediscover_delay = "200ms") {
     ibw::lab::FatTreeSpec spec;
     spec.leaves = 2, spec.spines = 2, spec.hosts_per_leaf = 3;
     lab = ibw::lab::make_fat_tree(spec);
@@ -35,7 +37,7 @@ struct WatchLab {
     config = d + "/ibwarden.yaml";
     std::ofstream(config) << "fabric:\n  name: lab\n  plan: plan.csv\n  discovery: live\n"
                           << "opensm:\n  log: opensm.log\n  dump_dir: .\n  poll: 100ms\n"
-                          << "  rediscover_delay: 200ms\n"
+                          << "  rediscover_delay: " << rediscover_delay << "\n"
                           << "  read_existing: true\n"
                           << "counters:\n  interval: " << counters_interval
                           << "\n  jump_threshold: 100\n"
@@ -97,6 +99,44 @@ TEST_CASE("watch: Unlink/ReLink become link_down/link_up naming port - peer and 
   REQUIRE(p);
   CHECK((*p)["peer_node"] == "node0002 mlx5_0");
   CHECK((*p)["cable_id"] == "C-leaf001-2");
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("watch: the link check reports a flap of both ends before any re-discovery",
+          "[integration][watch]") {
+  WatchLab w("1s", "1h");  // after the first discovery, none for an hour: only the check reports
+  Daemon d = w.daemon();
+  d.start();
+  REQUIRE(d.wait_log("fabric discovered", 1, std::chrono::seconds(20)));
+  auto down = [](const json& j) { return has_event(j, "link_down", "leaf001", 4); };
+  w.sim->console("Unlink \"leaf001\"[4]");  // an uplink: leaf001/4 - a spine
+  auto events = wait_query("events", w.config, {}, down, std::chrono::seconds(10));
+  INFO(d.log());
+  REQUIRE(down(events));
+  std::string spine;
+  int spine_port = 0;
+  for (const auto& e : events)
+    if (e["kind"] == "link_down" && e["node"] == "leaf001" && e["port"] == 4)
+      spine = e["peer_node"].get<std::string>(), spine_port = e["peer_port"].get<int>();
+  REQUIRE(spine.rfind("spine", 0) == 0);
+  CHECK(has_event(events, "link_down", spine, spine_port));  // the far end, same reading
+  w.sim->console("ReLink \"leaf001\"[4]");
+  auto up = [](const json& j) { return has_event(j, "link_up", "leaf001", 4); };
+  events = wait_query("events", w.config, {}, up, std::chrono::seconds(10));
+  REQUIRE(up(events));
+  CHECK(has_event(events, "link_up", spine, spine_port));
+  // The port view has the link back, named by the peer the check restored.
+  json ports = query_json("ports", w.config, {"--node", "leaf001"});
+  const json* p = find_port(ports, "leaf001", 4);
+  REQUIRE(p);
+  CHECK((*p)["peer_node"] == spine);
+  std::string log = d.log();
+  CHECK(log.find("\"link check\"") != std::string::npos);
+  size_t discoveries = 0;
+  for (size_t at = log.find("fabric discovered"); at != std::string::npos;
+       at = log.find("fabric discovered", at + 1))
+    ++discoveries;
+  CHECK(discoveries == 1);
   CHECK(d.stop() == 0);
 }
 

@@ -1,0 +1,109 @@
+// PortTable (daemon/port_table.h): link states read by the link check (daemon/link_check.h)
+// become link_down / link_up events for both ends of a cable, a link comes back only to the
+// peer both ends last lost, and a discovery older than a check does not undo what it read.
+#include <catch2/catch.hpp>
+
+#include "daemon/port_table.h"
+
+using namespace ibw;
+
+namespace port_table_test {
+
+// Two switches, linked port 1 - port 1 and 2 - 2 (or only 2 - 2 with link1 false).
+fabric::Fabric two_switches(bool link1) {
+  fabric::Fabric f;
+  for (uint64_t guid : {0xa, 0xb}) {
+    fabric::Node n;
+    n.guid = guid;
+    n.type = fabric::NodeType::sw;
+    n.name = guid == 0xa ? "leafA" : "spineB";
+    n.num_ports = 4;
+    f.add_node(std::move(n));
+  }
+  for (uint32_t i = 0; i < 2; ++i)
+    for (auto& p : f.node(i).ports) p.present = true, p.state = p.number ? 1 : 4;
+  if (link1) f.connect(0, 1, 1, 1);
+  f.connect(0, 2, 1, 2);
+  for (uint32_t i = 0; i < 2; ++i)
+    for (auto& p : f.node(i).ports)
+      if (p.has_peer()) p.state = 4, p.phys_state = 5;
+  f.reindex();
+  return f;
+}
+
+size_t count(const std::vector<ingest::Event>& events, std::string_view kind) {
+  size_t n = 0;
+  for (const auto& e : events) n += e.kind == kind;
+  return n;
+}
+
+}  // namespace port_table_test
+
+using namespace port_table_test;
+
+TEST_CASE("port table: a link check reading Down drops both ends - Up restores the last peer",
+          "[port_table]") {
+  daemon::PortTable table;
+  std::vector<ingest::Event> events;
+  table.apply_topology(*daemon::make_topology(two_switches(true), nullptr, 100), 100, &events);
+  REQUIRE(events.empty());
+
+  table.apply_link_states({{0xa, 1, 1, 2}}, 200, &events);  // leafA/1 reads Down/Polling
+  CHECK(count(events, "link_down") == 2);                   // leafA/1 and spineB/1
+  CHECK(table.get(0xa, 1)->peer_guid == 0);
+  CHECK(table.get(0xb, 1)->peer_guid == 0);
+  CHECK(table.get(0xa, 1)->phys_state == 2);
+  CHECK(table.get(0xa, 2)->peer_guid == 0xb);  // the other cable is untouched
+
+  events.clear();
+  table.apply_link_states({{0xb, 1, 2, 5}}, 300, &events);  // spineB/1 reads Init/LinkUp
+  CHECK(count(events, "link_up") == 2);
+  auto a1 = table.get(0xa, 1);
+  CHECK(a1->peer_guid == 0xb);
+  CHECK(a1->peer_port == 1);
+  CHECK(a1->peer_node == "spineB");
+  CHECK(a1->state == 2);
+
+  events.clear();  // reading the same states again changes nothing
+  table.apply_link_states({{0xa, 1, 2, 5}, {0xb, 1, 2, 5}}, 310, &events);
+  CHECK(events.empty());
+}
+
+TEST_CASE("port table: a discovery older than a link check does not undo it", "[port_table]") {
+  daemon::PortTable table;
+  std::vector<ingest::Event> events;
+  table.apply_topology(*daemon::make_topology(two_switches(true), nullptr, 100), 100, &events);
+  table.apply_link_states({{0xa, 1, 1, 2}}, 300, &events);
+  table.apply_link_states({{0xa, 1, 4, 5}}, 400, &events);  // back up
+  events.clear();
+  // A discovery that started at 350, when the link was down, lands after the check at 400.
+  auto without = daemon::make_topology(two_switches(false), nullptr, 350);
+  table.apply_topology(*without, 350, &events);
+  CHECK(events.empty());
+  CHECK(table.get(0xa, 1)->peer_guid == 0xb);
+  // One that started after the check is believed: the link is gone again.
+  table.apply_topology(*without, 500, &events);
+  CHECK(count(events, "link_down") == 2);
+  CHECK(table.get(0xa, 1)->peer_guid == 0);
+}
+
+TEST_CASE("port table: a port up with no lost peer waits for the discovery", "[port_table]") {
+  daemon::PortTable table;
+  std::vector<ingest::Event> events;
+  table.apply_topology(*daemon::make_topology(two_switches(false), nullptr, 100), 100, &events);
+  // leafA/1 was never linked: the check cannot know its peer, so it reports nothing.
+  table.apply_link_states({{0xa, 1, 4, 5}}, 200, &events);
+  CHECK(events.empty());
+  CHECK(table.get(0xa, 1)->peer_guid == 0);
+  CHECK(table.get(0xa, 1)->state == 4);
+  // A link that came back with one end now cabled elsewhere is left to the discovery too.
+  table.apply_link_states({{0xa, 2, 1, 2}}, 300, &events);  // leafA/2 - spineB/2 down
+  REQUIRE(count(events, "link_down") == 2);
+  events.clear();
+  auto moved = two_switches(false);
+  moved.connect(0, 3, 1, 2);  // spineB/2 now reaches leafA/3
+  table.apply_topology(*daemon::make_topology(std::move(moved), nullptr, 400), 400, &events);
+  events.clear();
+  table.apply_link_states({{0xa, 2, 4, 5}}, 500, &events);
+  CHECK(events.empty());
+}
