@@ -21,6 +21,8 @@
 
 #include "ingest/counter_poller.h"
 
+#include "fabric/smp_port.h"
+
 namespace ibw::ingest {
 namespace poller_detail {
 
@@ -56,6 +58,7 @@ struct TargetState {
   std::array<uint8_t, IB_PC_DATA_SZ> pce{};
   PmaCapabilities caps;
   bool want_ext = false;
+  bool caps_known = false;  // PortCounters goes out before ClassPortInfo answers; the sample waits
   bool pc_done = false, pce_done = false, pce_ok = false;
   bool finished = false;
   int64_t time_us = 0;
@@ -109,6 +112,7 @@ UmadPoller::UmadPoller(const PollerOptions& options, const Clock& clock)
   if (options_.window == 0) options_.window = 1;
   std::string where = "CA " + (options_.ca.empty() ? std::string("(default)") : options_.ca) +
                       " port " + std::to_string(options_.ca_port);
+  std::unique_lock<std::mutex> lock(fabric::umad_mutex());
   umad_init();
   fd_ = umad_open_port(options_.ca.empty() ? nullptr : options_.ca.c_str(), options_.ca_port);
   if (fd_ < 0) throw std::runtime_error("cannot open umad port on " + where);
@@ -173,7 +177,12 @@ void UmadPoller::caps_known(Sweep& s, uint16_t lid, const PmaCapabilities* caps,
   if (caps && cache) caps_[lid] = CachedCaps{(*s.targets)[waiting.front()].node_guid, *caps};
   for (uint32_t i : waiting) {
     if (caps) {
-      start_counters(s, i, *caps);
+      TargetState& st = s.state[i];  // PortCounters is already on its way (sweep())
+      st.caps = *caps;
+      st.want_ext = caps->extended();
+      st.caps_known = true;
+      if (st.want_ext && !st.finished) s.pending.push_back(Request{Query::counters_ext, i});
+      finish(s, i);
     } else {
       s.unresponsive[i] = 1;
       s.state[i].finished = true;
@@ -185,13 +194,14 @@ void UmadPoller::start_counters(Sweep& s, uint32_t index, const PmaCapabilities&
   TargetState& st = s.state[index];
   st.caps = caps;
   st.want_ext = caps.extended();
+  st.caps_known = true;
   s.pending.push_back(Request{Query::counters, index});
   if (st.want_ext) s.pending.push_back(Request{Query::counters_ext, index});
 }
 
 void UmadPoller::finish(Sweep& s, uint32_t index) {
   TargetState& st = s.state[index];
-  if (st.finished || !st.pc_done || (st.want_ext && !st.pce_done)) return;
+  if (st.finished || !st.caps_known || !st.pc_done || (st.want_ext && !st.pce_done)) return;
   st.finished = true;
   const PollTarget& t = (*s.targets)[index];
   CounterSample sample =
@@ -320,9 +330,12 @@ SweepResult UmadPoller::sweep(const std::vector<PollTarget>& targets) {
       start_counters(s, i, cached->second.caps);
       continue;
     }
+    // Cold: PortCounters needs no capability, so it goes out with the LID's ClassPortInfo
+    // instead of after it; only PortCountersExtended waits for the answer (caps_known).
     auto& waiting = s.waiting_for_caps[t.lid];
     if (waiting.empty()) s.pending.push_back(Request{Query::class_port_info, i});
     waiting.push_back(i);
+    s.pending.push_back(Request{Query::counters, i});
   }
 
   while (!s.pending.empty() || !s.in_flight.empty()) {
