@@ -13,7 +13,7 @@
 #include "ingest/counter_poller.h"
 #include "ingest/counter_tracker.h"
 #include "ingest/file_tailer.h"
-#include "ingest/opensm_log.h"
+#include "ingest/opensm_ingest.h"
 
 namespace ibw::daemon::daemon_detail {
 
@@ -142,8 +142,8 @@ void watcher_loop(Runtime& rt) {
   }
   std::string last_error;
   while (rt.running) {
-    store::WriteBatch batch;
-    auto lines = tailer.poll();
+    ingest::OsmLogContext ctx{rt.clock.now_us(), rt.cfg.opensm.utc_offset_s};
+    ingest::OsmBatch osm = ingest::read_opensm_log(tailer, ctx);
     rt.health.set(
         {"opensm", tailer.error().empty() ? ingest::HealthState::ok : ingest::HealthState::down,
          tailer.error(), tailer.error().empty() ? rt.clock.now_us() : 0, rt.clock.now_us()});
@@ -153,29 +153,16 @@ void watcher_loop(Runtime& rt) {
         log(LogLevel::warning, "opensm log unavailable",
             {{"path", rt.cfg.opensm.log}, {"error", last_error}});
     }
-    ingest::OsmLogContext ctx{rt.clock.now_us(), rt.cfg.opensm.utc_offset_s};
-    std::set<uint16_t> trapped;  // switches that reported a link-state change
-    for (const auto& line : lines) {
-      auto rec = ingest::parse_opensm_line(line.text, ctx);
-      if (!rec) continue;
-      bool link_change = (rec->kind == ingest::OsmRecordKind::trap && rec->trap_number == 128) ||
-                         (rec->kind == ingest::OsmRecordKind::notice &&
-                          rec->text.find("Link state change") != std::string::npos);
-      if (link_change && rec->lid) trapped.insert(rec->lid);
-      if (link_change || rec->kind == ingest::OsmRecordKind::subnet_up)
-        request_discovery(rt, rt.cfg.opensm.rediscover_delay_us);
-      auto ev = ingest::to_event(*rec);
-      if (!ev) continue;
-      ev->dedup_key = "opensm:" + line.after.serialize();
-      batch.events.push_back(std::move(*ev));
-    }
-    if (!lines.empty()) {
+    if (osm.rediscover) request_discovery(rt, rt.cfg.opensm.rediscover_delay_us);
+    if (osm.cursor) {
+      store::WriteBatch batch;
+      batch.events = std::move(osm.events);
       auto topo = rt.topology();
       enrich_all(topo.get(), batch.events);
-      batch.cursors.emplace_back("opensm", lines.back().after.serialize());
+      batch.cursors.emplace_back("opensm", osm.cursor->serialize());
       if (!rt.queue.push(std::move(batch))) return;
     }
-    check_links(rt, trapped);
+    check_links(rt, osm.link_change_lids);
     routes.check(rt);
     rt.nap(std::chrono::microseconds(rt.cfg.opensm.poll_us));
   }

@@ -17,7 +17,8 @@ namespace ibw::ingest {
 namespace file_tailer_detail {
 
 constexpr size_t kFingerprintBytes = 4096;
-constexpr size_t kReadChunk = 64 * 1024;
+constexpr size_t kReadChunk = 256 * 1024;  // per pread() of new lines
+constexpr size_t kScanChunk = 64 * 1024;   // per pread() of the backwards scan for a line end
 constexpr size_t kSeenLimit = 256;
 
 uint64_t fnv1a(const char* data, size_t size) {
@@ -108,7 +109,7 @@ bool newer_than(const FileInfo& a, const FileInfo& b, const std::string& path) {
 
 // Offset just after the last '\n' in the first `size` bytes of fd (0 when there is none).
 uint64_t last_line_end(int fd, uint64_t size) {
-  std::array<char, kReadChunk> buf;
+  std::array<char, kScanChunk> buf;
   uint64_t end = size;
   while (end > 0) {
     uint64_t start = end > buf.size() ? end - buf.size() : 0;
@@ -359,33 +360,35 @@ struct FileTailer::Impl {
     if (auto s = open_at(path, 0)) queue.push_back(std::move(*s));
   }
 
-  // Delivers s's complete lines; returns true once s is read to its end.
-  bool drain(Source& s, std::vector<TailLine>& out, size_t max_lines) {
+  // Delivers s's complete lines (at most max_lines, counted in n); returns true once s is read
+  // to its end.
+  bool drain(Source& s, const LineVisitor& visit, size_t& n, size_t max_lines) {
     for (;;) {
-      while (out.size() < max_lines) {
+      while (n < max_lines) {
         const char* begin = s.buf.data() + s.head;
         const void* nl = std::memchr(begin, '\n', s.buf.size() - s.head);
         if (!nl) break;
         size_t len = static_cast<size_t>(static_cast<const char*>(nl) - begin);
         s.offset += len + 1;
-        out.push_back(TailLine{std::string(begin, len), s.cursor()});
         s.head += len + 1;
+        ++n;
+        visit(std::string_view(begin, len), s.cursor());
       }
-      if (out.size() >= max_lines) return false;
+      if (n >= max_lines) return false;
       if (s.fd < 0) return true;
       s.buf.erase(0, s.head);
       s.head = 0;
       size_t had = s.buf.size();
       s.buf.resize(had + file_tailer_detail::kReadChunk);
-      ssize_t n = pread(s.fd, s.buf.data() + had, file_tailer_detail::kReadChunk,
-                        static_cast<off_t>(s.read_off));
-      s.buf.resize(had + static_cast<size_t>(std::max<ssize_t>(n, 0)));
-      if (n < 0) {
+      ssize_t got = pread(s.fd, s.buf.data() + had, file_tailer_detail::kReadChunk,
+                          static_cast<off_t>(s.read_off));
+      s.buf.resize(had + static_cast<size_t>(std::max<ssize_t>(got, 0)));
+      if (got < 0) {
         error = "cannot read " + path + ": " + std::strerror(errno);
         return false;
       }
-      if (n == 0) return true;
-      s.read_off += static_cast<uint64_t>(n);
+      if (got == 0) return true;
+      s.read_off += static_cast<uint64_t>(got);
       if (s.fingerprint == 0) s.fingerprint = file_tailer_detail::first_line_hash(s.fd);
     }
   }
@@ -406,27 +409,37 @@ FileTailer::~FileTailer() {
 
 std::vector<TailLine> FileTailer::poll(size_t max_lines) {
   std::vector<TailLine> out;
-  if (max_lines == 0) return out;
+  poll_each(max_lines, [&out](std::string_view text, const TailCursor& after) {
+    out.push_back(TailLine{std::string(text), after});
+  });
+  return out;
+}
+
+size_t FileTailer::poll_each(size_t max_lines, const LineVisitor& visit) {
+  size_t n = 0;
+  if (max_lines == 0) return n;
   Impl& m = *impl_;
   m.follow();
   while (!m.queue.empty()) {
     Impl::Source& s = m.queue.front();
-    if (!m.drain(s, out, max_lines) || m.queue.size() == 1) break;
+    if (!m.drain(s, visit, n, max_lines) || m.queue.size() == 1) break;
     // s is read to its end and a newer file follows: deliver s's partial last line, move on.
     if (s.head < s.buf.size()) {
-      std::string text = s.buf.substr(s.head);
+      std::string_view text = std::string_view(s.buf).substr(s.head);
       s.offset += text.size();
-      out.push_back(TailLine{std::move(text), s.cursor()});
+      s.head = s.buf.size();
+      ++n;
+      visit(text, s.cursor());
     }
     if (s.fd >= 0) {
       m.mark_seen(s.dev, s.ino, s.fingerprint);
       close(s.fd);
     }
     m.queue.pop_front();
-    if (out.size() >= max_lines) break;
+    if (n >= max_lines) break;
   }
   error_ = m.error;
-  return out;
+  return n;
 }
 
 std::optional<TailCursor> FileTailer::position() const {

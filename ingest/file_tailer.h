@@ -29,8 +29,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ibw::ingest {
@@ -64,6 +66,11 @@ class FileTailer {
   // Returns the complete lines that appeared since the last call (at most max_lines; call
   // again when it returns max_lines).
   std::vector<TailLine> poll(size_t max_lines = 100000);
+  // The same lines as poll(), in the same order and with the same cursors, without copying
+  // them: calls visit(text, after) for each. text points into the tailer's read buffer and is
+  // valid only during the call. Returns the number of lines visited.
+  using LineVisitor = std::function<void(std::string_view text, const TailCursor& after)>;
+  size_t poll_each(size_t max_lines, const LineVisitor& visit);
   const std::string& path() const { return path_; }
   // Where the next delivered line starts (after the constructor: the resume or start
   // position); nullopt while no file has been opened.

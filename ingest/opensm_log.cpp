@@ -45,7 +45,7 @@ int64_t floor_div(int64_t a, int64_t b) {
 }
 
 // 1-12 for the month abbreviation at p (3 readable bytes), else 0.
-int month_of(const char* p) {
+[[gnu::always_inline]] inline int month_of(const char* p) {
   static constexpr std::array<char, 36> kMonths = {
       'J', 'a', 'n', 'F', 'e', 'b', 'M', 'a', 'r', 'A', 'p', 'r', 'M', 'a', 'y', 'J', 'u', 'n',
       'J', 'u', 'l', 'A', 'u', 'g', 'S', 'e', 'p', 'O', 'c', 't', 'N', 'o', 'v', 'D', 'e', 'c'};
@@ -56,7 +56,7 @@ int month_of(const char* p) {
 }
 
 // Value of the n decimal digits at p; -1 when one of them is not a digit.
-int digits(const char* p, int n) {
+[[gnu::always_inline]] inline int digits(const char* p, int n) {
   int v = 0;
   for (int i = 0; i < n; ++i) {
     const unsigned d = static_cast<unsigned char>(p[i]) - unsigned{'0'};
@@ -66,8 +66,17 @@ int digits(const char* p, int n) {
   return v;
 }
 
-bool is_word_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+// [A-Za-z0-9_] by byte value (a table: strip_function runs on every line of the log).
+constexpr std::array<bool, 256> kWordChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[static_cast<size_t>(c)] =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  return t;
+}();
+
+[[gnu::always_inline]] inline bool is_word_char(char c) {
+  return kWordChars[static_cast<unsigned char>(c)];
 }
 
 // Reads an unsigned decimal (or hex) number at the front of s and drops it from s.
@@ -79,7 +88,7 @@ bool take_number(std::string_view& s, T& out, int base = 10) {
   return true;
 }
 
-bool take(std::string_view& s, std::string_view prefix) {
+[[gnu::always_inline]] inline bool take(std::string_view& s, std::string_view prefix) {
   if (!s.starts_with(prefix)) return false;
   s.remove_prefix(prefix.size());
   return true;
@@ -94,7 +103,7 @@ bool number_after(std::string_view s, std::string_view key, T& out, int base = 1
   return take_number(s, out, base);
 }
 
-bool is_hex(char c) {
+[[gnu::always_inline]] inline bool is_hex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
 }
 
@@ -142,7 +151,7 @@ uint64_t guid_of_gid(std::string_view gid) {
 }
 
 // "Received Generic Notice type:1 num:128 (...) Producer:2 (Switch) from LID:3[ Port 5] TID:..."
-void parse_trap(std::string_view body, OsmRecord& r) {
+void parse_trap(std::string_view body, OsmRecordView& r) {
   number_after(body, "num:", r.trap_number);
   size_t at = body.find(" from LID:");
   if (at == std::string_view::npos) return;
@@ -152,7 +161,7 @@ void parse_trap(std::string_view body, OsmRecord& r) {
 }
 
 // "Reporting Urgent Notice "Link state change" from switch LID 2, GUID 0x..." and relatives.
-void parse_notice(std::string_view body, OsmRecord& r) {
+void parse_notice(std::string_view body, OsmRecordView& r) {
   if (take(body, "Reporting Generic Notice ")) {
     number_after(body, "num:", r.trap_number);
     number_after(body, " from LID:", r.lid);
@@ -175,7 +184,7 @@ void parse_notice(std::string_view body, OsmRecord& r) {
 }
 
 // The text without its "function_name: " prefix (OpenSM prefixes most messages with it).
-std::string_view strip_function(std::string_view text) {
+[[gnu::always_inline]] inline std::string_view strip_function(std::string_view text) {
   size_t ident = 0;
   while (ident < text.size() && is_word_char(text[ident])) ++ident;
   if (ident > 0 && text.substr(ident, 2) == ": ") text.remove_prefix(ident + 2);
@@ -231,14 +240,15 @@ int resolve_year(int month, int day, int64_t reference_us, int utc_offset_s, int
   return ref_year;
 }
 
-std::optional<OsmRecord> parse_opensm_line(std::string_view line, const OsmLogContext& ctx) {
+std::optional<OsmRecordView> parse_opensm_line_view(std::string_view line,
+                                                    const OsmLogContext& ctx) {
   using namespace osm_log_detail;
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   if (line.size() < 33) return std::nullopt;  // shorter than "Jan 01 00:00:00 000000 [0] 0x1 ->"
 
   if (line.front() == '*') {  // OpenSM message box (VERBOSE): only the heavy sweep one counts
     if (line.find(" INITIATING HEAVY SWEEP ") == std::string_view::npos) return std::nullopt;
-    OsmRecord r;
+    OsmRecordView r;
     r.kind = OsmRecordKind::sweep;
     r.banner = true;
     r.time_us = ctx.reference_us;
@@ -271,10 +281,10 @@ std::optional<OsmRecord> parse_opensm_line(std::string_view line, const OsmLogCo
   const int sod = hour * 3600 + minute * 60 + second;
   const int64_t days = local_days(month, day, sod, ctx);
   if (days == kNoDate) return std::nullopt;
-  OsmRecord r;
+  OsmRecordView r;
   r.level = static_cast<uint8_t>(level);
   r.time_us = (days * kSecondsPerDay + sod - ctx.utc_offset_s) * 1'000'000 + usec;
-  r.text.assign(s);
+  r.text = s;
 
   std::string_view body = strip_function(s);
 
@@ -291,14 +301,79 @@ std::optional<OsmRecord> parse_opensm_line(std::string_view line, const OsmLogCo
   } else if (body.size() >= 9 && body.substr(0, 4) == "ERR " && is_hex(body[4]) &&
              is_hex(body[5]) && is_hex(body[6]) && is_hex(body[7]) && body[8] == ':') {
     r.kind = OsmRecordKind::error;
-    r.err_code.assign(body.substr(4, 4));
+    r.err_code = body.substr(4, 4);
   } else if (body.find("heavy sweep") != std::string_view::npos) {
     r.kind = OsmRecordKind::sweep;
   }
   return r;
 }
 
+std::optional<OsmRecord> parse_opensm_line(std::string_view line, const OsmLogContext& ctx) {
+  auto v = parse_opensm_line_view(line, ctx);
+  if (!v) return std::nullopt;
+  OsmRecord r;
+  r.kind = v->kind;
+  r.time_us = v->time_us;
+  r.level = v->level;
+  r.trap_number = v->trap_number;
+  r.lid = v->lid;
+  r.guid = v->guid;
+  r.port = v->port;
+  r.banner = v->banner;
+  r.err_code.assign(v->err_code);
+  r.text.assign(v->text);
+  return r;
+}
+
+bool opensm_line_of_interest(std::string_view line) {
+  using namespace osm_log_detail;
+  // As parse_opensm_line_view reads the line, up to the point where it picks the kind.
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.size() < 33) return false;
+  if (line.front() == '*') return line.find(" INITIATING HEAVY SWEEP ") != std::string_view::npos;
+  // In a record, the first '>' after the "[" at offset 23 ends " ->": the thread ID and the
+  // level between them are hex digits.
+  const char* end = line.data() + line.size();
+  const char* p = static_cast<const char*>(std::memchr(line.data() + 24, '>', line.size() - 24));
+  if (!p) return false;
+  p += p + 1 < end && p[1] == ' ' ? 2 : 1;
+  // The kind is picked from the message after strip_function, which drops "name: " when name
+  // is made of word characters: then the first space of the message follows that ':'. Looking
+  // at both places (the message, and after its first ": ") never misses what the parser sees.
+  auto kind_at = [end](const char* b) {
+    const std::string_view body(b, static_cast<size_t>(end - b));
+    switch (body.empty() ? '\0' : body.front()) {
+      case 'R':  // trap: "Received Generic Notice ", notice: "Reporting ... Notice "
+        return body.starts_with("Received Generic Notice ") || body.starts_with("Reporting ");
+      case 'S':
+        return body.starts_with("SUBNET UP");
+      case 'E':
+        return body.starts_with("ERR ");
+      default:
+        return false;
+    }
+  };
+  if (kind_at(p)) return true;
+  const char* space = static_cast<const char*>(std::memchr(p, ' ', static_cast<size_t>(end - p)));
+  return space && space > p + 1 && space[-1] == ':' && kind_at(space + 1);
+}
+
 std::optional<Event> to_event(const OsmRecord& record, OsmTrapRule rule) {
+  OsmRecordView v;
+  v.kind = record.kind;
+  v.time_us = record.time_us;
+  v.level = record.level;
+  v.trap_number = record.trap_number;
+  v.lid = record.lid;
+  v.guid = record.guid;
+  v.port = record.port;
+  v.banner = record.banner;
+  v.err_code = record.err_code;
+  v.text = record.text;
+  return to_event(v, rule);
+}
+
+std::optional<Event> to_event(const OsmRecordView& record, OsmTrapRule rule) {
   using namespace osm_log_detail;
   Event e;
   e.time_us = record.time_us;

@@ -52,6 +52,22 @@ struct OsmRecord {
   std::string text;      // message after "-> " (function prefix kept)
 };
 
+// An OsmRecord whose text fields borrow from the parsed line (valid as long as the line is):
+// what parse_opensm_line copies into an OsmRecord, for callers that map each line to its event
+// at once and keep no record (ingest/opensm_ingest.h).
+struct OsmRecordView {
+  OsmRecordKind kind = OsmRecordKind::other;
+  int64_t time_us = 0;
+  uint8_t level = 0;
+  int trap_number = 0;
+  uint16_t lid = 0;
+  uint64_t guid = 0;
+  int port = 0;
+  bool banner = false;
+  std::string_view err_code;
+  std::string_view text;
+};
+
 // Time zone the log was written in, as a fixed UTC offset in seconds (OpenSM logs local
 // time without a zone); 0 for UTC.
 struct OsmLogContext {
@@ -66,6 +82,17 @@ struct OsmLogContext {
 // banner = true and time_us = ctx.reference_us (other box lines, e.g. the boxed SUBNET UP
 // that repeats the timestamped one, give nullopt).
 std::optional<OsmRecord> parse_opensm_line(std::string_view line, const OsmLogContext& ctx);
+// The same record, borrowing its text from line.
+std::optional<OsmRecordView> parse_opensm_line_view(std::string_view line,
+                                                    const OsmLogContext& ctx);
+
+// Cheap test run on every line before the parser on the daemon's path: false for lines that
+// give no record, or a record no event or rediscovery comes from (kind other, a sweep record
+// that is not the banner): most of a log. Never false for a line whose record is a trap,
+// notice, SUBNET UP or ERR, or the heavy-sweep banner; some other lines pass too, and the
+// parser sorts them out. It looks at the line's length, finds the "->" after the header and
+// compares the first bytes of the message: no date, no allocation.
+bool opensm_line_of_interest(std::string_view line);
 
 // Year for a month/day seen at reference time: the year that puts the timestamp closest to
 // (and not more than a day after) the reference. seconds_of_day (the line's local time of
@@ -90,5 +117,7 @@ enum class OsmTrapRule : uint8_t {
 // Records of no interest give nullopt. dedup_key is left to the caller, who knows the line's
 // position (e.g. "opensm:" + TailLine::after.serialize()).
 std::optional<Event> to_event(const OsmRecord& record, OsmTrapRule rule = OsmTrapRule::notice_line);
+std::optional<Event> to_event(const OsmRecordView& record,
+                              OsmTrapRule rule = OsmTrapRule::notice_line);
 
 }  // namespace ibw::ingest

@@ -1,0 +1,202 @@
+// ingest/opensm_ingest.h: the prefilter never drops a line the parser gives an event or a
+// rediscovery for (recorded logs, mutated and generated lines), and the daemon's ingest path
+// gives exactly the events of parse_opensm_line + to_event on every line.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ingest/opensm_ingest.h"
+
+using namespace ibw::ingest;
+
+namespace {
+
+constexpr int64_t kReference = 1'795'316'400'000'000;  // 2026-11-22T03:00:00Z
+const OsmLogContext kCtx{kReference, 0};
+
+std::vector<std::string> recorded_lines() {
+  std::vector<std::string> lines;
+  for (const char* name :
+       {"opensm-default.log", "opensm-verbose-excerpt.log", "traps-handwritten.log"}) {
+    std::ifstream in(std::string(IBW_TEST_DATA) + "/opensm/" + name, std::ios::binary);
+    REQUIRE(in);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  REQUIRE(lines.size() == 226);
+  return lines;
+}
+
+// Whether the parser makes something of the line the daemon uses: an event (either trap
+// rule) or a rediscovery (every trap, notice and SUBNET UP record counts, to be safe).
+bool parser_wants(std::string_view line) {
+  auto r = parse_opensm_line(line, kCtx);
+  if (!r) return false;
+  if (r->kind == OsmRecordKind::trap || r->kind == OsmRecordKind::notice ||
+      r->kind == OsmRecordKind::subnet_up || r->kind == OsmRecordKind::error)
+    return true;
+  return to_event(*r, OsmTrapRule::notice_line) || to_event(*r, OsmTrapRule::trap_line);
+}
+
+void check_line(const std::string& line, int& wanted) {
+  if (!parser_wants(line)) return;
+  ++wanted;
+  INFO(line);
+  CHECK(opensm_line_of_interest(line));
+}
+
+// Lines made of OpenSM header pieces and message pieces, well-formed or not.
+std::string generated_line(std::mt19937& rng) {
+  static const std::vector<std::string> heads = {"Nov 22 02:47:03 513203 [F00D16C0] 0x02 -> ",
+                                                 "Nov  2 02:47:03 513203 [1] 0x01 ->",
+                                                 "Jan 01 00:00:00 000000 [AB] 0xff -> ",
+                                                 "Feb 29 12:00:00 000000 [1] 0x80 ->  ",
+                                                 "Nov 22 02:47:03 513203 [F00D16C0] 0x02 ",
+                                                 "Nov 22 02:47:03 513203 [F00D>] 0x02 -> ",
+                                                 "*** ",
+                                                 "",
+                                                 "Dec 31 23:59:59 999999 [0] 0x4 -> "};
+  static const std::vector<std::string> funcs = {
+      "",           "log_notice: ", "log_trap_info: ",
+      "a: ",        "a-b: ",        "x:",
+      ": ",         "SUBNET: ",     "fabric_validate_topology: ",
+      "osm_x: y: ", "Received: ",   "ERR: "};
+  static const std::vector<std::string> bodies = {
+      "SUBNET UP",
+      "SUBNET UP\r",
+      "ERR AB09: Different number",
+      "ERR 31G0: x",
+      "ERR 3120:",
+      "Received Generic Notice type:1 num:128 (Link state change) Producer:2 (Switch) from "
+      "LID:3 TID:0x0",
+      "Received Generic Notice type:1 num:129 from LID:3 Port 3",
+      "Received Vendor Notice type:1 vend:0x0002C9",
+      "Reporting Urgent Notice \"Link state change\" from switch LID 2, GUID 0xb83fd20300000001",
+      "Reporting Vendor Notice type:1",
+      "Reporting Generic Notice type:1 num:130 from LID:4",
+      "Reporting nothing",
+      "Forcing heavy sweep. Received trap:128",
+      " INITIATING HEAVY SWEEP ****",
+      "Entering MASTER state",
+      "",
+      "  - Fabric has 8 CAs"};
+  auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
+  std::string line = pick(heads) + pick(funcs) + pick(bodies);
+  if (rng() % 4 == 0) line += rng() % 2 ? "\r\n" : "\n";
+  return line;
+}
+
+std::filesystem::path write_temp(const std::vector<std::string>& lines) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "ibw-osm-XXXXXX").string();
+  int fd = mkstemp(tmpl.data());
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream out(tmpl, std::ios::binary | std::ios::trunc);
+  for (const auto& l : lines) out << l << '\n';
+  return tmpl;
+}
+
+}  // namespace
+
+TEST_CASE("opensm ingest: the prefilter keeps every line the parser wants", "[opensm]") {
+  const auto lines = recorded_lines();
+  int wanted = 0;
+  for (const auto& l : lines) check_line(l, wanted);
+  CHECK(wanted == 49);  // 10+10+6+6 default, trap/notice/ERR/banner of the others
+  std::mt19937 rng(15);
+  for (const auto& l : lines)  // mutated: one byte changed, cut short, CRLF
+    for (int k = 0; k < 40; ++k) {
+      std::string m = l;
+      if (m.empty()) continue;
+      switch (k % 4) {
+        case 0:
+          m[rng() % m.size()] = static_cast<char>(rng() % 256);
+          break;
+        case 1:
+          m.resize(rng() % m.size());
+          break;
+        case 2:
+          m.insert(rng() % m.size(), 1, " :>*[]0xR"[rng() % 9]);
+          break;
+        default:
+          m += "\r\n";
+      }
+      check_line(m, wanted);
+    }
+  for (int i = 0; i < 20000; ++i) check_line(generated_line(rng), wanted);
+  CHECK(wanted > 3000);
+  // And it does reject most of a log: continuation lines, dumps, other messages.
+  int kept = 0;
+  for (const auto& l : lines) kept += opensm_line_of_interest(l);
+  CHECK(kept < 60);
+}
+
+TEST_CASE("opensm ingest: same events as parsing every line", "[opensm]") {
+  auto lines = recorded_lines();
+  std::mt19937 rng(42);
+  for (int i = 0; i < 2000; ++i) lines.push_back(generated_line(rng));
+  const auto path = write_temp(lines);
+  size_t newlines = 0;  // generated lines may end in "\n" of their own
+  for (const auto& l : lines)
+    newlines += 1 + static_cast<size_t>(std::count(l.begin(), l.end(), '\n'));
+  // The reference: every line through parse_opensm_line and to_event, the daemon's old loop.
+  std::vector<Event> want;
+  bool want_rediscover = false;
+  {
+    FileTailer t(path.string(), std::nullopt);
+    for (const auto& line : t.poll()) {
+      auto r = parse_opensm_line(line.text, kCtx);
+      if (!r) continue;
+      want_rediscover |= (r->kind == OsmRecordKind::trap && r->trap_number == 128) ||
+                         (r->kind == OsmRecordKind::notice &&
+                          r->text.find("Link state change") != std::string::npos) ||
+                         r->kind == OsmRecordKind::subnet_up;
+      if (auto e = to_event(*r)) {
+        e->dedup_key = "opensm:" + line.after.serialize();
+        want.push_back(*e);
+      }
+    }
+  }
+  for (size_t batch : {size_t{100000}, size_t{7}}) {
+    FileTailer t(path.string(), std::nullopt);
+    std::vector<Event> got;
+    bool rediscover = false;
+    size_t n = 0;
+    std::optional<TailCursor> last;
+    for (;;) {
+      OsmBatch b = read_opensm_log(t, kCtx, batch);
+      if (b.lines == 0) break;
+      CHECK(b.lines <= batch);
+      n += b.lines;
+      rediscover |= b.rediscover;
+      last = b.cursor;
+      got.insert(got.end(), b.events.begin(), b.events.end());
+    }
+    CHECK(n == newlines);
+    REQUIRE(last);
+    CHECK(last->offset == std::filesystem::file_size(path));
+    CHECK(rediscover == want_rediscover);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      INFO(want[i].message);
+      CHECK(got[i].dedup_key == want[i].dedup_key);
+      CHECK(got[i].kind == want[i].kind);
+      CHECK(got[i].message == want[i].message);
+      CHECK(got[i].time_us == want[i].time_us);
+      CHECK(got[i].severity == want[i].severity);
+      CHECK(got[i].trap_number == want[i].trap_number);
+      CHECK(got[i].lid == want[i].lid);
+      CHECK(got[i].node_guid == want[i].node_guid);
+      CHECK(got[i].port == want[i].port);
+    }
+  }
+  CHECK(want.size() > 100);
+  std::filesystem::remove(path);
+}
