@@ -229,7 +229,8 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
   // are looked for (the first link naming them, as an index of links would find).
   size_t n = links.size();
   std::vector<char> take(n, 0);
-  std::vector<const Entry*> own(n, nullptr), peer(n, nullptr);
+  size_t m = live_ ? n : 0;  // an empty history looks nothing up (a clean fabric)
+  std::vector<const Entry*> own(m, nullptr), peer(m, nullptr);
   fabric::FlatMap64 wanted;  // peer key -> position in `found`
   size_t taken = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -238,9 +239,10 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
       own[i] = find(l.node_guid, l.port);
       peer[i] = l.peer_guid ? find(l.peer_guid, l.peer_port) : nullptr;
     }
-    if (!own[i] && !peer[i] && !history_detail::below_expected(l)) continue;
+    bool data = m && (own[i] || peer[i]);
+    if (!data && !history_detail::below_expected(l)) continue;
     take[i] = 1, ++taken;
-    if (l.peer_guid && !peer[i])
+    if (l.peer_guid && !(m && peer[i]))
       wanted.emplace(key(l.peer_guid, l.peer_port), static_cast<uint32_t>(wanted.size()));
   }
   if (wanted.size()) {
@@ -251,7 +253,7 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
   }
   std::vector<PortWindow> out(taken);
   for (size_t i = 0, k = 0; i < n; ++i)
-    if (take[i]) window_into(links[i], own[i], peer[i], &out[k++]);
+    if (take[i]) window_into(links[i], m ? own[i] : nullptr, m ? peer[i] : nullptr, &out[k++]);
   return out;
 }
 
