@@ -1,11 +1,20 @@
-// ibw-bench-rules_eval: time of one sweep's rule evaluation in the daemon's path
-// (rules::History::windows over every linked port, then rules::evaluate with the shipped
-// config/rules.yaml) for 100,000 linked ports (50,000 links). Three fabrics:
-//   clean   no port has errors in its windows (the usual case);
-//   1%      1,000 ports failing symbol_ber (errors in every sweep of the 12-minute window);
-//   all     every port failing symbol_ber (12 deltas of 60 s sweeps each): a verdict each.
+// ibw-bench-rules_eval: the daemon's rule path for one counter sweep of PORTS linked ports
+// (default 100,000 = 50,000 links) with the shipped config/rules.yaml, as RuleRunner runs it:
+//   ingest  rules::History::add_delta for each of the sweep's deltas (one per port);
+//   eval    History::prune(now), History::windows over every linked port, rules::evaluate.
+// The history starts with 11 sweeps (60 s apart) and each timed run adds the next one, so
+// every run sees a full 12-minute window as the daemon does in steady state. Four fabrics:
+//   clean   no port has errors (the usual case; data counters still move);
+//   1%      every 100th port failing symbol_ber (errors in every sweep of the window);
 //   below   every port with a few errors in every sweep, under every threshold;
-// Prints the median of 7 runs per case. Usage: ibw-bench-rules_eval [PORTS]
+//   all     every port failing symbol_ber: one verdict each.
+// For each case, the median of RUNS runs (default 7, after one warm-up) of ingest + eval,
+// and of each part. Also the heap the history holds in steady state (glibc mallinfo2).
+// Output: a human line, then a machine line per case:
+//   CASE<TAB>name<TAB>total_ms<TAB>ingest_ms<TAB>eval_ms<TAB>windows<TAB>verdicts<TAB>history_kib
+// Usage: ibw-bench-rules_eval [PORTS [RUNS [CASE]]]   (CASE 0-3: run only that one)
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,9 +28,10 @@
 namespace {
 
 using namespace ibw;
+using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kSweepUs = 60'000'000;
-constexpr int64_t kNow = int64_t{1'800'000'000} * 1'000'000;
+constexpr int64_t kStart = int64_t{1'800'000'000} * 1'000'000;
 
 std::vector<rules::LinkInfo> make_links(int ports) {
   std::vector<rules::LinkInfo> links;
@@ -42,52 +52,117 @@ std::vector<rules::LinkInfo> make_links(int ports) {
   return links;
 }
 
-void fill(rules::History& h, const std::vector<rules::LinkInfo>& links, int every,
-          uint64_t symbol_errors) {
-  for (size_t i = 0; i < links.size(); i += static_cast<size_t>(every))
-    for (int s = 0; s < 12; ++s) {
-      ingest::CounterDelta d;
-      d.sample.node_guid = links[i].node_guid, d.sample.port = links[i].port;
-      d.sample.time_us = kNow - s * kSweepUs;
-      d.valid = (1u << ingest::kCounterCount) - 1;
-      d.delta[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)] = symbol_errors;
-      d.interval_us = kSweepUs;  // rules derive rates from it
+// One sweep's deltas: every port's data counters moved; every `every`-th port (0: none) also
+// has `symbols` symbol errors and one PortRcvErrors.
+std::vector<ingest::CounterDelta> make_sweep(const std::vector<rules::LinkInfo>& links, int every,
+                                             uint64_t symbols) {
+  std::vector<ingest::CounterDelta> out(links.size());
+  for (size_t i = 0; i < links.size(); ++i) {
+    auto& d = out[i];
+    d.sample.node_guid = links[i].node_guid, d.sample.port = links[i].port;
+    d.valid = (1u << ingest::kCounterCount) - 1;
+    d.interval_us = kSweepUs;  // rules derive rates from it
+    d.delta[static_cast<size_t>(ingest::Counter::PortXmitData)] = 1'000'000;
+    d.delta[static_cast<size_t>(ingest::Counter::PortRcvData)] = 1'000'000;
+    if (every && i % static_cast<size_t>(every) == 0) {
+      d.delta[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)] = symbols;
       d.delta[static_cast<size_t>(ingest::Counter::PortRcvErrors)] = 1;
-      h.add_delta(d);
     }
+  }
+  return out;
+}
+
+void stamp(std::vector<ingest::CounterDelta>& sweep, int64_t t) {
+  for (auto& d : sweep) d.sample.time_us = t;
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+// Bytes the heap holds (small chunks and mmapped ones).
+size_t heap_bytes() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+// One timed sweep: the sweep's add_delta calls, then prune, windows and evaluate. Not inlined,
+// so `valgrind --tool=callgrind --toggle-collect='*one_sweep*'` counts just this.
+struct SweepResult {
+  double ingest_ms = 0, eval_ms = 0;
+  size_t windows = 0, verdicts = 0;
+};
+[[gnu::noinline]] SweepResult one_sweep(rules::History& h, const rules::RuleSet& rules,
+                                        const std::vector<rules::LinkInfo>& links,
+                                        const std::vector<ingest::CounterDelta>& sweep,
+                                        int64_t now) {
+  SweepResult r;
+  auto t0 = Clock::now();
+  for (const auto& d : sweep) h.add_delta(d);
+  r.ingest_ms = ms_since(t0);
+  auto t1 = Clock::now();
+  {  // freeing the windows and verdicts is part of the sweep too
+    h.prune(now);
+    auto w = h.windows(links);
+    auto v = rules::evaluate(rules, w, now);
+    r.windows = w.size(), r.verdicts = v.size();
+  }
+  r.eval_ms = ms_since(t1);
+  return r;
+}
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int ports = argc > 1 ? std::atoi(argv[1]) : 100'000;
+  int runs = std::max(1, argc > 2 ? std::atoi(argv[2]) : 7);
   rules::RuleSet rules = rules::load_rules(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
   auto links = make_links(ports);
-  std::printf("rule evaluation per sweep, %zu linked ports, %zu rules (config/rules.yaml):\n",
-              links.size(), rules.rules.size());
+  std::printf(
+      "rules per sweep (add_delta + prune + windows + evaluate), %zu linked ports, "
+      "%zu rules (config/rules.yaml), median of %d runs:\n",
+      links.size(), rules.rules.size(), runs);
   struct Case {
     const char* name;
     int every;         // every n-th port has errors (0: none)
     uint64_t symbols;  // per sweep: 300 crosses BER 1e-12 at 4x HDR over 12 m, 3 does not
   };
+  int only = argc > 3 ? std::atoi(argv[3]) : -1;  // run just this case (0-3)
+  int index = -1;
   for (auto c : {Case{"clean", 0, 0}, Case{"1% failing", 100, 300},
-                 Case{"all with errors, below thresholds", 1, 3}, Case{"all failing", 1, 300}}) {
-    const char* name = c.name;
-    rules::History h(rules::longest_window(rules));
-    if (c.every) fill(h, links, c.every, c.symbols);
-    std::vector<double> ms;
-    size_t verdicts = 0, windows = 0;
-    for (int run = 0; run < 7; ++run) {
-      auto t0 = std::chrono::steady_clock::now();
-      auto w = h.windows(links);
-      auto v = rules::evaluate(rules, w, kNow);
-      ms.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      verdicts = v.size(), windows = w.size();
+                 Case{"all below threshold", 1, 3}, Case{"all failing", 1, 300}}) {
+    if (++index != only && only >= 0) continue;
+    auto sweep = make_sweep(links, c.every, c.symbols);
+    size_t heap0 = heap_bytes();
+    size_t history_bytes = 0;
+    {
+      rules::History h(rules::longest_window(rules));
+      int64_t now = kStart;
+      for (int s = 0; s < 11; ++s, now += kSweepUs) {
+        stamp(sweep, now);
+        for (const auto& d : sweep) h.add_delta(d);
+      }
+      std::vector<double> total, ingest, eval;
+      size_t verdicts = 0, windows = 0;
+      for (int run = -1; run < runs; ++run, now += kSweepUs) {
+        stamp(sweep, now);
+        SweepResult r = one_sweep(h, rules, links, sweep, now);
+        double in = r.ingest_ms, ev = r.eval_ms;
+        verdicts = r.verdicts, windows = r.windows;
+        if (run < 0) continue;  // warm-up
+        ingest.push_back(in), eval.push_back(ev), total.push_back(in + ev);
+      }
+      history_bytes = heap_bytes() - heap0;
+      std::printf(
+          "  %-22s %8.2f ms  (ingest %.2f, eval %.2f; %zu windows, %zu verdicts; "
+          "history %.1f MiB)\n",
+          c.name, median(total), median(ingest), median(eval), windows, verdicts,
+          static_cast<double>(history_bytes) / (1 << 20));
+      std::printf("CASE\t%s\t%.3f\t%.3f\t%.3f\t%zu\t%zu\t%zu\n", c.name, median(total),
+                  median(ingest), median(eval), windows, verdicts, history_bytes / 1024);
     }
-    std::sort(ms.begin(), ms.end());
-    std::printf("  %-34s %8.1f ms  (%zu windows, %zu verdicts; target <= 50 ms)\n", name, ms[3],
-                windows, verdicts);
   }
   return 0;
 }

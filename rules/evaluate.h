@@ -28,6 +28,7 @@
 //    errors_and_flap: at least one flap (as above) in the rule's window.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -80,6 +81,35 @@ struct WindowDelta {
   }
 };
 
+// Upper bounds of what a set of deltas can add up to, per counter rules read (those up to
+// ExcessiveBufferOverrunErrors): the sum (UINT64_MAX once it may have overflowed), the largest
+// single delta and the largest per-sweep rate. rules::History keeps one per port over every
+// delta it holds (a superset of any rule window), so evaluate() can pass over a rule that
+// cannot fire without walking the deltas: on a fabric with errors below every threshold
+// nearly all ports are such.
+struct DeltaBounds {
+  static constexpr size_t kCounters =
+      static_cast<size_t>(ingest::Counter::ExcessiveBufferOverrunErrors) + 1;
+  std::array<uint64_t, kCounters> total{};
+  std::array<uint64_t, kCounters> max_delta{};
+  std::array<double, kCounters> max_rate{};
+
+  void add(const WindowDelta& d) {
+    for (size_t i = 0; i < kCounters; ++i) {
+      if (!d.delta[i]) continue;
+      uint64_t t = total[i] + d.delta[i];
+      total[i] = t < total[i] ? UINT64_MAX : t;
+      max_delta[i] = std::max(max_delta[i], d.delta[i]);
+      max_rate[i] = std::max(max_rate[i], d.rate(i));
+    }
+  }
+  // d left the set: the sums shrink (a saturated sum stays), the maxima stay (still bounds).
+  void remove(const WindowDelta& d) {
+    for (size_t i = 0; i < kCounters; ++i)
+      if (total[i] != UINT64_MAX) total[i] -= d.delta[i];
+  }
+};
+
 struct PortWindow {
   uint64_t node_guid = 0;
   int port = 0;
@@ -97,6 +127,9 @@ struct PortWindow {
   std::span<const WindowDelta> delta_view;
   std::vector<LinkEvent> events;     // time-ordered
   std::vector<BerEvent> ber_events;  // this port's own, time-ordered (arrival order on ties)
+  // Optional (rules::History sets it with delta_view): bounds over at least every delta of
+  // the window. nullptr: evaluate() walks the deltas for every rule.
+  const DeltaBounds* bounds = nullptr;
 
   std::span<const WindowDelta> all_deltas() const {
     return delta_view.empty() ? std::span<const WindowDelta>(deltas) : delta_view;

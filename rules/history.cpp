@@ -1,6 +1,7 @@
 #include "rules/history.h"
 
 #include <algorithm>
+#include <span>
 
 #include "fabric/flat_map.h"
 #include "ingest/ufm/events.h"
@@ -32,21 +33,77 @@ bool needed(const ingest::Event& e, EventNeeds needs) {
   return false;
 }
 
+namespace history_detail {
+
+// Bit i set when counter i is an error counter (the ones that make a delta worth keeping).
+uint32_t error_mask() {
+  static const uint32_t mask = [] {
+    uint32_t m = 0;
+    for (size_t i = 0; i < ingest::kCounterCount; ++i)
+      if (ingest::is_error_counter(static_cast<ingest::Counter>(i))) m |= 1u << i;
+    return m;
+  }();
+  return mask;
+}
+
+template <typename T>
+void free_vector(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+
+bool below_expected(const LinkInfo& l) {
+  auto below = [&](int width, fabric::Speed speed) {
+    return (width && l.active_width && l.active_width < width) ||
+           (speed != fabric::Speed::unknown && l.active_speed != fabric::Speed::unknown &&
+            l.active_speed < speed);
+  };
+  return below(l.plan_width, l.plan_speed) || below(l.enabled_width, l.enabled_speed);
+}
+
+}  // namespace history_detail
+
+History::Entry& History::slot(uint64_t guid, int port) {
+  uint64_t k = key(guid, port);
+  auto [at, inserted] = index_.emplace(k, static_cast<uint32_t>(entries_.size()));
+  if (inserted || at >= entries_.size()) {  // the latter: the one key FlatMap64 cannot hold
+    if (!inserted) at = static_cast<uint32_t>(entries_.size());
+    entries_.emplace_back();
+    entries_.back().key = k;
+  }
+  Entry& e = entries_[at];
+  if (e.empty()) ++live_;
+  return e;
+}
+
 bool History::add_delta(const ingest::CounterDelta& d) {
+  uint32_t errors = d.valid & history_detail::error_mask();
   bool rose = false;
   for (size_t i = 0; i < ingest::kCounterCount && !rose; ++i)
-    rose = (d.valid >> i & 1u) && d.delta[i] &&
-           ingest::is_error_counter(static_cast<ingest::Counter>(i));
+    rose = (errors >> i & 1u) && d.delta[i];
   if (!rose) return false;
-  auto& q = ports_[key(d.sample.node_guid, d.sample.port)].deltas;
-  auto at = std::upper_bound(q.begin(), q.end(), d.sample.time_us,
-                             [](int64_t t, const WindowDelta& x) { return t < x.time_us; });
-  q.insert(at, WindowDelta::of(d));
+  Entry& e = slot(d.sample.node_guid, d.sample.port);
+  auto& q = e.deltas;
+  if (e.head && q.size() == q.capacity()) {  // drop the pruned ones instead of growing
+    q.erase(q.begin(), q.begin() + e.head);
+    e.head = 0;
+    e.bounds = {};  // renews the maxima too
+    for (const auto& x : q) e.bounds.add(x);
+  }
+  int64_t t = d.sample.time_us;
+  WindowDelta w = WindowDelta::of(d);
+  e.bounds.add(w);
+  if (q.size() == e.head || q.back().time_us <= t) {
+    q.push_back(w);
+  } else {
+    auto at = std::upper_bound(q.begin() + e.head, q.end(), t,
+                               [](int64_t x, const WindowDelta& y) { return x < y.time_us; });
+    q.insert(at, w);
+  }
   return true;
 }
 
 void History::add_link_event(uint64_t node_guid, int port, int64_t time_us, bool down) {
-  auto& q = ports_[key(node_guid, port)].events;
+  auto& q = slot(node_guid, port).events;
   LinkEvent e{time_us, down, false};
   auto at = std::upper_bound(q.begin(), q.end(), time_us,
                              [](int64_t t, const LinkEvent& x) { return t < x.time_us; });
@@ -54,7 +111,7 @@ void History::add_link_event(uint64_t node_guid, int port, int64_t time_us, bool
 }
 
 void History::add_ber_event(const ingest::Event& e) {
-  auto& q = ports_[key(e.node_guid, e.port)].ber;
+  auto& q = slot(e.node_guid, e.port).ber;
   BerEvent b{e.time_us, e.kind == ingest::ufm_kind::high_ber_cleared, e.severity, e.source,
              e.message};
   auto at = std::upper_bound(q.begin(), q.end(), e.time_us,
@@ -75,27 +132,59 @@ bool History::add_event(const ingest::Event& e) {
   return true;
 }
 
+void History::release(Entry& e) {
+  e.head = 0;
+  e.bounds = {};
+  history_detail::free_vector(e.deltas);
+  history_detail::free_vector(e.events);
+  history_detail::free_vector(e.ber);
+}
+
 void History::prune(int64_t now_us) {
   int64_t cutoff = now_us - keep_us_;
-  for (auto it = ports_.begin(); it != ports_.end();) {
-    auto& e = it->second;
-    auto keep = std::find_if(e.deltas.begin(), e.deltas.end(),
-                             [&](const WindowDelta& d) { return d.time_us > cutoff; });
-    e.deltas.erase(e.deltas.begin(), keep);
-    while (!e.events.empty() && e.events.front().time_us <= cutoff) e.events.pop_front();
-    while (!e.ber.empty() && e.ber.front().time_us <= cutoff) e.ber.pop_front();
-    bool empty = e.deltas.empty() && e.events.empty() && e.ber.empty();
-    it = empty ? ports_.erase(it) : std::next(it);
+  size_t emptied = 0;
+  auto after = [&](const auto& x) { return x.time_us > cutoff; };
+  for (auto& e : entries_) {
+    if (e.empty()) {
+      ++emptied;
+      continue;
+    }
+    auto keep = std::find_if(e.deltas.begin() + e.head, e.deltas.end(), after);
+    for (auto it = e.deltas.begin() + e.head; it != keep; ++it) e.bounds.remove(*it);
+    e.head = static_cast<uint32_t>(keep - e.deltas.begin());
+    if (e.head == e.deltas.size()) e.deltas.clear(), e.head = 0, e.bounds = {};
+    e.events.erase(e.events.begin(), std::find_if(e.events.begin(), e.events.end(), after));
+    e.ber.erase(e.ber.begin(), std::find_if(e.ber.begin(), e.ber.end(), after));
+    if (e.empty()) release(e), --live_, ++emptied;
   }
+  if (emptied > 1024 && emptied > live_) compact();
+}
+
+void History::compact() {
+  std::vector<Entry> kept;
+  kept.reserve(live_);
+  for (auto& e : entries_)
+    if (!e.empty()) kept.push_back(std::move(e));
+  entries_.swap(kept);
+  index_.clear();
+  index_.reserve(entries_.size());
+  for (size_t i = 0; i < entries_.size(); ++i)
+    index_.emplace(entries_[i].key, static_cast<uint32_t>(i));
 }
 
 void History::clear_port(uint64_t node_guid, int port) {
-  ports_.erase(key(node_guid, port));
+  auto at = index_.find(key(node_guid, port));
+  if (!at) return;
+  Entry& e = entries_[*at];
+  if (!e.empty()) --live_;
+  release(e);
 }
 
 const History::Entry* History::find(uint64_t guid, int port) const {
-  auto it = ports_.find(key(guid, port));
-  return it == ports_.end() ? nullptr : &it->second;
+  auto at = index_.find(key(guid, port));
+  if (!at) return nullptr;
+  const Entry& e = entries_[*at];
+  return e.empty() ? nullptr : &e;
 }
 
 bool History::has_data(const LinkInfo& link) const {
@@ -103,61 +192,68 @@ bool History::has_data(const LinkInfo& link) const {
          (link.peer_guid && find(link.peer_guid, link.peer_port));
 }
 
-PortWindow History::window(const LinkInfo& link) const {
-  PortWindow w;
-  w.node_guid = link.node_guid, w.port = link.port;
-  w.peer_guid = link.peer_guid, w.peer_port = link.peer_port;
-  w.active_width = link.active_width, w.active_speed = link.active_speed;
-  w.plan_width = link.plan_width, w.plan_speed = link.plan_speed;
-  w.enabled_width = link.enabled_width, w.enabled_speed = link.enabled_speed;
-  if (const Entry* own = find(link.node_guid, link.port)) {
-    w.delta_view = own->deltas;
-    w.events.assign(own->events.begin(), own->events.end());
-    w.ber_events.assign(own->ber.begin(), own->ber.end());
+void History::window_into(const LinkInfo& link, const Entry* own, const Entry* peer,
+                          PortWindow* w) const {
+  w->node_guid = link.node_guid, w->port = link.port;
+  w->peer_guid = link.peer_guid, w->peer_port = link.peer_port;
+  w->active_width = link.active_width, w->active_speed = link.active_speed;
+  w->plan_width = link.plan_width, w->plan_speed = link.plan_speed;
+  w->enabled_width = link.enabled_width, w->enabled_speed = link.enabled_speed;
+  if (own) {
+    w->delta_view = own->live();
+    w->bounds = &own->bounds;
+    w->events.assign(own->events.begin(), own->events.end());
+    w->ber_events.assign(own->ber.begin(), own->ber.end());
   }
-  if (const Entry* peer = link.peer_guid ? find(link.peer_guid, link.peer_port) : nullptr) {
+  if (peer && !peer->events.empty()) {
     for (LinkEvent e : peer->events) {
       e.from_peer = true;
-      w.events.push_back(e);
+      w->events.push_back(e);
     }
-    std::stable_sort(w.events.begin(), w.events.end(),
+    std::stable_sort(w->events.begin(), w->events.end(),
                      [](const LinkEvent& a, const LinkEvent& b) { return a.time_us < b.time_us; });
   }
+}
+
+PortWindow History::window(const LinkInfo& link) const {
+  PortWindow w;
+  window_into(link, find(link.node_guid, link.port),
+              link.peer_guid ? find(link.peer_guid, link.peer_port) : nullptr, &w);
   return w;
 }
 
-namespace history_detail {
-bool below_expected(const LinkInfo& l) {
-  auto below = [&](int width, fabric::Speed speed) {
-    return (width && l.active_width && l.active_width < width) ||
-           (speed != fabric::Speed::unknown && l.active_speed != fabric::Speed::unknown &&
-            l.active_speed < speed);
-  };
-  return below(l.plan_width, l.plan_speed) || below(l.enabled_width, l.enabled_speed);
-}
-}  // namespace history_detail
-
 std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) const {
   // A link is worth evaluating with data on either end or a rate below expectation; its peer
-  // comes along so that both_ends confirmation sees a clean peer as observed.
-  fabric::FlatMap64 index;
-  index.reserve(links.size());
-  for (size_t i = 0; i < links.size(); ++i)
-    index.emplace(key(links[i].node_guid, links[i].port), static_cast<uint32_t>(i));
-  std::vector<char> take(links.size(), 0);
+  // comes along so that both_ends confirmation sees a clean peer as observed. A peer port
+  // with data of its own is taken by its own link anyway, so only the peers without data
+  // are looked for (the first link naming them, as an index of links would find).
+  size_t n = links.size();
+  std::vector<char> take(n, 0);
+  size_t m = live_ ? n : 0;  // an empty history looks nothing up (a clean fabric)
+  std::vector<const Entry*> own(m, nullptr), peer(m, nullptr);
+  fabric::FlatMap64 wanted;  // peer key -> position in `found`
   size_t taken = 0;
-  for (size_t i = 0; i < links.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     const auto& l = links[i];
-    if (!has_data(l) && !history_detail::below_expected(l)) continue;
-    taken += !take[i];
-    take[i] = 1;
-    if (auto at = l.peer_guid ? index.find(key(l.peer_guid, l.peer_port)) : std::nullopt)
-      taken += !take[*at], take[*at] = 1;
+    if (live_) {
+      own[i] = find(l.node_guid, l.port);
+      peer[i] = l.peer_guid ? find(l.peer_guid, l.peer_port) : nullptr;
+    }
+    bool data = m && (own[i] || peer[i]);
+    if (!data && !history_detail::below_expected(l)) continue;
+    take[i] = 1, ++taken;
+    if (l.peer_guid && !(m && peer[i]))
+      wanted.emplace(key(l.peer_guid, l.peer_port), static_cast<uint32_t>(wanted.size()));
   }
-  std::vector<PortWindow> out;
-  out.reserve(taken);
-  for (size_t i = 0; i < links.size(); ++i)
-    if (take[i]) out.push_back(window(links[i]));
+  if (wanted.size()) {
+    std::vector<char> found(wanted.size(), 0);
+    for (size_t i = 0; i < n; ++i)
+      if (auto at = wanted.find(key(links[i].node_guid, links[i].port)); at && !found[*at])
+        found[*at] = 1, taken += !take[i], take[i] = 1;
+  }
+  std::vector<PortWindow> out(taken);
+  for (size_t i = 0, k = 0; i < n; ++i)
+    if (take[i]) window_into(links[i], m ? own[i] : nullptr, m ? peer[i] : nullptr, &out[k++]);
   return out;
 }
 

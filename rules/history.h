@@ -7,13 +7,22 @@
 // Callers feed only the event kinds the loaded rules use (event_needs / needed).
 // Pure bookkeeping: no I/O, no clock (times come from the data and the caller). Not
 // thread-safe.
+//
+// Layout (sized for 200k ports with errors everywhere): one flat array of per-port entries
+// (three vectors each, no deques: an empty std::deque costs ~600 bytes) behind an
+// open-addressing index; a port whose history empties keeps its slot (its memory is freed) and
+// the array is compacted when such slots outnumber the live ones. Pruned deltas are dropped
+// from the front of a port's vector in bulk (a head offset), so a steady sweep costs one
+// append per erroring port instead of shifting the whole window. Each port keeps
+// DeltaBounds over its deltas (sums kept exact, maxima renewed when the vector is compacted)
+// and lends them with its windows.
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <unordered_map>
+#include <span>
 #include <vector>
 
+#include "fabric/flat_map.h"
 #include "rules/evaluate.h"
 
 namespace ibw::rules {
@@ -71,19 +80,34 @@ class History {
   // (others cannot fire), plus the peers of those links. Input order is kept.
   std::vector<PortWindow> windows(const std::vector<LinkInfo>& links) const;
 
-  size_t ports() const { return ports_.size(); }
+  // Ports with anything in the history.
+  size_t ports() const { return live_; }
 
  private:
   struct Entry {
-    std::vector<WindowDelta> deltas;  // time-ordered (window / sweep interval per port)
-    std::deque<LinkEvent> events;     // own events (from_peer false), time-ordered
-    std::deque<BerEvent> ber;         // own UFM BER verdicts, time-ordered
+    uint64_t key = 0;
+    uint32_t head = 0;                // deltas[0, head) are pruned, dropped in bulk later
+    std::vector<WindowDelta> deltas;  // time-ordered from head on
+    std::vector<LinkEvent> events;    // own events (from_peer false), time-ordered
+    std::vector<BerEvent> ber;        // own UFM BER verdicts, time-ordered
+    DeltaBounds bounds;               // over deltas[head, end)
+    bool empty() const { return head == deltas.size() && events.empty() && ber.empty(); }
+    std::span<const WindowDelta> live() const {
+      return {deltas.data() + head, deltas.size() - head};
+    }
   };
   static uint64_t key(uint64_t guid, int port) { return guid * 257 + static_cast<uint64_t>(port); }
   const Entry* find(uint64_t guid, int port) const;
+  // The port's entry, made when missing; counts it live again when it was empty.
+  Entry& slot(uint64_t guid, int port);
+  void release(Entry& e);  // frees an emptied entry's memory
+  void compact();          // drops emptied entries and rebuilds the index
+  void window_into(const LinkInfo& link, const Entry* own, const Entry* peer, PortWindow* w) const;
 
   int64_t keep_us_;
-  std::unordered_map<uint64_t, Entry> ports_;
+  std::vector<Entry> entries_;
+  fabric::FlatMap64 index_;  // key -> entries_ position (emptied entries keep theirs)
+  size_t live_ = 0;
 };
 
 }  // namespace ibw::rules

@@ -1,0 +1,155 @@
+// rules::History on random fabrics: windows() takes exactly the links the documented rule
+// names (data on either end or a rate below expectation, plus the first link of each such
+// link's peer), evaluate() over the history's borrowed, time-ordered deltas and their bounds
+// gives the same verdicts as over copies of them without bounds, and pruning / clearing keeps the
+// live port count right.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+
+#include "rules/history.h"
+
+namespace rules_history_test {
+
+using namespace ibw;
+using ingest::Counter;
+
+constexpr int64_t kSweep = 60'000'000;
+constexpr int64_t kNow = int64_t{1'000'000} * kSweep;
+
+rules::RuleSet defaults() {
+  return rules::load_rules(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
+}
+
+// A fabric of `nodes` x 4 ports cabled at random (some links one-sided, some duplicated).
+std::vector<rules::LinkInfo> random_links(std::mt19937& rng, int nodes) {
+  std::vector<rules::LinkInfo> links;
+  for (int n = 0; n < nodes; ++n)
+    for (int p = 1; p <= 4; ++p) {
+      rules::LinkInfo l;
+      l.node_guid = 0x100 + static_cast<uint64_t>(n), l.port = p;
+      if (rng() % 8) l.peer_guid = 0x100 + rng() % static_cast<uint64_t>(nodes);
+      l.peer_port = 1 + static_cast<int>(rng() % 4);
+      l.active_width = 4, l.active_speed = fabric::Speed::hdr;
+      if (rng() % 10 == 0) l.plan_width = 8;  // below its plan
+      links.push_back(l);
+      if (rng() % 20 == 0) links.push_back(l);
+    }
+  return links;
+}
+
+// Random error deltas, link events and resets on random ports, times around kNow.
+void fill(std::mt19937& rng, rules::History& h, const std::vector<rules::LinkInfo>& links) {
+  for (int i = 0; i < 400; ++i) {
+    const auto& l = links[rng() % links.size()];
+    int64_t t = kNow - static_cast<int64_t>(rng() % 16) * kSweep + (rng() % 3 ? 0 : kSweep);
+    if (rng() % 5 == 0) {
+      h.add_link_event(l.node_guid, l.port, t, rng() % 2);
+      continue;
+    }
+    ingest::CounterDelta d;
+    d.sample.node_guid = l.node_guid, d.sample.port = l.port, d.sample.time_us = t;
+    d.valid = rng() % 4 ? ~0u : 0x5u;
+    d.interval_us = rng() % 10 ? kSweep : 1'000'000;
+    for (Counter c :
+         {Counter::SymbolErrorCounter, Counter::LinkDownedCounter, Counter::PortRcvErrors,
+          Counter::LocalLinkIntegrityErrors, Counter::PortXmitDiscards})
+      if (rng() % 3 == 0) d.delta[static_cast<size_t>(c)] = rng() % 400;
+    if (rng() % 7 == 0) d.at_least = 1;
+    h.add_delta(d);
+  }
+}
+
+bool below_expected(const rules::LinkInfo& l) {
+  return (l.plan_width && l.active_width < l.plan_width) ||
+         (l.enabled_width && l.active_width < l.enabled_width);
+}
+
+TEST_CASE("history windows take data links and their peers", "[rules][history]") {
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(seed);
+    auto links = random_links(rng, 40);
+    rules::History h(rules::longest_window(defaults()));
+    fill(rng, h, links);
+    if (seed % 3 == 0) h.prune(kNow - 3 * kSweep);
+    // The reference: every taken link, then the first link named by each taken link's peer.
+    std::map<std::pair<uint64_t, int>, size_t> first;
+    for (size_t i = 0; i < links.size(); ++i)
+      first.emplace(std::pair(links[i].node_guid, links[i].port), i);
+    std::vector<char> take(links.size(), 0);
+    for (size_t i = 0; i < links.size(); ++i) {
+      if (!h.has_data(links[i]) && !below_expected(links[i])) continue;
+      take[i] = 1;
+      auto at = first.find({links[i].peer_guid, links[i].peer_port});
+      if (links[i].peer_guid && at != first.end()) take[at->second] = 1;
+    }
+    std::vector<std::pair<uint64_t, int>> want, got;
+    for (size_t i = 0; i < links.size(); ++i)
+      if (take[i]) want.emplace_back(links[i].node_guid, links[i].port);
+    for (const auto& w : h.windows(links)) got.emplace_back(w.node_guid, w.port);
+    CHECK(got == want);
+  }
+}
+
+TEST_CASE("history deltas and bounds lent to evaluate judge like plain copies",
+          "[rules][history]") {
+  auto rules = defaults();
+  size_t verdicts = 0;
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(seed);
+    auto links = random_links(rng, 40);
+    rules::History h(rules::longest_window(rules));
+    fill(rng, h, links);
+    auto lent = h.windows(links);
+    auto copied = lent;
+    for (auto& w : copied) {
+      w.deltas.assign(w.delta_view.begin(), w.delta_view.end());
+      w.delta_view = {};
+      w.bounds = nullptr;  // every rule walks the deltas
+    }
+    auto a = rules::evaluate(rules, lent, kNow), b = rules::evaluate(rules, copied, kNow);
+    REQUIRE(a.size() == b.size());
+    verdicts += a.size();
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].explanation == b[i].explanation);
+      CHECK(a[i].confirmed == b[i].confirmed);
+      CHECK(a[i].evidence.total == b[i].evidence.total);
+      CHECK(a[i].evidence.samples == b[i].evidence.samples);
+      CHECK(a[i].evidence.max_rate == b[i].evidence.max_rate);
+      CHECK(a[i].evidence.last_time_us == b[i].evidence.last_time_us);
+      CHECK(a[i].evidence.event_times == b[i].evidence.event_times);
+    }
+  }
+  CHECK(verdicts > 100);  // the fabrics do fire rules
+}
+
+TEST_CASE("history prune and clear keep the live port count", "[rules][history]") {
+  rules::History h(10 * kSweep);
+  ingest::CounterDelta d;
+  d.valid = ~0u, d.interval_us = kSweep;
+  d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)] = 5;
+  for (uint64_t g = 1; g <= 3000; ++g)
+    for (int s = 0; s < 3; ++s) {
+      d.sample.node_guid = g, d.sample.port = 1, d.sample.time_us = s * kSweep;
+      CHECK(h.add_delta(d));
+    }
+  d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)] = 0;
+  d.delta[static_cast<size_t>(Counter::PortXmitData)] = 9;  // not an error counter
+  CHECK_FALSE(h.add_delta(d));
+  CHECK(h.ports() == 3000);
+  h.clear_port(7, 1);
+  CHECK(h.ports() == 2999);
+  CHECK_FALSE(h.has_data({7, 1}));
+  h.prune(10 * kSweep + 1);  // drops the first sweep of each
+  CHECK(h.ports() == 2999);
+  CHECK(h.window({8, 1}).delta_view.size() == 2);
+  h.prune(13 * kSweep);  // everything: emptied ports are compacted away
+  CHECK(h.ports() == 0);
+  CHECK_FALSE(h.has_data({8, 1}));
+  h.add_link_event(8, 1, 13 * kSweep, true);
+  CHECK(h.ports() == 1);
+  CHECK(h.window({8, 1}).events.size() == 1);
+}
+
+}  // namespace rules_history_test
