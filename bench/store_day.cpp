@@ -16,6 +16,9 @@
 // compaction time, samples/s.
 // Usage: ibw-bench-store_day --db PATH [--ports N] [--hours H] [--interval-s S]
 //        [--bursts-per-hour N] [--flaps-per-hour N] [--data] [--seed N]
+// ibw-bench-store_day --db PATH --events-since-s S: what `ibwarden events --since S
+// --format json` does after loading its config (read-only open, query, JSON), for timing the
+// store alone.
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include "ingest/counter_tracker.h"
+#include "store/record_json.h"
 #include "store/store.h"
 
 using namespace ibw;
@@ -43,6 +47,7 @@ struct Args {
   double flaps_per_hour = 20;
   bool data = false;
   unsigned seed = 15;
+  int64_t events_since_s = 0;
 };
 
 constexpr size_t idx(Counter c) {
@@ -100,6 +105,8 @@ int main(int argc, char** argv) {
       a.data = true;
     else if (k == "--seed")
       a.seed = static_cast<unsigned>(std::stoul(next()));
+    else if (k == "--events-since-s")
+      a.events_since_s = std::stoll(next());
     else {
       std::fprintf(stderr, "unknown argument %s\n", k.c_str());
       return 2;
@@ -108,6 +115,19 @@ int main(int argc, char** argv) {
   if (a.db.empty() || a.ports == 0) {
     std::fprintf(stderr, "usage: ibw-bench-store_day --db PATH [--ports N] [--hours H]\n");
     return 2;
+  }
+  if (a.events_since_s > 0) {
+    auto ro = store::Store::open(a.db, /*read_only=*/true);
+    store::EventQuery q;
+    q.since_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count() -
+                 a.events_since_s * 1'000'000;
+    q.limit = 100'000;
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& e : ro->events(q)) out.push_back(store::event_json(e));
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
   }
   const int64_t interval_us = a.interval_s * 1'000'000;
   const auto scrapes = static_cast<int64_t>(std::llround(a.hours * 3600 / a.interval_s));
