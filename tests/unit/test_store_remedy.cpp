@@ -626,12 +626,8 @@ TEST_CASE("store remedy: a version-1 store is migrated and keeps its data", "[st
   // Take the file back to what migration 1 alone creates.
   raw_exec(path,
            "DROP TABLE decisions; DROP TABLE workorders; DROP TABLE outbox; "
-           "DROP TABLE disabled_ports; DROP TABLE ufm_ports; DROP TABLE sample_stage; "
-           "DROP TABLE sample_runs; DROP TABLE sample_blocks; "
-           "CREATE TABLE samples (node_guid INTEGER NOT NULL, port INTEGER NOT NULL, "
-           "time_us INTEGER NOT NULL, counter_values TEXT NOT NULL, valid INTEGER NOT NULL, "
-           "saturated INTEGER NOT NULL, extended INTEGER NOT NULL); "
-           "PRAGMA user_version = 1");
+           "DROP TABLE disabled_ports; DROP TABLE ufm_ports; " +
+               std::string(kUndoPackedSamples) + "PRAGMA user_version = 1");
   REQUIRE(table_names(path) == v1_tables);
   REQUIRE(store::schema::latest_version() >= 2);
 

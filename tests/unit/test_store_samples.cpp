@@ -135,20 +135,15 @@ TEST_CASE("store migration: samples of a schema 3 store survive the move to bloc
   }
   // Back to schema 3: the one-row-per-sample table as migration 1 made it, with rows in it.
   raw_exec(path,
-           "DROP TABLE sample_stage; DROP TABLE sample_runs; DROP TABLE sample_blocks; "
-           "CREATE TABLE samples (node_guid INTEGER NOT NULL, port INTEGER NOT NULL, "
-           "time_us INTEGER NOT NULL, counter_values TEXT NOT NULL, valid INTEGER NOT NULL, "
-           "saturated INTEGER NOT NULL, extended INTEGER NOT NULL); "
-           "CREATE INDEX samples_port_time ON samples (node_guid, port, time_us); "
-           "CREATE INDEX samples_time ON samples (time_us); "
-           "INSERT INTO samples VALUES (16, 1, 300, "
-           "'[1,2,3,4,5,6,7,8,9,10,11,12,18446744073709551615,9223372036854775808,0,0,7]', "
-           "131070, 5, 1); "
-           "INSERT INTO samples VALUES (16, 1, 100, '[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1]', "
-           "1, 0, 0); "
-           "INSERT INTO samples VALUES (17, 2, 200, '[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2]', "
-           "1, 0, 1); "
-           "PRAGMA user_version = 3;");
+           std::string(store_test::kUndoPackedSamples) +
+               "INSERT INTO samples VALUES (16, 1, 300, "
+               "'[1,2,3,4,5,6,7,8,9,10,11,12,18446744073709551615,9223372036854775808,0,0,7]', "
+               "131070, 5, 1); "
+               "INSERT INTO samples VALUES (16, 1, 100, '[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1]', "
+               "1, 0, 0); "
+               "INSERT INTO samples VALUES (17, 2, 200, '[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2]', "
+               "1, 0, 1); "
+               "PRAGMA user_version = 3;");
   CHECK_THROWS_AS(Store::open(path, /*read_only=*/true), store::StoreError);  // needs migrating
   auto s = Store::open(path);
   CHECK(s->schema_version() == store::schema::latest_version());
