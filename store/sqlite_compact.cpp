@@ -1,17 +1,19 @@
 // SqliteStore::compact and the hourly aggregates it maintains.
 //
-// Raw samples older than the raw window are scanned in time order and folded into (port, hour)
-// rows, keeping each port's previous sample and current hour in memory (O(ports), not O(rows)). A
-// compaction run may end in the middle of an hour, so a bucket that already has a row is merged
-// into (counts add, the later "last" wins, max deltas take the larger), and the first sample of a
-// port in a run is compared with the last sample already folded (the newest earlier aggregate), so
-// no interval is lost between runs.
+// First the stage of raw samples becomes a run of per-port blocks (sample_tables::transpose).
+// Raw samples older than the raw window are then taken out of the runs, each port's in time
+// order, and folded into (port, hour) rows, keeping each port's previous sample and current hour in
+// memory (O(ports), not O(rows)). A compaction run may end in the middle of an hour, so a bucket
+// that already has a row is merged into (counts add, the later "last" wins, max deltas take the
+// larger), and the first sample of a port in a run is compared with the last sample already folded
+// (the newest earlier aggregate), so no interval is lost between runs.
 #include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "store/counter_json.h"
+#include "store/sample_tables.h"
 #include "store/sqlite_store.h"
 
 namespace ibw::store {
@@ -50,18 +52,6 @@ SampleAggregate read_aggregate(const Statement& s) {
   a.max_delta = counter_json::decode_values(s.column_text(10), "sample_aggregates.max_delta");
   a.delta_valid = static_cast<uint32_t>(s.column_int64(11));
   return a;
-}
-
-ingest::CounterSample read_sample(const Statement& s) {
-  ingest::CounterSample c;
-  c.node_guid = s.column_u64(0);
-  c.port = s.column_int(1);
-  c.time_us = s.column_int64(2);
-  c.value = counter_json::decode_values(s.column_text(3), "samples.counter_values");
-  c.valid = static_cast<uint32_t>(s.column_int64(4));
-  c.saturated = static_cast<uint32_t>(s.column_int64(5));
-  c.extended = s.column_int64(6) != 0;
-  return c;
 }
 
 // The aggregate row of (port, bucket), or std::nullopt.
@@ -142,41 +132,36 @@ void fold_delta(SampleAggregate& agg, const ingest::CounterSample& prev,
 
 size_t SqliteStore::fold_samples(int64_t cutoff_us) {
   using namespace compact_detail;
-  // One pass in time order over the old samples (a range of samples_time; no sort), with the
-  // state of each port in memory: its previous sample and its current hour.
+  // One pass over the old samples, port by port in time order (sample_tables::take_older),
+  // with the state of each port in memory: its previous sample and its current hour.
   std::unordered_map<PortKey, PortFold, PortKeyHash> folds;
-  auto scan = db_.query(
-      "SELECT node_guid, port, time_us, counter_values, valid, saturated, extended "
-      "FROM samples WHERE time_us < ?1 ORDER BY time_us, rowid");
-  scan->bind(1, cutoff_us);
-  size_t folded = 0;
-  while (scan->step()) {
-    const ingest::CounterSample cur = read_sample(*scan);
-    const int64_t bucket = hour_of(cur.time_us);
-    auto [it, first] = folds.try_emplace(PortKey{cur.node_guid, cur.port});
-    PortFold& f = it->second;
-    if (first) {
-      f.prev = last_folded(db_, cur.node_guid, cur.port, bucket);
-      if (f.prev && f.prev->time_us > cur.time_us) f.prev.reset();  // a late sample: no base
-    }
-    if (!f.agg || f.agg->bucket_us != bucket) {
-      if (f.agg) store_aggregate(db_, *f.agg);
-      f.agg = load_bucket(db_, cur.node_guid, cur.port, bucket);
-      if (!f.agg) {
-        f.agg.emplace();
-        f.agg->node_guid = cur.node_guid;
-        f.agg->port = cur.port;
-        f.agg->bucket_us = bucket;
-      }
-    }
-    SampleAggregate& agg = *f.agg;
-    if (f.prev) fold_delta(agg, *f.prev, cur);
-    if (agg.sample_count == 0 || cur.time_us < agg.first_time_us) agg.first_time_us = cur.time_us;
-    if (agg.sample_count == 0 || cur.time_us >= agg.last.time_us) agg.last = cur;
-    ++agg.sample_count;
-    f.prev = cur;
-    ++folded;
-  }
+  const size_t folded =
+      sample_tables::take_older(db_, cutoff_us, [&](const ingest::CounterSample& cur) {
+        const int64_t bucket = hour_of(cur.time_us);
+        auto [it, first] = folds.try_emplace(PortKey{cur.node_guid, cur.port});
+        PortFold& f = it->second;
+        if (first) {
+          f.prev = last_folded(db_, cur.node_guid, cur.port, bucket);
+          if (f.prev && f.prev->time_us > cur.time_us) f.prev.reset();  // a late sample: no base
+        }
+        if (!f.agg || f.agg->bucket_us != bucket) {
+          if (f.agg) store_aggregate(db_, *f.agg);
+          f.agg = load_bucket(db_, cur.node_guid, cur.port, bucket);
+          if (!f.agg) {
+            f.agg.emplace();
+            f.agg->node_guid = cur.node_guid;
+            f.agg->port = cur.port;
+            f.agg->bucket_us = bucket;
+          }
+        }
+        SampleAggregate& agg = *f.agg;
+        if (f.prev) fold_delta(agg, *f.prev, cur);
+        if (agg.sample_count == 0 || cur.time_us < agg.first_time_us)
+          agg.first_time_us = cur.time_us;
+        if (agg.sample_count == 0 || cur.time_us >= agg.last.time_us) agg.last = cur;
+        ++agg.sample_count;
+        f.prev = cur;
+      });
   for (const auto& [key, f] : folds)
     if (f.agg) store_aggregate(db_, *f.agg);
   return folded;
@@ -187,14 +172,9 @@ size_t SqliteStore::compact(int64_t now_us, const Retention& retention) {
   size_t removed = 0;
   try {
     sqlite_detail::Transaction tx(db_);
-    const int64_t raw_cutoff = now_us - retention.raw_window_us;
-    fold_samples(raw_cutoff);
-    {
-      auto s = db_.query("DELETE FROM samples WHERE time_us < ?1");
-      s->bind(1, raw_cutoff);
-      s->run();
-      removed += static_cast<size_t>(db_.changes());
-    }
+    // The stage becomes a run of per-port blocks first, so folding reads blocks only.
+    sample_tables::transpose(db_);
+    removed += fold_samples(now_us - retention.raw_window_us);
     {
       // Drop an hour once all of it is past the aggregate window.
       auto s = db_.query("DELETE FROM sample_aggregates WHERE bucket_us <= ?1");

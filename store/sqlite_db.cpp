@@ -38,6 +38,12 @@ void Statement::bind(int index, std::string_view value) {
   if (rc != SQLITE_OK) db_.fail("bind", rc);
 }
 
+void Statement::bind_blob(int index, std::string_view value) {
+  const char* data = value.empty() ? "" : value.data();  // a null pointer would bind NULL
+  int rc = sqlite3_bind_blob64(stmt_, index, data, value.size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) db_.fail("bind", rc);
+}
+
 void Statement::bind_null(int index) {
   int rc = sqlite3_bind_null(stmt_, index);
   if (rc != SQLITE_OK) db_.fail("bind", rc);
@@ -71,6 +77,12 @@ double Statement::column_double(int col) const {
 
 std::string_view Statement::column_text(int col) const {
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+  if (!p) return {};
+  return {p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
+}
+
+std::string_view Statement::column_blob(int col) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
   if (!p) return {};
   return {p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
 }

@@ -32,7 +32,8 @@ class Statement {
 
   void bind(int index, int64_t value);
   void bind(int index, double value);
-  void bind(int index, std::string_view value);  // copied (SQLITE_TRANSIENT)
+  void bind(int index, std::string_view value);       // copied (SQLITE_TRANSIENT)
+  void bind_blob(int index, std::string_view value);  // copied, stored as a BLOB
   void bind_null(int index);
   // Unsigned 64-bit values (GUIDs, counters) are stored as the same bit pattern in a signed
   // INTEGER: exact both ways, and equality still works in SQL.
@@ -50,6 +51,7 @@ class Statement {
   int column_int(int col) const { return static_cast<int>(column_int64(col)); }
   double column_double(int col) const;
   std::string_view column_text(int col) const;  // valid until the next step/reset
+  std::string_view column_blob(int col) const;  // valid until the next step/reset
 
  private:
   Db& db_;

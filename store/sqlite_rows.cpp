@@ -98,6 +98,22 @@ const std::string& upsert_port_sql() {
   return sql;
 }
 
+// Every column but the key and the display name, which is indexed (ports_node): a port whose
+// name did not change is updated without touching that index. Same ?N as bind_port().
+const std::string& update_port_sql() {
+  static const std::string sql = [] {
+    std::string set;
+    int i = 0;
+    for (const std::string& c : column_names(kPortColumns)) {
+      ++i;
+      if (c == "node_guid" || c == "port" || c == "node") continue;
+      set += (set.empty() ? "" : ", ") + c + " = ?" + std::to_string(i);
+    }
+    return "UPDATE ports SET " + set + " WHERE node_guid = ?1 AND port = ?2 AND node = ?3";
+  }();
+  return sql;
+}
+
 const std::string& upsert_ufm_port_sql() {
   static const std::string sql = upsert_by_port("ufm_ports", kUfmPortColumns, kUfmPortColumnCount);
   return sql;

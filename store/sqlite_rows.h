@@ -17,6 +17,8 @@ namespace ibw::store::rows {
 
 const std::string& insert_event_sql();
 const std::string& upsert_port_sql();
+// The same row for a port stored under the same display name; changes() == 0 otherwise.
+const std::string& update_port_sql();
 // Ports with their ufm_ports row (LEFT JOIN; read_port fills PortRecord::ufm).
 const std::string& select_ports_sql(bool filtered);  // filtered: ?1 node name, ?2 guid
 const std::string& upsert_ufm_port_sql();

@@ -10,7 +10,7 @@
 #include <limits>
 #include <utility>
 
-#include "store/counter_json.h"
+#include "store/sample_tables.h"
 #include "store/schema.h"
 #include "store/sqlite_rows.h"
 
@@ -108,29 +108,21 @@ void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {
       row_written();
     }
   }
+  sample_tables::stage(db_, batch.samples, [this] { row_written(); });
   {
-    auto s = db_.query(
-        "INSERT INTO samples (node_guid, port, time_us, counter_values, valid, saturated, "
-        "extended) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-    for (const ingest::CounterSample& c : batch.samples) {
-      s->bind_u64(1, c.node_guid);
-      s->bind(2, int64_t{c.port});
-      s->bind(3, c.time_us);
-      s->bind(4, counter_json::encode_values(c.value));
-      s->bind(5, int64_t{c.valid});
-      s->bind(6, int64_t{c.saturated});
-      s->bind(7, int64_t{c.extended});
-      s->run();
-      s->reset();
-      row_written();
-    }
-  }
-  {
+    // Most batches update the counters of known ports: try the cheaper UPDATE first.
+    auto u = db_.query(rows::update_port_sql());
     auto s = db_.query(rows::upsert_port_sql());
     for (const PortRecord& p : batch.ports) {
-      rows::bind_port(*s, p);
-      s->run();
-      s->reset();
+      rows::bind_port(*u, p);
+      u->run();
+      const bool updated = db_.changes() > 0;
+      u->reset();
+      if (!updated) {
+        rows::bind_port(*s, p);
+        s->run();
+        s->reset();
+      }
       row_written();
     }
   }
@@ -217,24 +209,7 @@ std::optional<std::string> SqliteStore::cursor(const std::string& source) {
 
 std::vector<ingest::CounterSample> SqliteStore::samples(uint64_t node_guid, int port,
                                                         int64_t since_us) {
-  auto s = db_.query(
-      "SELECT time_us, counter_values, valid, saturated, extended FROM samples "
-      "WHERE node_guid = ?1 AND port = ?2 AND time_us >= ?3 ORDER BY time_us, rowid");
-  s->bind_u64(1, node_guid);
-  s->bind(2, int64_t{port});
-  s->bind(3, since_us);
-  std::vector<ingest::CounterSample> out;
-  while (s->step()) {
-    ingest::CounterSample& c = out.emplace_back();
-    c.node_guid = node_guid;
-    c.port = port;
-    c.time_us = s->column_int64(0);
-    c.value = counter_json::decode_values(s->column_text(1), "samples.counter_values");
-    c.valid = static_cast<uint32_t>(s->column_int64(2));
-    c.saturated = static_cast<uint32_t>(s->column_int64(3));
-    c.extended = s->column_int64(4) != 0;
-  }
-  return out;
+  return sample_tables::read(db_, node_guid, port, since_us);
 }
 
 }  // namespace ibw::store

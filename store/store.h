@@ -1,7 +1,7 @@
-// Store: SQLite in WAL mode holding events, counter samples (raw for a window, then hourly
-// aggregates), per-port state, source cursors and the records of remediation (decisions,
-// work orders, the webhook outbox, ports ibwarden disabled; store/remedy.h). One writer (the
-// daemon) and any number of readers (CLI query commands, later the web API) on the same file.
+// Store: SQLite in WAL mode holding events, counter samples (raw for a window, packed per
+// port; then hourly aggregates), per-port state, source cursors and the records of remediation
+// (decisions, work orders, the webhook outbox, ports ibwarden disabled; store/remedy.h). One writer
+// (the daemon) and any number of readers (CLI query commands, later the web API) on the same file.
 //
 // Durability contract: a batch written by write() is one transaction; it either lands whole
 // or not at all. Sources advance their cursor in the same transaction as the events it
@@ -180,10 +180,13 @@ class Store {
   // Raw samples of one port since a time, oldest first.
   virtual std::vector<ingest::CounterSample> samples(uint64_t node_guid, int port,
                                                      int64_t since_us) = 0;
-  // Folds raw samples older than the raw window into hourly aggregates (last value and max
-  // delta per counter), drops what is past retention (events, decisions and delivered outbox
-  // items after the event window; work orders are kept). Returns rows removed.
-  // Rows removed counts raw samples folded plus aggregates and events dropped.
+  // Packs the raw samples written since the last call into per-port blocks (one run; see
+  // store/sample_tables.h), folds raw samples older than the raw window into hourly
+  // aggregates (last value and max delta per counter), drops what is past retention (events,
+  // decisions and delivered outbox items after the event window; work orders are kept).
+  // Returns rows removed: raw samples folded plus aggregates and events dropped.
+  // Run it about hourly (the daemon does): until then written samples stay in the cheaper
+  // to write but larger stage.
   virtual size_t compact(int64_t now_us, const Retention& retention) = 0;
   virtual int schema_version() = 0;
   // Remediation reads (store/remedy.h), all available on read-only opens. Decisions and

@@ -42,6 +42,16 @@ inline void raw_exec(const std::string& path, const std::string& sql) {
   REQUIRE(rc == SQLITE_OK);
 }
 
+// SQL taking a store's samples back to before migration 4: the packed tables dropped, the
+// one-row-per-sample table as migration 1 made it (empty). For tests that build an older file.
+inline constexpr const char* kUndoPackedSamples =
+    "DROP TABLE sample_stage; DROP TABLE sample_runs; DROP TABLE sample_blocks; "
+    "CREATE TABLE samples (node_guid INTEGER NOT NULL, port INTEGER NOT NULL, "
+    "time_us INTEGER NOT NULL, counter_values TEXT NOT NULL, valid INTEGER NOT NULL, "
+    "saturated INTEGER NOT NULL, extended INTEGER NOT NULL); "
+    "CREATE INDEX samples_port_time ON samples (node_guid, port, time_us); "
+    "CREATE INDEX samples_time ON samples (time_us); ";
+
 inline int64_t raw_int(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);

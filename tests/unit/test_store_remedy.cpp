@@ -626,7 +626,8 @@ TEST_CASE("store remedy: a version-1 store is migrated and keeps its data", "[st
   // Take the file back to what migration 1 alone creates.
   raw_exec(path,
            "DROP TABLE decisions; DROP TABLE workorders; DROP TABLE outbox; "
-           "DROP TABLE disabled_ports; DROP TABLE ufm_ports; PRAGMA user_version = 1");
+           "DROP TABLE disabled_ports; DROP TABLE ufm_ports; " +
+               std::string(kUndoPackedSamples) + "PRAGMA user_version = 1");
   REQUIRE(table_names(path) == v1_tables);
   REQUIRE(store::schema::latest_version() >= 2);
 
