@@ -78,12 +78,26 @@ echo
 echo "fabric: k=$k 3-tier fat tree; scrape interval ${interval} s; run ${duration} s" \
   "(daemon start-up to first scrape: ${startup} s)"
 # Per scrape: telemetry thread + store write (nth "telemetry sweep" with nth "counters stored").
-paste <(grep '"telemetry sweep"' "$work/daemon.log" |
-  grep -o '"[a-z_]*_ms":[0-9.e+-]*\|"rows":[0-9]*' | paste -sd' ' | sed 's/ "rows"/\n"rows"/g') \
-  <(grep '"counters stored"' "$work/daemon.log" | grep -o '"write_ms":[0-9.e+-]*') >"$work/scrapes"
-sed 's/"//g' "$work/scrapes" | nl -w2 -s'. '
-worst=$(sed 's/"//g; s/[a-z_]*://g' "$work/scrapes" |
-  awk 'NR > 1 { t = $7 + $8; if (t > w) w = t } END { printf "%.0f", w + 0 }')
+python3 - "$work/daemon.log" >"$work/scrapes" <<'PY'
+import json, sys
+sweeps, writes = [], []
+for line in open(sys.argv[1]):
+    try:
+        j = json.loads(line[line.index("{"):])
+    except ValueError:
+        continue
+    if j.get("msg") == "telemetry sweep":
+        sweeps.append(j)
+    elif j.get("msg") == "counters stored":
+        writes.append(j["write_ms"])
+for i, s in enumerate(sweeps):
+    w = writes[i] if i < len(writes) else float("nan")
+    print("%.0f rows=%d fetch=%.0f parse=%.0f ingest=%.0f evaluate=%.0f store=%.0f ms" % (
+        s["elapsed_ms"] + w, s["rows"], s["fetch_ms"], s["parse_ms"], s["ingest_ms"],
+        s["evaluate_ms"], w))
+PY
+nl -w2 -s'. ' "$work/scrapes"
+worst=$(awk 'NR > 1 && $1 > w { w = $1 } END { printf "%.0f", w + 0 }' "$work/scrapes")
 scrapes=$(wc -l <"$work/scrapes")
 cpu=$(awk -v a="$c0" -v b="$c1" -v t0="$w0" -v t1="$w1" -v hz="$(tick)" -v iv="$interval" '
   BEGIN { wall = t1 - t0; used = (b - a) / hz; pct = 100 * used / wall
@@ -98,7 +112,7 @@ printf '%-40s %s ms (of %s scrapes, first excluded)\n' "worst scrape: thread + s
 printf '%-40s %s%% of a core (measured %s%% at %s s)\n' "CPU, steady window, at 60 s interval" \
   "$cpu" "$cpu_raw" "$interval"
 
-ports=$(sed -n 's/.*"rows":\([0-9]*\).*/\1/p' <(grep '"telemetry sweep"' "$work/daemon.log") | tail -1)
+ports=$(sed -n 's/.* rows=\([0-9]*\) .*/\1/p' "$work/scrapes" | tail -1)
 label="daemon on UFM telemetry lab (${ports:-?} ports, k=$k)"
 bench_result "$label: peak RSS" "$((hwm / 1024)) MiB" "goal <= 2048 MiB" \
   "$(awk -v a="$hwm" 'BEGIN{ printf "%.0f%% of goal", 100 * a / 1024 / 2048 }')" \
