@@ -274,6 +274,9 @@ UfmSourceHooks ufm_hooks(Runtime& rt) {
   return h;
 }
 
+// Batches with at least this many counter samples log their write time ("counters stored").
+constexpr size_t kLoggedSamples = 1000;
+
 // Writes one batch, retrying while the store fails. When shutting down it gives up after a
 // few attempts; every later batch is then dropped too (rt.store_failed), so no cursor can
 // move past events that were not stored: the sources re-read them after a restart.
@@ -281,7 +284,16 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
   if (rt.store_failed) return;
   for (int attempt = 0;; ++attempt) {
     try {
+      auto started = std::chrono::steady_clock::now();
       store::WriteResult res = rt.db->write(batch);
+      if (batch.samples.size() >= kLoggedSamples)  // a counter sweep or telemetry scrape
+        log(LogLevel::info, "counters stored",
+            {{"samples", batch.samples.size()},
+             {"ports", batch.ports.size()},
+             {"events", batch.events.size()},
+             {"write_ms",
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                  .count()}});
       for (size_t i = 0; i < batch.events.size(); ++i)
         if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);
       return;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <thread>
+#include <unordered_map>
 
 #include "daemon/logger.h"
 #include "daemon/ufm_inventory.h"
@@ -235,7 +236,7 @@ void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
   ingest::TrackerOptions topts;
   topts.jump_threshold = cfg_.counters.jump_threshold;
   ingest::CounterTracker tracker(topts);
-  std::map<std::pair<uint64_t, int>, int64_t> last_time;  // (guid, port) -> last reading
+  std::unordered_map<uint64_t, int64_t> last_time;  // guid * 256 + port -> last reading
   while (*hooks.running) {
     auto topo = hooks.topology();
     if (!topo) {
@@ -243,7 +244,12 @@ void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
       continue;
     }
     auto started = std::chrono::steady_clock::now();
+    auto ms_since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
+          .count();
+    };
     ingest::UfmTelemetryFetched f = telemetry_->telemetry("");
+    double fetch_ms = ms_since(started);  // transfer + parse
     std::string detail = f.ok() ? "" : "primary: " + f.response.error + f.parsed.error;
     if (!f.ok() && telemetry_fallback_) {
       ingest::UfmTelemetryFetched g = telemetry_fallback_->telemetry("");
@@ -256,12 +262,15 @@ void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
     if (f.ok() && h.state != ingest::HealthState::ok) h.state = ingest::HealthState::degraded;
     report(hooks, "ufm_telemetry", h, detail);
     if (f.ok()) {
+      auto ingest_start = std::chrono::steady_clock::now();
       std::unique_lock<std::mutex> publish(*hooks.publish_mutex);
       store::WriteBatch batch;
       std::vector<ingest::CounterDelta> deltas;
+      deltas.reserve(f.parsed.samples.size());
+      batch.samples.reserve(f.parsed.samples.size());
       for (auto& s : f.parsed.samples) {
-        if (!topo->correlator->port(s.node_guid, s.port)) continue;  // not in the fabric
-        int64_t& last = last_time[{s.node_guid, s.port}];
+        if (!topo->correlator->has_port(s.node_guid, s.port)) continue;  // not in the fabric
+        int64_t& last = last_time[s.node_guid * 256 + static_cast<uint64_t>(s.port)];
         if (s.time_us <= last) continue;  // the same reading again
         last = s.time_us;
         deltas.push_back(tracker.update(s, &batch.events));
@@ -270,13 +279,24 @@ void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
       for (auto& e : batch.events) topo->correlator->enrich(e);
       batch.ports = hooks.ports->apply_counters(deltas);
       if (hooks.rules) hooks.rules->add_deltas(deltas);
-      log(LogLevel::debug, "telemetry sweep",
-          {{"rows", f.parsed.rows},
-           {"samples", batch.samples.size()},
-           {"events", batch.events.size()}});
+      size_t samples = batch.samples.size(), events = batch.events.size();
       if (!hooks.push(std::move(batch))) return;
       publish.unlock();
+      double ingest_ms = ms_since(ingest_start);
+      auto eval_start = std::chrono::steady_clock::now();
       hooks.evaluate(topo);
+      // One line per scrape with where its time went; the store writes the batch on the
+      // daemon's main thread ("counters stored" gives that part).
+      log(LogLevel::info, "telemetry sweep",
+          {{"rows", f.parsed.rows},
+           {"samples", samples},
+           {"events", events},
+           {"bytes", f.bytes},
+           {"fetch_ms", fetch_ms - f.parse_us / 1000.0},
+           {"parse_ms", f.parse_us / 1000.0},
+           {"ingest_ms", ingest_ms},
+           {"evaluate_ms", ms_since(eval_start)},
+           {"elapsed_ms", ms_since(started)}});
     }
     auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
                      std::chrono::steady_clock::now() - started)

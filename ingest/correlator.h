@@ -31,6 +31,8 @@ class Correlator {
   // Fills node/peer/cable (and node_guid from the LID when only a LID is known).
   void enrich(Event& e) const;
   std::optional<PortContext> port(uint64_t guid, int port) const;
+  // Whether the fabric has that port (port() without copying its context).
+  bool has_port(uint64_t guid, int port) const { return ports_.count(key(guid, port)) != 0; }
   // Cable planned at a port, whether or not it is currently up; empty when unplanned.
   std::string cable_at(uint64_t guid, int port) const;
   std::string node_name(uint64_t guid) const;

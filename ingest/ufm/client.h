@@ -93,8 +93,10 @@ struct UfmFetched {
 };
 
 struct UfmTelemetryFetched {
-  UfmResponse response;
+  UfmResponse response;  // body emptied once parsed
   TelemetryParse parsed;
+  int64_t parse_us = 0;  // time parsing the body (the rest of the call is the transfer)
+  size_t bytes = 0;      // body size
   bool ok() const { return response.ok && parsed.ok; }
 };
 

@@ -1,6 +1,7 @@
 // UfmClient typed calls: resources, telemetry, actions and jobs, isolation, external events.
 // See ufm_client.h; the transport is in ufm_client.cpp.
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <regex>
 
@@ -135,10 +136,17 @@ UfmFetched<UfmUnhealthyPort> UfmClient::unhealthy_ports() {
 UfmTelemetryFetched UfmClient::telemetry(const std::string& path) {
   UfmTelemetryFetched out;
   out.response = get(path, [&](const std::string& body) {
+    auto t0 = std::chrono::steady_clock::now();
     out.parsed = parse_telemetry(body, clock_.now_us());
+    out.parse_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    out.bytes = body.size();
     return out.parsed.ok ? std::string() : out.parsed.error;
   });
   if (!out.response.ok) out.parsed.ok = false;
+  out.response.body.clear();  // the parsed samples are what callers use
+  out.response.body.shrink_to_fit();
   return out;
 }
 

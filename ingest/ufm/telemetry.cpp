@@ -135,30 +135,42 @@ class Builder {
   std::unordered_set<std::string> seen_unknown_;
 };
 
-// Splits one CSV line (RFC 4180 quoting within the line).
-std::vector<std::string> csv_fields(std::string_view line) {
-  std::vector<std::string> out(1);
+// Splits one CSV line (RFC 4180 quoting within the line). Unquoted lines (every row UFM
+// Telemetry writes but the node description's) are split in place into views of the line;
+// quoted ones are decoded into `decoded`, which the views then point into. No allocation
+// once the vectors have grown to the row width.
+void csv_fields(std::string_view line, std::vector<std::string_view>& out,
+                std::vector<std::string>& decoded) {
+  out.clear();
+  if (line.find('"') == std::string_view::npos) {
+    size_t start = 0;
+    for (size_t comma; (comma = line.find(',', start)) != std::string_view::npos; start = comma + 1)
+      out.push_back(line.substr(start, comma - start));
+    out.push_back(line.substr(start));
+    return;
+  }
+  decoded.assign(1, std::string());
   bool quoted = false;
   for (size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (quoted) {
       if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
+        decoded.back() += '"';
         ++i;
       } else if (c == '"') {
         quoted = false;
       } else {
-        out.back() += c;
+        decoded.back() += c;
       }
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
-      out.emplace_back();
+      decoded.emplace_back();
     } else {
-      out.back() += c;
+      decoded.back() += c;
     }
   }
-  return out;
+  for (const auto& d : decoded) out.emplace_back(d);
 }
 
 std::vector<std::string_view> lines(std::string_view text) {
@@ -189,9 +201,16 @@ TelemetryParse parse_telemetry_csv(std::string_view text, int64_t now_us) {
   d::Builder b(TelemetryFormat::csv);
   std::vector<d::Field> columns;
   int node_col = -1, port_guid_col = -1, port_col = -1, time_col = -1;
-  for (std::string_view line : d::lines(text)) {
+  std::vector<std::string_view> cells;
+  std::vector<std::string> decoded;
+  for (size_t start = 0; start < text.size();) {
+    size_t nl = text.find('\n', start);
+    std::string_view line =
+        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (d::trim(line).empty()) continue;
-    std::vector<std::string> cells = d::csv_fields(line);
+    d::csv_fields(line, cells, decoded);
     if (columns.empty()) {  // the header
       for (size_t i = 0; i < cells.size(); ++i) {
         d::Field f = d::classify(d::trim(cells[i]));
@@ -308,8 +327,11 @@ TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us)
 }
 
 TelemetryParse parse_telemetry(std::string_view text, int64_t now_us) {
-  for (std::string_view line : ufm_telemetry_detail::lines(text)) {
-    line = ufm_telemetry_detail::trim(line);
+  for (size_t start = 0; start < text.size();) {  // the first non-blank line decides
+    size_t nl = text.find('\n', start);
+    std::string_view line = ufm_telemetry_detail::trim(
+        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
     if (line.empty()) continue;
     bool prom = line.rfind("# HELP", 0) == 0 || line.rfind("# TYPE", 0) == 0 ||
                 line.find('{') != std::string_view::npos ||

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Daemon on the UFM telemetry load lab (issue 15): `ibwarden run` (dry-run, default rules)
+# against ibw-ufmlab serving the 65,536-endpoint 3-tier fat tree (k=64: 5,120 switches,
+# 196,608 links, 393,216 linked ports, every one a telemetry row of 21 counters) as UFM
+# Telemetry CSV and UFM REST (events with flaps, ports, links). The topology comes from the
+# lab's ibnetdiscover file (fabric.discovery). Counters move every scrape; error bursts and
+# link flaps (UFM events 329/328) happen at the lab's default rates (2/min each).
+# Goal row: RSS <= 2 GiB; one scrape ingested + evaluated + stored <= 1 s; CPU <= 25% of a core.
+#  - peak RSS: the daemon's VmHWM at the end of the run;
+#  - per scrape: the daemon's own log: "telemetry sweep" elapsed_ms (fetch + parse + ingest
+#    + evaluate on the telemetry thread) + "counters stored" write_ms (the store write on the
+#    main thread; it overlaps the evaluation, so the sum is an upper bound). The worst scrape
+#    after the first (a baseline with no deltas) is the figure; every scrape is printed;
+#  - CPU: utime+stime from /proc/PID/stat over the steady window (from the end of the first
+#    scrape to the end of the run: whole intervals, start-up excluded), over its wall time.
+#    With an interval shorter than 60 s the figure is scaled to 60 s (CPU per interval / 60 s):
+#    the work is per scrape; the events poll (10 s) is counted at the shorter interval's rate,
+#    which only overstates it.
+# Usage: bench/bench_lab.sh [--quick] [--duration S] [--interval S] [--k K]
+#   full (default): k=64, 60 s interval, 300 s; --quick: k=32 (49,152 ports), 15 s, 50 s.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+k=64 interval=60 duration=300
+while (($#)); do
+  case $1 in
+    --quick) k=32 interval=15 duration=50 ;;
+    --duration) duration=$2; shift ;;
+    --interval) interval=$2; shift ;;
+    --k) k=$2; shift ;;
+    *) echo "usage: $0 [--quick] [--duration S] [--interval S] [--k K]" >&2; exit 2 ;;
+  esac
+  shift
+done
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)" --target ibwarden ibw-ufmlab >/dev/null
+bin=$root/$BUILD_DIR/cli/ibwarden
+lab=$root/$BUILD_DIR/tests/lab/ibw-ufmlab
+work=$(mktemp -d /tmp/ibwarden-bench-lab.XXXXXX)
+source scripts/lib/bench.sh
+source scripts/lib/ufmlab.sh
+daemon_pid=
+cleanup() {
+  set +e
+  [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+  ufmlab_stop
+  [[ -n ${IBW_KEEP_LAB:-} ]] && echo "kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+
+ufmlab_start "$lab" "$work" --tiers 3 --k "$k" --duration $((duration + 600))
+cat "$work/ufmlab.log"
+cp config/rules.yaml "$work/rules.yaml"
+ufmlab_config "$work" "${interval}s" "$work/rules.yaml" >"$work/ibwarden.yaml"
+IBW_UFMLAB_USER=admin IBW_UFMLAB_PASSWORD=lab "$bin" run --config "$work/ibwarden.yaml" \
+  2>"$work/daemon.log" &
+daemon_pid=$!
+tick() { getconf CLK_TCK; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$daemon_pid/stat"; }
+t_start=$EPOCHREALTIME
+until grep -q '"telemetry sweep"' "$work/daemon.log" 2>/dev/null; do
+  kill -0 "$daemon_pid" 2>/dev/null || { tail -5 "$work/daemon.log" >&2; exit 1; }
+  sleep 0.2
+done
+startup=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.1f", b - a }')
+c0=$(cpu_ticks) w0=$EPOCHREALTIME
+left=$(awk -v d="$duration" -v s="$startup" 'BEGIN{ x = d - s; print (x < 1 ? 1 : x) }')
+sleep "$left"
+c1=$(cpu_ticks) w1=$EPOCHREALTIME
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$daemon_pid/status")
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$daemon_pid/status")
+kill "$daemon_pid"
+wait "$daemon_pid" 2>/dev/null || true
+daemon_pid=
+
+echo
+echo "fabric: k=$k 3-tier fat tree; scrape interval ${interval} s; run ${duration} s" \
+  "(daemon start-up to first scrape: ${startup} s)"
+# Per scrape: telemetry thread + store write (nth "telemetry sweep" with nth "counters stored").
+python3 - "$work/daemon.log" >"$work/scrapes" <<'PY'
+import json, sys
+sweeps, writes = [], []
+for line in open(sys.argv[1]):
+    try:
+        j = json.loads(line[line.index("{"):])
+    except ValueError:
+        continue
+    if j.get("msg") == "telemetry sweep":
+        sweeps.append(j)
+    elif j.get("msg") == "counters stored":
+        writes.append(j["write_ms"])
+for i, s in enumerate(sweeps):
+    w = writes[i] if i < len(writes) else float("nan")
+    print("%.0f rows=%d fetch=%.0f parse=%.0f ingest=%.0f evaluate=%.0f store=%.0f ms" % (
+        s["elapsed_ms"] + w, s["rows"], s["fetch_ms"], s["parse_ms"], s["ingest_ms"],
+        s["evaluate_ms"], w))
+PY
+nl -w2 -s'. ' "$work/scrapes"
+worst=$(awk 'NR > 1 && $1 > w { w = $1 } END { printf "%.0f", w + 0 }' "$work/scrapes")
+scrapes=$(wc -l <"$work/scrapes")
+cpu=$(awk -v a="$c0" -v b="$c1" -v t0="$w0" -v t1="$w1" -v hz="$(tick)" -v iv="$interval" '
+  BEGIN { wall = t1 - t0; used = (b - a) / hz; pct = 100 * used / wall
+          if (iv < 60) pct = pct * iv / 60; printf "%.1f", pct }')
+cpu_raw=$(awk -v a="$c0" -v b="$c1" -v t0="$w0" -v t1="$w1" -v hz="$(tick)" '
+  BEGIN { printf "%.1f", 100 * (b - a) / hz / (t1 - t0) }')
+grep -h '"level":"\(error\|warning\)"' "$work/daemon.log" | cut -c1-200 | sort | uniq -c | head -5 || true
+echo "lab: $(tail -1 "$work/ufmlab.log")"
+printf '%-40s %s\n' "daemon RSS peak / at end" "$((hwm / 1024)) MiB / $((rss / 1024)) MiB"
+printf '%-40s %s ms (of %s scrapes, first excluded)\n' "worst scrape: thread + store write" \
+  "$worst" "$scrapes"
+printf '%-40s %s%% of a core (measured %s%% at %s s)\n' "CPU, steady window, at 60 s interval" \
+  "$cpu" "$cpu_raw" "$interval"
+
+ports=$(sed -n 's/.* rows=\([0-9]*\) .*/\1/p' "$work/scrapes" | tail -1)
+label="daemon on UFM telemetry lab (${ports:-?} ports, k=$k)"
+bench_result "$label: peak RSS" "$((hwm / 1024)) MiB" "goal <= 2048 MiB" \
+  "$(awk -v a="$hwm" 'BEGIN{ printf "%.0f%% of goal", 100 * a / 1024 / 2048 }')" \
+  "$(met le "$hwm" $((2048 * 1024)))"
+if ((scrapes < 2)); then
+  bench_result "$label: one scrape ingested+evaluated+stored" "no steady scrape" "goal <= 1 s" "-" 0
+else
+  bench_result "$label: one scrape ingested+evaluated+stored" "$(awk -v w="$worst" 'BEGIN{ printf "%.2f s", w / 1000 }')" \
+    "goal <= 1 s" "$(awk -v w="$worst" 'BEGIN{ printf "%.0f%% of goal", w / 10 }')" \
+    "$(met le "$worst" 1000)"
+fi
+bench_result "$label: CPU at 60 s interval" "$cpu% of a core" "goal <= 25%" \
+  "$(awk -v c="$cpu" 'BEGIN{ printf "%.0f%% of goal", 100 * c / 25 }')" "$(met le "$cpu" 25)"
