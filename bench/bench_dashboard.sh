@@ -5,13 +5,13 @@
 # bench/dashboard_timing.mjs drives it in Debian's headless Chromium (playwright-core from
 # tests/e2e), median of 5 runs:
 #  - first paint: navigation start to the first frame with a row of port cells (goal <= 1 s);
-#  - scroll jank: a scripted scroll (120 frames of 40 rows each, then 10 jumps to random
+#  - scroll jank: a scripted scroll (120 frames of 8 rows each, then 10 jumps to random
 #    places), timed by requestAnimationFrame; jank-free means no frame over 50 ms (three
 #    missed 60 Hz frames) and no long task (> 50 ms) during the scroll. Reported: the longest
 #    frame of the median run, its 95th percentile frame and its long tasks;
 #  - for context: a filter to one node, the overview page, the JS heap.
 # Usage: bench/bench_dashboard.sh [--quick]   (--quick: k=16, ~3,000 ports; 3 runs)
-# Environment: BUILD_DIR (default build), K (64).
+# Environment: BUILD_DIR (default build), K (64), RUNS (5; 3 with --quick).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -25,8 +25,8 @@ else
   BUILD_DIR=$BUILD_DIR scripts/build.sh >/dev/null
 fi
 [[ -d tests/e2e/node_modules/playwright-core && -x /usr/bin/chromium ]] || scripts/install-deps.sh >/dev/null
-k=${K:-64} runs=5
-((quick)) && k=${K:-16} && runs=3
+k=${K:-64} runs=${RUNS:-5}
+((quick)) && k=${K:-16} && runs=${RUNS:-3}
 work=$(mktemp -d /tmp/ibwarden-bench-dash.XXXXXX)
 source scripts/lib/bench.sh
 lab=""

@@ -5,7 +5,7 @@
 // 65,536 endpoints, ~200k ports) and its plan through the daemon's own topology code
 // (daemon::discover_topology, daemon::PortTable), gives every port counters (a fraction of
 // them with errors), stores the ports plus a few events and disabled ports in a fresh SQLite
-// store, and then serves the production code path: daemon::WebBackend, web::Api and
+// store (0.5% of them Down), and then serves the production code path: daemon::WebBackend, web::Api and
 // web::Server, configured from YAML by config::parse_config as `ibwarden run` does. Every
 // --sweep seconds it writes new counter values for every port, as the daemon's counter sweep
 // does, so the API's port list is reloaded from a store that changes.
@@ -106,6 +106,10 @@ int run(const Args& a) {
   std::vector<ingest::Event> link_events;
   std::vector<store::PortRecord> ports = table.apply_topology(*topo, t0, &link_events);
 
+  for (size_t i = 0; i < ports.size(); i += 199) {  // 0.5% of the links down (state=down)
+    ports[i].state = 1;
+    ports[i].phys_state = 2;
+  }
   std::mt19937_64 rng(1);
   std::vector<bool> bad(ports.size());
   for (size_t i = 0; i < ports.size(); ++i)
