@@ -5,8 +5,8 @@
 // 65,536 endpoints, ~200k ports) and its plan through the daemon's own topology code
 // (daemon::discover_topology, daemon::PortTable), gives every port counters (a fraction of
 // them with errors), stores the ports plus a few events and disabled ports in a fresh SQLite
-// store (0.5% of them Down), and then serves the production code path: daemon::WebBackend, web::Api and
-// web::Server, configured from YAML by config::parse_config as `ibwarden run` does. Every
+// store (0.5% of them Down), and then serves the production code path: daemon::WebBackend, web::Api
+// and web::Server, configured from YAML by config::parse_config as `ibwarden run` does. Every
 // --sweep seconds it writes new counter values for every port, as the daemon's counter sweep
 // does, so the API's port list is reloaded from a store that changes.
 //
