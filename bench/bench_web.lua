@@ -9,6 +9,7 @@
 -- measures latency from the moment a request is written, so a late request's wait for a free
 -- connection is not in the percentiles (coordinated omission): that is what `late` shows.
 -- Without a rate, no delay() is defined and wrk runs closed-loop as fast as it can.
+-- IBW_WRK_PATHS: see request() below.
 -- done() prints: RESULT rps=.. requests=.. p50=.. p90=.. p99=.. max=.. (ms) errors=..
 -- non2xx=.. late=.. lag_max=.. (ms)
 
@@ -44,6 +45,20 @@ if rate > 0 then
     if -wait > 1 then late = late + 1 end
     if -wait > lag_max then lag_max = -wait end
     return 0
+  end
+end
+
+-- IBW_WRK_PATHS (optional): a file of request paths, one a line; each request takes one at
+-- random (pages a client has not asked for before, so no answer comes from a cache).
+local paths_file = os.getenv("IBW_WRK_PATHS")
+if paths_file and paths_file ~= "" then
+  local paths = {}
+  for line in io.lines(paths_file) do
+    if line ~= "" then table.insert(paths, line) end
+  end
+  math.randomseed(os.time() + math.floor(now_ms()))
+  function request()
+    return wrk.format(nil, paths[math.random(#paths)])
   end
 end
 

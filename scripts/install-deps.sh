@@ -27,6 +27,7 @@ PACKAGES=(
   chromium  # tests: the dashboard end to end in headless Chromium (tests/e2e)
   # benchmarks
   time
+  wrk  # bench/bench_web.sh: GET /api/v1/ports under load
 )
 
 missing=()

@@ -242,7 +242,9 @@ Response ApiCore::handle(const Request& req) {
     res = error_response(500, std::string("internal error: ") + e.what());
   }
   res.actor = who.actor;
-  if (res.status == 200 && !res.stream && res.body.size() >= kMinGzipBytes &&
+  bool encoded = false;  // /ports compresses (and caches) its own pages
+  for (const auto& [name, value] : res.headers) encoded = encoded || name == "Content-Encoding";
+  if (res.status == 200 && !res.stream && !encoded && res.body.size() >= kMinGzipBytes &&
       accepts_gzip(req.header("accept-encoding"))) {
     if (auto z = gzip(res.body)) {
       res.body = std::move(*z);

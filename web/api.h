@@ -37,7 +37,8 @@
 // Threading: handle() is thread-safe; the server calls it from its worker threads. Store
 // reads use cached read-only connections (one per concurrent request, from
 // ApiBackend::open_store); the list of ports is shared between requests for
-// options.ports_cache_us. The backend must outlive the Api, the Api every EventStream.
+// options.ports_cache_us at least and reloaded behind them (web/api_core.h, port_list()).
+// The backend must outlive the Api, the Api every EventStream.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +55,7 @@ namespace ibw::web {
 struct ApiOptions {
   bool read_only = false;
   std::function<int64_t()> now_us;           // UTC microseconds; null = system clock
-  int64_t ports_cache_us = 1'000'000;        // reuse the port list this long (0 = never)
+  int64_t ports_cache_us = 1'000'000;        // reuse the port list at least this long (0 = never)
   size_t max_idle_stores = 4;                // cached read-only store connections
   size_t stream_batch = 200;                 // SSE: events (and decisions) per poll at most
   int64_t stream_keepalive_us = 15'000'000;  // SSE: a comment after this much silence

@@ -10,6 +10,7 @@
 //   api_probes.cpp       /suspects, /routes/health, /probes (cursed routes)
 #pragma once
 
+#include <condition_variable>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -17,6 +18,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -81,22 +84,6 @@ class StorePool {
   std::vector<std::unique_ptr<store::Store>> idle_;
 };
 
-// All ports and the ports ibwarden disabled, as read at one time (shared between requests).
-struct PortList {
-  int64_t loaded_us = 0;
-  std::vector<store::PortRecord> ports;  // ordered by name, then port
-  std::vector<store::DisabledPort> disabled;
-  const store::DisabledPort* disabled_entry(uint64_t guid, int port) const;
-  // Each port's JSON as /ports serves it (store::port_json plus disabled_by_ibwarden), dumped,
-  // in `ports` order. Rendered once, on first use, for every request sharing this list: the
-  // JSON of 2,000 ports costs tens of milliseconds, a copy of it about one.
-  const std::vector<std::string>& rendered() const;
-
- private:
-  mutable std::once_flag rendered_once_;
-  mutable std::vector<std::string> rendered_;
-};
-
 // What /fabric and /metrics count.
 struct FabricCounts {
   int64_t nodes = 0;
@@ -104,6 +91,45 @@ struct FabricCounts {
   int64_t down = 0;   // links down (see web/README.md), not disabled by ibwarden
   std::map<std::string, int64_t> by_state;  // PortState name -> ports
 };
+struct PortList;
+
+// All ports and the ports ibwarden disabled, as read at one time (shared between requests),
+// with what /ports needs to answer a page without walking or rendering 200,000 ports:
+// each port's JSON, dumped, and per-port flags and node indexes for the filters. Built by
+// prepare() before the list is shared, then immutable but for the page cache.
+struct PortList {
+  int64_t loaded_us = 0;
+  std::vector<store::PortRecord> ports;  // ordered by name, then port
+  std::vector<store::DisabledPort> disabled;
+  const store::DisabledPort* disabled_entry(uint64_t guid, int port) const;
+
+  // Flags of ports[i]: its PortState (0-4) in the low bits, and:
+  static constexpr uint8_t kStateMask = 7, kPhysDisabled = 8, kOurs = 16, kErrors = 32;
+  std::vector<uint8_t> flags;
+  // Each port's JSON as /ports serves it (store::port_json plus disabled_by_ibwarden), in
+  // `ports` order. Shared with the list this one replaced where the port did not change, so
+  // a reload renders only what changed (the JSON of 2,000 ports costs tens of milliseconds).
+  std::vector<std::shared_ptr<const std::string>> json;
+  std::unordered_map<std::string, std::vector<uint32_t>> by_name;  // node name -> indexes
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_guid;     // node GUID -> indexes
+  // Fills flags, json and the indexes, reusing `previous` (may be null).
+  void prepare(const PortList* previous);
+
+  // Answered /ports bodies by canonical query (dropped with the list: at most kCacheBytes).
+  std::shared_ptr<const std::string> cached(const std::string& key) const;
+  void cache(const std::string& key, std::shared_ptr<const std::string> body) const;
+  static constexpr size_t kCacheBytes = 64u << 20;
+  // count_fabric(*this), counted once per list (sets of 200,000 link keys take a while).
+  const FabricCounts& counts() const;
+
+ private:
+  mutable std::once_flag counts_once_;
+  mutable FabricCounts counts_;
+  mutable std::mutex cache_mutex_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const std::string>> cache_;
+  mutable size_t cache_bytes_ = 0;
+};
+
 FabricCounts count_fabric(const PortList& list);
 struct OrderCounts {
   int64_t total = 0;  // open, in_progress, reopened
@@ -132,6 +158,7 @@ struct Call {
 class ApiCore {
  public:
   ApiCore(ApiBackend& backend, ApiOptions options, std::optional<TokenSet> tokens);
+  ~ApiCore();  // waits for a port list reload in progress
   Response handle(const Request& request);
   void reconfigure(bool read_only, std::optional<TokenSet> tokens);
 
@@ -160,7 +187,15 @@ class ApiCore {
 
  private:
   Principal authenticate(const Request& req, const std::shared_ptr<const TokenSet>& tokens) const;
+  // The shared port list. Older than its time to live (options.ports_cache_us, or five times
+  // what the last load took, whichever is longer: reloads use at most ~20% of a core), it is
+  // still answered while one background thread reloads it; only the first request, the one
+  // after a port action and every request with ports_cache_us 0 wait for a load.
   std::shared_ptr<const PortList> port_list(Call& c);
+  // Reads and prepares a list (reusing `previous`'s JSON); publishes it unless a port action
+  // invalidated the list meanwhile (generation changed).
+  std::shared_ptr<const PortList> load_ports(store::Store& st, uint64_t generation,
+                                             std::shared_ptr<const PortList> previous);
   // The port records of {node} (name or 0xGUID) and {port}: 404 when unknown, 400 when the
   // name is ambiguous or the port is not a number.
   store::PortRecord find_port(Call& c, const PortList& list);
@@ -181,6 +216,9 @@ class ApiCore {
   std::shared_ptr<const PortList> ports_;
   bool ports_loading_ = false;
   uint64_t ports_generation_ = 0;  // bumped when a port action makes the list stale
+  int64_t ports_ttl_us_ = 0;       // see port_list()
+  std::condition_variable ports_loaded_;
+  std::thread reloader_;  // the background reload, joined before the next and at exit
 };
 
 }  // namespace ibw::web

@@ -167,12 +167,6 @@ StorePool::Lease StorePool::acquire() {
   return Lease(*this, backend_.open_store(/*writable=*/false));
 }
 
-const store::DisabledPort* PortList::disabled_entry(uint64_t guid, int port) const {
-  for (const auto& d : disabled)
-    if (d.node_guid == guid && d.port == port) return &d;
-  return nullptr;
-}
-
 store::Store& Call::store(StorePool& pool) {
   if (!lease) lease.emplace(pool.acquire());
   return **lease;

@@ -1,6 +1,7 @@
 // GET /health, /fabric, /ports, /ports/{node}/{port} (web/api.h).
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "store/record_json.h"
 #include "store/remedy_json.h"
 #include "web/api_core.h"
+#include "web/compress.h"
 #include "web/metrics.h"
 
 namespace ibw::web {
@@ -29,29 +31,20 @@ bool node_matches(const store::PortRecord& p, const std::string& node, uint64_t 
   return p.node == node || (guid != 0 && p.node_guid == guid);
 }
 
-// As ibqueryerrors reports ports: an error counter above zero (since the counters were last
-// cleared), or one that rose in the last sweep (a counter reset in between).
-bool has_errors(const store::PortRecord& p) {
-  for (size_t i = 0; i < ingest::kCounterCount; ++i) {
-    if (!ingest::is_error_counter(static_cast<ingest::Counter>(i))) continue;
-    if ((p.counters.valid & (1u << i)) && p.counters.value[i] > 0) return true;
-    if ((p.deltas_valid & (1u << i)) && p.deltas[i] > 0) return true;
-  }
-  return false;
-}
-
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
 // Port state filter: down, init, armed, active (PortState) or disabled (PhysState Disabled,
-// or disabled by ibwarden: a simulator may keep reporting such a port up).
-bool state_matches(const store::PortRecord& p, const std::string& state, bool ours = false) {
+// or disabled by ibwarden: a simulator may keep reporting such a port up), as a test of
+// PortList::flags; throws 400 for an unknown state.
+std::function<bool(uint8_t)> state_test(const std::string& state) {
   static const char* kNames[] = {"", "down", "init", "armed", "active"};
-  if (state == "disabled") return ours || p.phys_state == kPhysDisabled;
+  if (state == "disabled")
+    return [](uint8_t f) { return (f & (PortList::kPhysDisabled | PortList::kOurs)) != 0; };
   for (int i = 1; i <= 4; ++i)
-    if (state == kNames[i]) return p.state == i;
+    if (state == kNames[i]) return [i](uint8_t f) { return (f & PortList::kStateMask) == i; };
   throw ApiError(400, "state: must be down, init, armed, active or disabled");
 }
 
@@ -86,39 +79,6 @@ std::string_view source_status_name(SourceStatus s) {
   return "disabled";
 }
 
-std::shared_ptr<const PortList> ApiCore::port_list(Call& c) {
-  uint64_t generation = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    bool fresh = ports_ && c.now_us >= ports_->loaded_us &&
-                 c.now_us - ports_->loaded_us < options_.ports_cache_us;
-    // While one request reloads an expired list, the others keep using it.
-    if (fresh || (ports_ && ports_loading_)) return ports_;
-    ports_loading_ = true;
-    generation = ports_generation_;
-  }
-  std::shared_ptr<PortList> list;
-  try {
-    list = std::make_shared<PortList>();
-    list->loaded_us = c.now_us;
-    list->ports = c.store(stores_).ports();
-    list->disabled = c.store(stores_).disabled_ports();
-    // Rendered before it is shared: published first, every /ports request arriving while this
-    // one renders (50-100 ms for 3,000 ports) would wait on the rendering, stalling all the
-    // workers; this way they keep answering from the old list and only this request pays
-    // (also when it is a /fabric or /metrics request: at most once per ports_cache_us).
-    list->rendered();
-  } catch (...) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ports_loading_ = false;
-    throw;
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
-  ports_loading_ = false;
-  if (generation == ports_generation_) ports_ = list;  // not if invalidated meanwhile
-  return list;
-}
-
 store::PortRecord ApiCore::find_port(Call& c, const PortList& list) {
   using namespace api_ports_detail;
   const std::string& node = c.params.at(0);
@@ -128,7 +88,12 @@ store::PortRecord ApiCore::find_port(Call& c, const PortList& list) {
   uint64_t guid = parse_guid(node);
   std::set<uint64_t> named;
   const store::PortRecord* found = nullptr;
-  for (const auto& p : list.ports) {
+  std::vector<uint32_t> candidates;  // from the indexes, not a walk over 200,000 ports
+  if (auto it = list.by_name.find(node); it != list.by_name.end()) candidates = it->second;
+  if (auto it = list.by_guid.find(guid); guid && it != list.by_guid.end())
+    candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+  for (uint32_t i : candidates) {
+    const store::PortRecord& p = list.ports[i];
     if (!node_matches(p, node, guid)) continue;
     if (p.node == node) named.insert(p.node_guid);
     if (p.port == *port) found = &p;
@@ -227,12 +192,13 @@ OrderCounts count_orders(store::Store& st) {
 Response ApiCore::get_fabric(Call& c) {
   using namespace api_ports_detail;
   auto list = port_list(c);
-  FabricCounts counts = count_fabric(*list);
-  std::map<std::pair<uint64_t, int>, const store::PortRecord*> index;
-  for (const auto& p : list->ports) index[{p.node_guid, p.port}] = &p;
+  const FabricCounts& counts = list->counts();
   ordered_json disabled = ordered_json::array();
   for (const auto& d : list->disabled) {
-    auto it = index.find({d.node_guid, d.port});
+    std::string node;
+    if (auto g = list->by_guid.find(d.node_guid); g != list->by_guid.end())
+      for (uint32_t i : g->second)
+        if (list->ports[i].port == d.port) node = list->ports[i].node;
     std::string reason;
     int64_t decision_id = d.decision_id;
     store::DecisionQuery q;
@@ -250,7 +216,7 @@ Response ApiCore::get_fabric(Call& c) {
           reason = dec.reason;
           decision_id = dec.id;
         }
-    disabled.push_back({{"node", it == index.end() ? "" : it->second->node},
+    disabled.push_back({{"node", node},
                         {"node_guid", fabric::format_guid(d.node_guid)},
                         {"port", d.port},
                         {"since", store::iso_time(d.time_us)},
@@ -286,7 +252,7 @@ Response ApiCore::get_metrics(Call& c) {
   }
   try {
     auto list = port_list(c);
-    FabricCounts counts = count_fabric(*list);
+    const FabricCounts& counts = list->counts();
     OrderCounts orders = count_orders(c.store(stores_));
     m.ports_by_state = counts.by_state;
     m.links = counts.links;
@@ -332,61 +298,79 @@ Response ApiCore::get_metrics(Call& c) {
   return r;
 }
 
-const std::vector<std::string>& PortList::rendered() const {
-  std::call_once(rendered_once_, [this] {
-    rendered_.reserve(ports.size());
-    for (const auto& p : ports) {
-      nlohmann::ordered_json j = store::port_json(p);
-      j["disabled_by_ibwarden"] = disabled_entry(p.node_guid, p.port) != nullptr;
-      rendered_.push_back(dump_json(j));
-    }
-  });
-  return rendered_;
-}
-
 Response ApiCore::get_ports(Call& c) {
   using namespace api_ports_detail;
   auto node = c.query.get("node");
   auto state = c.query.get("state");
-  if (state) {
-    *state = lower(*state);
-    state_matches(store::PortRecord(), *state);  // 400 for an unknown state
-  }
+  std::function<bool(uint8_t)> state_ok;
+  if (state) state_ok = state_test(*state = lower(*state));  // 400 for an unknown state
   auto errors = c.query.boolean("has_errors");
   int64_t limit = c.query.integer("limit", 1, 5000, 1000);
   int64_t offset = c.query.integer("offset", 0, INT32_MAX, 0);
+  bool gz = accepts_gzip(c.request.header("accept-encoding"));
   auto list = port_list(c);
-  const auto& rendered = list->rendered();
-  uint64_t guid = node ? parse_guid(*node) : 0;
-  std::vector<size_t> page;
-  size_t bytes = 0;
-  int64_t total = 0;
-  for (size_t i = 0; i < list->ports.size(); ++i) {
-    const store::PortRecord& p = list->ports[i];
-    if (node && !node_matches(p, *node, guid)) continue;
-    if (state && !state_matches(p, *state, list->disabled_entry(p.node_guid, p.port) != nullptr))
-      continue;
-    if (errors && has_errors(p) != *errors) continue;
-    if (total++ < offset || static_cast<int64_t>(page.size()) >= limit) continue;
-    page.push_back(i);
-    bytes += rendered[i].size() + 1;
-  }
-  int64_t next = offset + static_cast<int64_t>(page.size());
-  ordered_json head;
-  head["total"] = total;
-  head["offset"] = offset;
-  head["limit"] = limit;
-  head["next_offset"] = next < total ? ordered_json(next) : ordered_json(nullptr);
+  // The same query on the same list is the same answer: dashboards showing one page, and
+  // their refreshes, are answered from the list's cache.
+  std::string key = (node ? "n" + *node : "-") + '\n' + (state ? *state : "-") + '\n' +
+                    (errors ? (*errors ? "1" : "0") : "-") + '\n' + std::to_string(limit) + '\n' +
+                    std::to_string(offset) + (gz ? "\ngz" : "");
   Response r;
-  r.body = dump_json(head);
-  r.body.pop_back();  // '}': the ports follow
-  r.body.reserve(r.body.size() + bytes + 16);
-  r.body += ",\"ports\":[";
-  for (size_t k = 0; k < page.size(); ++k) {
-    if (k) r.body += ',';
-    r.body += rendered[page[k]];
+  auto body = list->cached(key);
+  if (!body) {
+    // Candidates: a node's ports from the indexes (by name and by GUID: both match), else all.
+    std::vector<uint32_t> nodes;
+    if (node) {
+      if (auto it = list->by_name.find(*node); it != list->by_name.end()) nodes = it->second;
+      if (uint64_t guid = parse_guid(*node))
+        if (auto it = list->by_guid.find(guid); it != list->by_guid.end()) {
+          nodes.insert(nodes.end(), it->second.begin(), it->second.end());
+          std::sort(nodes.begin(), nodes.end());
+          nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+        }
+    }
+    size_t n = node ? nodes.size() : list->ports.size();
+    std::vector<uint32_t> page;
+    size_t bytes = 0;
+    int64_t total = 0;
+    bool all = !node && !state && !errors;  // a plain page: no walk over the list
+    for (size_t k = all ? std::min<size_t>(n, static_cast<size_t>(offset)) : 0; k < n; ++k) {
+      if (all && static_cast<int64_t>(page.size()) >= limit) break;
+      uint32_t i = node ? nodes[k] : static_cast<uint32_t>(k);
+      uint8_t f = list->flags[i];
+      if (state_ok && !state_ok(f)) continue;
+      if (errors && ((f & PortList::kErrors) != 0) != *errors) continue;
+      if (!all && (total++ < offset || static_cast<int64_t>(page.size()) >= limit)) continue;
+      page.push_back(i);
+      bytes += list->json[i]->size() + 1;
+    }
+    if (all) total = static_cast<int64_t>(n);
+    int64_t next = offset + static_cast<int64_t>(page.size());
+    ordered_json head;
+    head["total"] = total;
+    head["offset"] = offset;
+    head["limit"] = limit;
+    head["next_offset"] = next < total ? ordered_json(next) : ordered_json(nullptr);
+    std::string out = dump_json(head);
+    out.pop_back();  // '}': the ports follow
+    out.reserve(out.size() + bytes + 16);
+    out += ",\"ports\":[";
+    for (size_t k = 0; k < page.size(); ++k) {
+      if (k) out += ',';
+      out += *list->json[page[k]];
+    }
+    out += "]}";
+    if (gz && out.size() >= kMinGzipBytes)
+      if (auto z = gzip(out)) out = "gz" + std::move(*z);  // marked, for the cache
+    body = std::make_shared<const std::string>(std::move(out));
+    list->cache(key, body);
   }
-  r.body += "]}";
+  if (body->compare(0, 2, "gz") == 0) {
+    r.body.assign(*body, 2);
+    r.headers.emplace_back("Content-Encoding", "gzip");
+    r.headers.emplace_back("Vary", "Accept-Encoding");
+  } else {
+    r.body = *body;
+  }
   return r;
 }
 

@@ -1,55 +1,69 @@
-// view_ports.js: the per-switch port grid. One row per switch, one cell per port, coloured by
-// state and, for active ports, by error rate over the last sweep (green = clean, through
-// yellow to red at 10^4 errors/s). Host ports share one compact block. A cell links to its
-// port page. Built for fabrics of thousands of ports: one pass over /ports, plain DOM nodes,
-// redrawn at most every 2 s while the live feed is busy.
-import { allPorts } from './api.js';
+// view_ports.js: the port grid, virtualized for fabrics of 200,000 ports. Every port is one
+// cell, in the API's order (node name, then port), `cols` cells to a row; a cell is coloured
+// by state and, for active ports, by error rate over the last sweep (green = clean, through
+// yellow to red at 10^4 errors/s), and links to its port page.
+//
+// Only what is on screen exists: the grid's height comes from the port count (`total` of the
+// first page), the rows in view (plus a margin) are DOM nodes placed at their offset, and the
+// ports they show are fetched from /api/v1/ports a page of kPage at a time, nearest to the
+// view first, at most two requests at once; a row whose page is still coming shows grey
+// placeholders. At most kKeepPages pages are kept (those farthest from the view are dropped).
+// Filters are the API's own (node name or 0xGUID, state, with errors), so a filtered grid
+// pages the same way. Live changes (link events, decisions) and a 15 s timer refetch the
+// pages in view; the old cells stay until the new ones arrive.
+import { api } from './api.js';
 import { debounce } from './actions.js';
 import { errorRate, h, panel, portHref, replace } from './ui.js';
 
-// A node is drawn as a switch when it has more than two ports (HCAs have one or two).
-function groupByNode(ports) {
-  const nodes = new Map();
-  for (const p of ports) {
-    if (!nodes.has(p.node)) nodes.set(p.node, []);
-    nodes.get(p.node).push(p);
-  }
-  const collator = new Intl.Collator(undefined, { numeric: true });
-  const names = [...nodes.keys()].sort(collator.compare);
-  const switches = [], hosts = [];
-  for (const n of names) {
-    const list = nodes.get(n).sort((a, b) => a.port - b.port);
-    (list.length > 2 || list.some((p) => p.port > 2) ? switches : hosts).push([n, list]);
-  }
-  return { switches, hosts };
-}
+const kPage = 500;        // ports per request (~750 KB of JSON, a few ms to parse)
+const kKeepPages = 40;    // pages kept in memory
+const kRowHeight = 18;    // px: a 14 px cell, borders and the gap (style.css .vrow)
+const kPitch = 16;        // px per cell across
+const kNameWidth = 198;   // px: the row label and the gap
+const kOverscan = 8;      // rows drawn above and below the view
 
 export function heat(rate) {
   const x = Math.min(1, Math.log10(1 + rate) / 4);
   return `hsl(${Math.round(120 - 120 * x)}, 70%, ${Math.round(38 + 10 * x)}%)`;
 }
 
+// The tooltip of a cell, built when the pointer first rests on it (not for every cell drawn).
+function title(p) {
+  const off = p.disabled_by_ibwarden || p.phys_state === 'Disabled';
+  const rate = errorRate(p);
+  return `${p.node}/${p.port} ${off ? 'Disabled' : p.state} ${p.width} ${p.speed}` +
+    (p.peer_node ? `\n→ ${p.peer_node}/${p.peer_port}` : '') +
+    (p.cable_id ? `\ncable ${p.cable_id}` : '') +
+    (rate > 0 ? `\n${rate.toFixed(1)} errors/s` : '');
+}
+
+const portOf = new WeakMap();  // cell -> its port, for the tooltip
+
 function cell(p) {
   const off = p.disabled_by_ibwarden || p.phys_state === 'Disabled';
   const state = off ? 'disabled' : (p.state || '?').toLowerCase();
-  const rate = errorRate(p);
-  const a = h('a', {
-    class: `cell s-${state}${p.cable_id ? ' planned' : ''}`, href: portHref(p.node, p.port),
-    dataset: { port: `${p.node}/${p.port}` },
-    title: `${p.node}/${p.port} ${off ? 'Disabled' : p.state} ${p.width} ${p.speed}` +
-      (p.peer_node ? `\n→ ${p.peer_node}/${p.peer_port}` : '') +
-      (p.cable_id ? `\ncable ${p.cable_id}` : '') +
-      (rate > 0 ? `\n${rate.toFixed(1)} errors/s` : ''),
-  });
-  if (state === 'active' && rate > 0) a.style.backgroundColor = heat(rate);
+  const a = document.createElement('a');
+  a.className = `cell s-${state}${p.cable_id ? ' planned' : ''}`;
+  a.href = portHref(p.node, p.port);
+  a.dataset.port = `${p.node}/${p.port}`;
+  portOf.set(a, p);
+  if (state === 'active') {
+    const rate = errorRate(p);
+    if (rate > 0) a.style.backgroundColor = heat(rate);
+  }
   return a;
 }
 
+const pending = () => h('span', { class: 'cell pending' });
+
 export function render(root, ctx) {
-  const filter = h('input', { type: 'search', placeholder: 'filter nodes (substring)', 'data-testid': 'port-filter' });
-  const onlyBad = h('input', { type: 'checkbox' });
-  const info = h('span', { class: 'dim' });
-  const grid = h('div', { 'data-testid': 'port-grid' });
+  const node = h('input', { type: 'search', placeholder: 'node name or 0xGUID (exact)', 'data-testid': 'port-filter' });
+  const state = h('select', { 'data-testid': 'state-filter' },
+    ['', 'active', 'down', 'init', 'armed', 'disabled'].map((s) => h('option', { value: s }, s || 'any state')));
+  const onlyBad = h('input', { type: 'checkbox', 'data-testid': 'errors-filter' });
+  const info = h('span', { class: 'dim', 'data-testid': 'grid-info' });
+  const inner = h('div', { class: 'vgrid-inner' });
+  const grid = h('div', { class: 'vgrid', 'data-testid': 'port-grid', tabindex: '0' }, inner);
   const legend = h('div', { class: 'legend' },
     h('span', { class: 'cell s-active' }), 'active, clean',
     h('span', { class: 'cell s-active', style: null }), 'active with errors (heat)',
@@ -59,44 +73,176 @@ export function render(root, ctx) {
     h('span', { class: 'cell s-disabled' }), 'disabled');
   legend.children[1].style.backgroundColor = heat(300);
   replace(root, panel('Ports',
-    h('div', { class: 'toolbar' }, filter, h('label', {}, onlyBad, ' only switches with errors or down links'), info),
+    h('div', { class: 'toolbar' }, node, state, h('label', {}, onlyBad, ' only ports with errors'), info),
     legend, grid));
-  let ports = [];
 
-  function draw() {
-    const q = filter.value.trim().toLowerCase();
-    const { switches, hosts } = groupByNode(ports.filter((p) => !q || p.node.toLowerCase().includes(q)));
-    const bad = (list) => list.some((p) => errorRate(p) > 0 || p.disabled_by_ibwarden ||
-      (p.cable_id && p.state !== 'Active'));
-    const rows = switches.filter(([, list]) => !onlyBad.checked || bad(list)).map(([name, list]) =>
-      h('div', { class: 'switch-row', 'data-testid': 'switch-row' },
-        h('span', { class: 'name', title: name }, name), h('div', { class: 'cells' }, list.map(cell))));
-    const hostPorts = hosts.flatMap(([, list]) => list);
-    const hostRows = hostPorts.length && (!onlyBad.checked || bad(hostPorts))
-      ? h('div', { class: 'switch-row' }, h('span', { class: 'name' }, `hosts (${hosts.length})`),
-        h('div', { class: 'cells' }, hostPorts.filter((p) => !onlyBad.checked || errorRate(p) > 0 ||
-          p.disabled_by_ibwarden || (p.cable_id && p.state !== 'Active')).map(cell))) : '';
-    replace(grid, rows, hostRows, rows.length || hostRows ? '' : h('p', { class: 'empty' }, 'no ports match'));
-    info.textContent = `${ports.length} ports, ${switches.length} switches, ${hosts.length} hosts`;
+  let query = '';         // the filter, as API parameters
+  let total = -1;         // ports matching; -1 before the first answer
+  let cols = 64;
+  let generation = 0;     // bumped by a filter change: older answers are dropped
+  let pages = new Map();  // page index -> {ports, generation, stale}
+  const inflight = new Set();
+  const rows = new Map(); // row index -> {el, ready}
+  let error = null;
+  let stopped = false;
+
+  function measure() {
+    const width = grid.clientWidth || 1000;
+    const c = Math.max(8, Math.floor((width - kNameWidth) / kPitch));
+    if (c === cols) return false;
+    cols = c;
+    return true;
   }
-  async function load() {
-    try {
-      ports = await allPorts();
-      draw();
-    } catch (e) {
-      replace(grid, h('p', { class: 'error' }, e.message));
+  measure();
+
+  function port(i) {
+    const p = pages.get(Math.floor(i / kPage));
+    return p ? p.ports[i % kPage] : undefined;
+  }
+  function visibleRows() {
+    const first = Math.max(0, Math.floor(grid.scrollTop / kRowHeight) - kOverscan);
+    const count = Math.ceil(grid.clientHeight / kRowHeight) + 2 * kOverscan;
+    const nrows = Math.ceil(Math.max(0, total) / cols);
+    return [first, Math.min(nrows, first + count)];
+  }
+  function buildRow(r) {
+    const from = r * cols, to = Math.min(total, from + cols);
+    const cells = [];
+    let ready = true, firstNode = '', lastNode = '';
+    for (let i = from; i < to; ++i) {
+      const p = port(i);
+      if (!p) { ready = false; cells.push(pending()); continue; }
+      if (!firstNode) firstNode = p.node;
+      lastNode = p.node;
+      cells.push(cell(p));
+    }
+    const label = firstNode === lastNode ? firstNode : `${firstNode} … ${lastNode}`;
+    const el = h('div', { class: 'vrow', 'data-testid': 'grid-row', dataset: { row: r } },
+      h('span', { class: 'name', title: label }, label), h('div', { class: 'cells' }, cells));
+    el.style.top = `${r * kRowHeight}px`;
+    return { el, ready };
+  }
+
+  // Draws the rows in view (reusing those already drawn) and asks for the pages they need.
+  function draw() {
+    if (stopped) return;
+    if (error) { replace(inner, h('p', { class: 'error' }, error)); rows.clear(); return; }
+    if (total === 0) { replace(inner, h('p', { class: 'empty' }, 'no ports match')); rows.clear(); return; }
+    if (total < 0) return;
+    if (!inner.querySelector('.vrow')) replace(inner);
+    inner.style.height = `${Math.ceil(total / cols) * kRowHeight}px`;
+    const [first, last] = visibleRows();
+    for (const [r, row] of rows) {
+      if (r < first || r >= last) { row.el.remove(); rows.delete(r); }
+    }
+    const need = new Set();
+    for (let r = first; r < last; ++r) {
+      const have = rows.get(r);
+      if (have && have.ready) continue;
+      const row = buildRow(r);
+      if (have) have.el.replaceWith(row.el); else inner.append(row.el);
+      rows.set(r, row);
+    }
+    for (let r = first; r < last; ++r) {
+      const a = Math.floor((r * cols) / kPage), b = Math.floor((Math.min(total, (r + 1) * cols) - 1) / kPage);
+      for (let k = a; k <= b; ++k) if (!pages.has(k) || pages.get(k).stale) need.add(k);
+    }
+    fetchPages([...need], Math.floor((first * cols) / kPage));
+  }
+  let frame = 0;
+  const redraw = () => { if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(); }); };
+
+  function fetchPages(need, near) {
+    need.sort((a, b) => Math.abs(a - near) - Math.abs(b - near));
+    for (const k of need) {
+      const gen = generation, key = `${gen}:${k}`;
+      if (inflight.size >= 2) return;
+      if (inflight.has(key)) continue;
+      inflight.add(key);
+      api(`/ports?limit=${kPage}&offset=${k * kPage}${query}`).then((page) => {
+        if (gen !== generation) return;
+        pages.set(k, { ports: page.ports, stale: false });
+        if (page.total !== total) setTotal(page.total);
+        for (const [r, row] of rows) {  // its rows are drawn again with the new ports
+          if (Math.floor((r * cols) / kPage) <= k && Math.floor(((r + 1) * cols - 1) / kPage) >= k) row.ready = false;
+        }
+        evict(k);
+      }).catch((e) => {
+        if (gen === generation) error = e.message;
+      }).finally(() => {
+        inflight.delete(key);
+        if (gen === generation) redraw();
+      });
     }
   }
-  filter.addEventListener('input', debounce(draw, 150));
-  onlyBad.addEventListener('change', draw);
-  load();
-  // Redraw on what changes a cell (link events, decisions); else every 15 s; never while the
-  // tab is hidden (a 10,000-port list is ~15 MB of JSON).
-  const refresh = debounce(() => { if (!document.hidden) load(); }, 2000);
-  const timer = setInterval(() => { if (!document.hidden) load(); }, 15000);
+  function evict(near) {
+    if (pages.size <= kKeepPages) return;
+    const far = [...pages.keys()].sort((a, b) => Math.abs(b - near) - Math.abs(a - near));
+    for (const k of far.slice(0, pages.size - kKeepPages)) pages.delete(k);
+  }
+  function setTotal(n) {
+    total = n;
+    for (const row of rows.values()) row.el.remove();
+    rows.clear();
+    grid.dataset.total = String(n);
+    info.textContent = `${n.toLocaleString('en')} ports${query ? ' match' : ''}, ${cols} to a row`;
+  }
+
+  // A new filter: start over from the first page.
+  function refilter() {
+    const q = [];
+    if (node.value.trim()) q.push('node=' + encodeURIComponent(node.value.trim()));
+    if (state.value) q.push('state=' + state.value);
+    if (onlyBad.checked) q.push('has_errors=true');
+    query = q.map((s) => '&' + s).join('');
+    ++generation;
+    pages = new Map();
+    error = null;
+    total = -1;
+    grid.scrollTop = 0;
+    for (const row of rows.values()) row.el.remove();
+    rows.clear();
+    const gen = generation;
+    api(`/ports?limit=${kPage}&offset=0${query}`).then((page) => {
+      if (gen !== generation) return;
+      pages.set(0, { ports: page.ports, stale: false });
+      setTotal(page.total);
+    }).catch((e) => { if (gen === generation) error = e.message; }).finally(() => {
+      if (gen === generation) draw();
+    });
+  }
+  // Live refresh: the pages in view are fetched again; their cells stay until then.
+  function reload() {
+    if (document.hidden || total < 0) return;
+    for (const p of pages.values()) p.stale = true;
+    redraw();
+  }
+
+  grid.addEventListener('scroll', redraw, { passive: true });
+  grid.addEventListener('mouseover', (e) => {
+    const p = portOf.get(e.target);
+    if (p && !e.target.title) e.target.title = title(p);
+  });
+  const onResize = debounce(() => {
+    const firstPort = Math.floor(grid.scrollTop / kRowHeight) * cols;
+    if (!measure()) return;
+    for (const row of rows.values()) row.el.remove();
+    rows.clear();
+    if (total >= 0) setTotal(total);
+    grid.scrollTop = Math.floor(firstPort / cols) * kRowHeight;
+    draw();
+  }, 200);
+  window.addEventListener('resize', onResize);
+  node.addEventListener('input', debounce(refilter, 300));
+  node.addEventListener('keydown', (e) => { if (e.key === 'Enter') refilter(); });
+  state.addEventListener('change', refilter);
+  onlyBad.addEventListener('change', refilter);
+  refilter();
+  const refresh = debounce(reload, 2000);
+  const timer = setInterval(reload, 15000);
   const cellKinds = /^(link_|port_|counter_jump|high_ber|width)/;
   return {
     onLive: (type, d) => { if (type === 'decision' || (type === 'event' && cellKinds.test(d.kind))) refresh(); },
-    stop: () => clearInterval(timer),
+    stop: () => { stopped = true; clearInterval(timer); window.removeEventListener('resize', onResize); },
   };
 }

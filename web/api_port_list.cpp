@@ -1,0 +1,214 @@
+// The shared port list of the web API (web/api_core.h): loading it from the store, reloading
+// it in the background, and what /ports needs from it (flags, node indexes, each port's JSON,
+// the cache of answered pages).
+#include <chrono>
+#include <optional>
+#include <unordered_set>
+
+#include "store/record_json.h"
+#include "web/api_core.h"
+
+namespace ibw::web {
+namespace api_port_list_detail {
+
+// As ibqueryerrors reports ports: an error counter above zero (since the counters were last
+// cleared), or one that rose in the last sweep (a counter reset in between).
+bool has_errors(const store::PortRecord& p) {
+  for (size_t i = 0; i < ingest::kCounterCount; ++i) {
+    if (!ingest::is_error_counter(static_cast<ingest::Counter>(i))) continue;
+    if ((p.counters.valid & (1u << i)) && p.counters.value[i] > 0) return true;
+    if ((p.deltas_valid & (1u << i)) && p.deltas[i] > 0) return true;
+  }
+  return false;
+}
+
+bool same_counters(const ingest::CounterSample& a, const ingest::CounterSample& b) {
+  return a.time_us == b.time_us && a.valid == b.valid && a.saturated == b.saturated &&
+         a.extended == b.extended && a.value == b.value;
+}
+
+// Everything store::port_json shows is equal.
+bool same_port(const store::PortRecord& a, const store::PortRecord& b) {
+  if (a.ufm.has_value() != b.ufm.has_value()) return false;
+  if (a.ufm && (!a.ufm->same_view(*b.ufm) || a.ufm->since_us != b.ufm->since_us)) return false;
+  return a.node_guid == b.node_guid && a.port == b.port && a.node == b.node && a.lid == b.lid &&
+         a.peer_guid == b.peer_guid && a.peer_node == b.peer_node && a.peer_port == b.peer_port &&
+         a.cable_id == b.cable_id && a.state == b.state && a.phys_state == b.phys_state &&
+         a.width == b.width && a.speed == b.speed && a.rates_valid == b.rates_valid &&
+         a.deltas_valid == b.deltas_valid && a.deltas_at_least == b.deltas_at_least &&
+         a.last_change_us == b.last_change_us && a.rates == b.rates && a.deltas == b.deltas &&
+         same_counters(a.counters, b.counters);
+}
+
+uint64_t key(uint64_t guid, int port) {
+  return guid * 256 + static_cast<uint64_t>(port & 255);
+}
+
+int64_t steady_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace api_port_list_detail
+
+const store::DisabledPort* PortList::disabled_entry(uint64_t guid, int port) const {
+  for (const auto& d : disabled)
+    if (d.node_guid == guid && d.port == port) return &d;
+  return nullptr;
+}
+
+void PortList::prepare(const PortList* previous) {
+  using namespace api_port_list_detail;
+  constexpr uint8_t kPhysStateDisabled = 3;
+  std::unordered_set<uint64_t> ours;
+  for (const auto& d : disabled) ours.insert(key(d.node_guid, d.port));
+  std::unordered_map<uint64_t, uint32_t> before;  // previous index by port
+  if (previous) {
+    before.reserve(previous->ports.size());
+    for (uint32_t i = 0; i < previous->ports.size(); ++i)
+      before.emplace(key(previous->ports[i].node_guid, previous->ports[i].port), i);
+  }
+  flags.resize(ports.size());
+  json.resize(ports.size());
+  for (uint32_t i = 0; i < ports.size(); ++i) {
+    const store::PortRecord& p = ports[i];
+    bool by_us = ours.count(key(p.node_guid, p.port)) > 0;
+    uint8_t f = static_cast<uint8_t>(p.state >= 0 && p.state <= 4 ? p.state : 0);
+    if (p.phys_state == kPhysStateDisabled) f |= kPhysDisabled;
+    if (by_us) f |= kOurs;
+    if (has_errors(p)) f |= kErrors;
+    flags[i] = f;
+    by_name[p.node].push_back(i);
+    by_guid[p.node_guid].push_back(i);
+    if (previous) {
+      auto it = before.find(key(p.node_guid, p.port));
+      if (it != before.end() && (previous->flags[it->second] & kOurs) == (f & kOurs) &&
+          same_port(previous->ports[it->second], p)) {
+        json[i] = previous->json[it->second];
+        continue;
+      }
+    }
+    nlohmann::ordered_json j = store::port_json(p);
+    j["disabled_by_ibwarden"] = by_us;
+    json[i] = std::make_shared<const std::string>(dump_json(j));
+  }
+}
+
+const FabricCounts& PortList::counts() const {
+  std::call_once(counts_once_, [this] { counts_ = count_fabric(*this); });
+  return counts_;
+}
+
+std::shared_ptr<const std::string> PortList::cached(const std::string& k) const {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  auto it = cache_.find(k);
+  return it == cache_.end() ? nullptr : it->second;
+}
+
+void PortList::cache(const std::string& k, std::shared_ptr<const std::string> body) const {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (body->size() > kCacheBytes / 4) return;
+  if (cache_bytes_ + body->size() > kCacheBytes) {  // full: start over (clients paging at
+    cache_.clear();                                 // random cannot grow it)
+    cache_bytes_ = 0;
+  }
+  if (cache_.emplace(k, body).second) cache_bytes_ += body->size();
+}
+
+ApiCore::~ApiCore() {
+  std::thread t;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    t = std::move(reloader_);
+  }
+  if (t.joinable()) t.join();
+}
+
+std::shared_ptr<const PortList> ApiCore::load_ports(store::Store& st, uint64_t generation,
+                                                    std::shared_ptr<const PortList> previous) {
+  int64_t t0 = api_port_list_detail::steady_us();
+  std::shared_ptr<PortList> list;
+  try {
+    list = std::make_shared<PortList>();
+    list->loaded_us = now_us();
+    list->ports = st.ports();
+    list->disabled = st.disabled_ports();
+    // Prepared before it is shared: published first, every /ports request arriving while
+    // this one renders would wait on the rendering; this way they keep answering from the
+    // old list.
+    list->prepare(previous.get());
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ports_loading_ = false;
+    ports_loaded_.notify_all();
+    throw;
+  }
+  int64_t took = api_port_list_detail::steady_us() - t0;
+  std::shared_ptr<const PortList> replaced;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ports_loading_ = false;
+    ports_ttl_us_ = options_.ports_cache_us <= 0 ? 0 : std::max(options_.ports_cache_us, 5 * took);
+    if (generation == ports_generation_) {  // not if invalidated meanwhile
+      replaced = std::move(ports_);
+      ports_ = list;
+    }
+    ports_loaded_.notify_all();
+  }
+  // Freeing 200,000 ports takes tens of milliseconds: never while holding the mutex.
+  previous.reset();
+  replaced.reset();
+  return list;
+}
+
+std::shared_ptr<const PortList> ApiCore::port_list(Call& c) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (ports_) {
+      bool fresh = c.now_us >= ports_->loaded_us && c.now_us - ports_->loaded_us < ports_ttl_us_;
+      if (fresh || ports_loading_) return ports_;
+      if (options_.ports_cache_us <= 0) break;  // never reused: load it now
+      // Stale: answer from it while a background thread reloads it.
+      ports_loading_ = true;
+      if (reloader_.joinable()) reloader_.join();  // the last reload, finished
+      reloader_ = std::thread([this, generation = ports_generation_, previous = ports_]() mutable {
+        // On failure the old list is kept; the next request after its time to live retries.
+        std::optional<StorePool::Lease> lease;
+        try {
+          lease.emplace(stores_.acquire());
+        } catch (const std::exception&) {
+          std::lock_guard<std::mutex> done(mutex_);
+          ports_loading_ = false;
+          ports_loaded_.notify_all();
+          return;
+        }
+        try {  // load_ports clears ports_loading_ whatever happens
+          load_ports(**lease, generation, std::move(previous));
+        } catch (const store::StoreError&) {
+          lease->discard();
+        } catch (const std::exception&) {
+        }
+      });
+      return ports_;
+    }
+    if (!ports_loading_) break;
+    ports_loaded_.wait(lock);  // the first list (or the one after a port action) is coming
+  }
+  ports_loading_ = true;
+  uint64_t generation = ports_generation_;
+  std::shared_ptr<const PortList> previous = ports_;
+  lock.unlock();
+  store::Store* st = nullptr;
+  try {
+    st = &c.store(stores_);
+  } catch (...) {
+    lock.lock();
+    ports_loading_ = false;
+    ports_loaded_.notify_all();
+    throw;
+  }
+  return load_ports(*st, generation, std::move(previous));
+}
+
+}  // namespace ibw::web
