@@ -2,7 +2,7 @@
 // A YAML plan is read as a stream of parser events that PlanYamlBuilder turns into PlannedLinks,
 // one cable at a time, with the plan's diagnostics. Two front ends feed it the same events:
 //  - scan_plan_yaml_block (plan_yaml_block.cpp): a scanner for the plain block-style YAML that
-//    plans are written in (and ibw-labgen writes), ~20x faster than yaml-cpp; it gives up
+//    plans are written in (and ibw-labgen writes), >20x faster than yaml-cpp; it gives up
 //    (returns false) on anything else: flow style, anchors, tags, multi-line scalars, escapes;
 //  - yaml-cpp's event parser (plan_yaml.cpp), which reads all of YAML.
 // parse_plan_yaml tries the first and falls back to the second from scratch.
