@@ -1,6 +1,7 @@
 // Format detection and the cross-row checks shared by every plan format.
 #include <unordered_map>
 
+#include "fabric/diagnostics.h"
 #include "fabric/flat_map.h"
 #include "fabric/model.h"
 #include "fabric/plan.h"
@@ -55,7 +56,8 @@ Plan parse_plan(std::string_view data, const std::string& file) {
 }
 
 Plan load_plan(const std::string& path) {
-  return parse_plan(read_file(path), path);
+  FileText text(path);  // mapped: a 42 MB plan is neither zero-filled nor copied
+  return parse_plan(text.text(), path);
 }
 
 std::unordered_map<uint64_t, std::string> planned_cables(const Fabric& fab, const Plan& plan) {
