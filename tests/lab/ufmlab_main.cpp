@@ -21,6 +21,7 @@
 #include <iostream>
 #include <mutex>
 #include <thread>
+#include <utility>  // before Boost.Asio: its awaitable.hpp uses std::exchange without it
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
