@@ -39,7 +39,7 @@ using tcp = net::ip::tcp;
 
 std::mutex g_model_mutex;
 volatile std::sig_atomic_t g_stop = 0;
-extern "C" void on_signal(int) {
+extern "C" void ufmlab_on_signal(int) {
   g_stop = 1;
 }
 
@@ -211,8 +211,8 @@ int main(int argc, char** argv) {
               << (tele ? ", telemetry also on :" + std::to_string(tele->local_endpoint().port())
                        : std::string())
               << ", files in " << dir.string() << std::endl;
-    std::signal(SIGTERM, on_signal);
-    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, ufmlab_on_signal);
+    std::signal(SIGINT, ufmlab_on_signal);
     std::signal(SIGPIPE, SIG_IGN);
     std::thread(accept_loop, std::ref(*rest), std::ref(model)).detach();
     if (tele) std::thread(accept_loop, std::ref(*tele), std::ref(model)).detach();
