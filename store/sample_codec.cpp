@@ -114,7 +114,7 @@ void put_column(std::string& out, const std::vector<uint64_t>& v) {
     d[i] = zigzag(diff(v[i], v[i - 1]));
     dmax |= d[i];
     if (i >= 2) {
-      dd[i] = zigzag(diff(v[i], v[i - 1]) - diff(v[i - 1], v[i - 2]));
+      dd[i] = zigzag(diff(v[i] - v[i - 1], v[i - 1] - v[i - 2]));  // wraps, like diff
       ddmax |= dd[i];
     }
   }
@@ -155,7 +155,7 @@ void get_column(Reader& r, size_t n, std::vector<uint64_t>& v) {
   v.push_back(v[0] + static_cast<uint64_t>(d));
   r.packed(n - 2, v);
   for (size_t i = 2; i < n; ++i) {
-    d += unzigzag(v[i]);
+    d = diff(static_cast<uint64_t>(d) + static_cast<uint64_t>(unzigzag(v[i])), 0);  // wraps
     v[i] = v[i - 1] + static_cast<uint64_t>(d);
   }
 }
