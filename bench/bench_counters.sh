@@ -29,6 +29,7 @@ sweep=$build/bench/ibw-bench-counter_sweep
 gen=$build/tests/lab/ibw-labgen
 work=$(mktemp -d /tmp/ibwarden-bench-counters.XXXXXX)
 source scripts/lib/simlab.sh
+source scripts/lib/bench.sh  # bench_result; its ratio() is replaced by this script's below
 trap 'sim_stop || true; rm -rf "$work"' EXIT
 
 # timed OUTVAR CMD...: wall time of one run of CMD in seconds (bash's clock); keeps the
@@ -94,6 +95,14 @@ cached_table() {
     "$(ratio "$base" "$warm") over ibqueryerrors"
   row "ibw-bench-counter_sweep --cache CACHE (process, 1 sweep)" "$t_cache" \
     "$(ratio "$base" "$t_cache") over ibqueryerrors"
+  [[ ${1:-} == goals ]] || return 0
+  local cold_x warm_x
+  cold_x=$(awk -v a="$base" -v b="$cold" 'BEGIN{ printf "%.1f", a / (b > 0 ? b : 0.0001) }')
+  warm_x=$(awk -v a="$base" -v b="$warm" 'BEGIN{ printf "%.1f", a / (b > 0 ? b : 0.0001) }')
+  bench_result "counter sweep, ibsim $targets ports, cold (first sweep)" "$cold s" \
+    "ibqueryerrors --load-cache: $base s" "${cold_x}x faster (goal >= 5x)" "$(met ge "$cold_x" 5)"
+  bench_result "counter sweep, ibsim $targets ports, warm" "$warm s" \
+    "ibqueryerrors --load-cache: $base s" "${warm_x}x faster (goal >= 10x)" "$(met ge "$warm_x" 10)"
 }
 
 leaves=32 spines=16 hosts=32
@@ -125,7 +134,7 @@ echo "ports with a peer: $targets, answered: $samples; MADs per cold sweep: $(fi
 
 echo
 echo "### Cached topology, clean fabric (wall seconds)"
-cached_table
+cached_table goals
 
 echo
 echo "### Discovery + sweep, clean fabric (wall seconds)"

@@ -65,7 +65,8 @@ printf '%-52s %8s %10s %s\n' "ibwarden localize, two cursed links" $res_t "$(mib
 printf '%-52s %8s %10s %s\n' "ibwarden localize, noise only" $clean_t "$(mib $clean_m)" \
   "$(verdict $clean_t $clean_m) (runs $clean_lo-$clean_hi s)"
 
-python3 - "$work/cursed.json" "$work/clean.json" "$down" "$core" <<'PY'
+named=1
+python3 - "$work/cursed.json" "$work/clean.json" "$down" "$core" <<'PY' || named=0
 import json, sys
 cursed, clean = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 ok = True
@@ -84,3 +85,7 @@ print(f'{"✅" if extra <= 0 else "❌"} other suspects with the faults: {max(ex
 print(f'{"✅" if not clean["suspects"] else "❌"} suspects on the clean fabric: {len(clean["suspects"])}')
 sys.exit(0 if ok and extra <= 0 and not clean["suspects"] else 1)
 PY
+within=$(awk -v t="$res_t" -v m="$res_m" 'BEGIN{ print (t <= 2 && m <= 1048576) ? 1 : 0 }')
+bench_result "localize, $count observations, k=$k ($hosts endpoints)" \
+  "$res_t s, $(mib $res_m)$( ((named)) || echo ', faults NOT named')" "goal <= 2 s, <= 1 GiB" \
+  "$(awk -v t="$res_t" 'BEGIN{ printf "%.0f%% of goal", t / 2 * 100 }')" $((within && named))
