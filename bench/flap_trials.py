@@ -86,13 +86,32 @@ def main():
         t0 = time.monotonic()
         send(f'Unlink "{leaf}"[{port}]')
         api.wait_for("events", link("link_down"), f"link_down of {leaf}/{port}")
-        send(f'ReLink "{leaf}"[{port}]')
-        api.wait_for("decisions", lambda d: (
-            d.get("status") == "executed" and d.get("rule") == "link_flap"
-            and ((d.get("node") == leaf and d.get("port") == port)
-                 or (d.get("peer_node") == leaf and d.get("peer_port") == port))),
-            f"executed link_flap disable of {leaf}/{port}")
-        print(f"trial {i + 1} {leaf}/{port} {time.monotonic() - t0:.3f}", flush=True)
+
+        def flap_decision(d):
+            return d.get("rule") == "link_flap" and (
+                (d.get("node") == leaf and d.get("port") == port)
+                or (d.get("peer_node") == leaf and d.get("peer_port") == port))
+
+        # The disable may already be under way (the 5th down completes 5 cycles): then the
+        # cable stays out, since ibsim's ReLink would re-enable a just-disabled port.
+        body = api.get(f"/decisions?since=0&limit=10000&after_id={api.cursor['decisions']}")
+        if not any(flap_decision(d) for d in body.get("decisions", [])):
+            send(f'ReLink "{leaf}"[{port}]')
+        seen = {}
+
+        def done(d):
+            if flap_decision(d) and d.get("status") in ("executed", "failed"):
+                seen["status"] = d["status"]
+                return True
+            return False
+
+        api.wait_for("decisions", done, f"link_flap disable of {leaf}/{port}")
+        elapsed = time.monotonic() - t0
+        if seen["status"] != "executed":  # ReLink raced the Set: ibsim re-enabled the port
+            print(f"lost {i + 1} {leaf}/{port} {elapsed:.3f} (disable read back up: ibsim "
+                  "re-linked the port between the Set and its read-back)", flush=True)
+            continue
+        print(f"trial {i + 1} {leaf}/{port} {elapsed:.3f}", flush=True)
         api.skip_to_end("events")
 
 
