@@ -2,12 +2,18 @@
 // field. Runs the real binary; the fabric comes from ibw-labgen's ibnetdiscover writer.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -127,4 +133,58 @@ TEST_CASE("cli: formats and --output on a generated 3-tier fabric", "[cli]") {
   CHECK(report["summary"]["ok"] == 162 - 4);
   CHECK(report["findings"].size() == 3);
   std::filesystem::remove_all(d);
+}
+
+namespace {
+
+// GLIBC_TUNABLES of `ibwarden audit` while it waits to open a plan that is a FIFO, as seen in
+// /proc/PID/environ; `env` holds what the binary is started with (VAR=value pairs).
+std::string tunables_seen(const std::vector<std::string>& env) {
+  std::string d = tmpdir("tunables");
+  std::string fifo = d + "/plan.csv";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  std::ofstream(d + "/topo.txt") << "Switch\t4 \"leaf001\"\n";
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::vector<std::string> parts = {"env", "-u", "GLIBC_TUNABLES", "-u", "IBW_MALLOC_TUNING"};
+    parts.insert(parts.end(), env.begin(), env.end());
+    for (std::string a : {kBin, std::string("audit"), std::string("--plan"), fifo,
+                          std::string("--topology"), d + "/topo.txt"})
+      parts.push_back(a);
+    std::vector<char*> argv;
+    for (auto& p : parts) argv.push_back(p.data());
+    argv.push_back(nullptr);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 2);
+    execvp("env", argv.data());
+    _exit(127);
+  }
+  int w = open(fifo.c_str(), O_WRONLY);  // returns once ibwarden opened the plan for reading
+  std::string environ;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  environ.assign(std::istreambuf_iterator<char>(in), {});
+  close(w);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CHECK(WIFEXITED(st));
+  std::filesystem::remove_all(d);
+  std::string key = std::string("GLIBC_TUNABLES=");
+  auto at = environ.find(key);
+  if (at == std::string::npos) return "(unset)";
+  return environ.substr(at + key.size(), environ.find('\0', at) - at - key.size());
+}
+
+}  // namespace
+
+TEST_CASE("cli: ibwarden re-executes itself once with the allocator tunables", "[cli]") {
+  std::string tuned = tunables_seen({});
+#if defined(IBW_SANITIZED)
+  CHECK(tuned == "(unset)");  // the sanitizer's allocator replaces glibc's
+#else
+  // glibc shortens the variable in the environment it parsed; the first tunable remains.
+  CHECK(tuned.find("glibc.malloc.hugetlb=1") != std::string::npos);
+  CHECK(tunables_seen({"IBW_MALLOC_TUNING=off"}) == "(unset)");
+  CHECK(tunables_seen({"GLIBC_TUNABLES=glibc.malloc.top_pad=0"}) == "glibc.malloc.top_pad=0");
+#endif
 }
