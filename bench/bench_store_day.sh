@@ -10,6 +10,10 @@
 # write time per scrape, compaction time, and the bench's own run time.
 # Usage: bench/bench_store_day.sh [--quick]   (--quick: 20,000 ports for 3 hours)
 # PORTS=N HOURS=H override the size; DATA=1 adds the IBA data counters (MAD poller).
+# STORE_DB=FILE keeps the store at FILE (and the writer's report at FILE.json) instead of a temp
+# dir; when both exist already the day is not written again and only the figures are taken
+# (the full day takes about half an hour: it can be written ahead, e.g. while the machine is
+# busy, and the query timed on a quiet one).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -28,15 +32,24 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ibwarden-bench-store.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 source scripts/lib/bench.sh
 
-db=$work/store.db
+db=${STORE_DB:-$work/store.db}
+report=${STORE_DB:+$STORE_DB.json}
+report=${report:-$work/day.json}
 extra=()
 [[ ${DATA:-0} == 1 ]] && extra+=(--data)
-t0=$EPOCHREALTIME
-"$bench" --db "$db" --ports "$ports" --hours "$hours" "${extra[@]}" >"$work/day.json" \
-  2>"$work/day.log"
-write_wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.0f", b - a }')
-cat "$work/day.json"
-json() { sed -E "s/.*\"$1\":([0-9.]+).*/\\1/" "$work/day.json"; }
+if [[ -n ${STORE_DB:-} && -s $db && -s $report ]]; then
+  write_wall=$(sed -n 's/.*"bench_wall_s":\([0-9]*\).*/\1/p' "$report")
+  echo "reusing the store written earlier: $db ($(date -r "$report" '+%F %T'))"
+else
+  rm -f "$db" "$db-wal" "$db-shm" "$report"
+  t0=$EPOCHREALTIME
+  "$bench" --db "$db" --ports "$ports" --hours "$hours" "${extra[@]}" >"$report.tmp" \
+    2>"$work/day.log"
+  write_wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.0f", b - a }')
+  sed -E "s/\}\s*$/,\"bench_wall_s\":$write_wall}/" "$report.tmp" >"$report" && rm "$report.tmp"
+fi
+cat "$report"
+json() { sed -E "s/.*\"$1\":([0-9.]+).*/\\1/" "$report"; }
 
 bytes=0
 for f in "$db" "$db-wal"; do
@@ -55,14 +68,18 @@ store:
 rules:
   file: null
 EOF
-best_of 5 ours "$ibwarden" events --config "$work/ibwarden.yaml" --since 1h --format json
-shown=$("$ibwarden" events --config "$work/ibwarden.yaml" --since 1h --format json |
+# The last hour of the simulated day (which ends when the writer started): an absolute
+# --since, so that a store written earlier (STORE_DB) is asked the same question.
+end_us=$(json end_us)
+since_us=$((end_us - 3600 * 1000000))
+since=$(date -u -d "@$((since_us / 1000000))" +%Y-%m-%dT%H:%M:%SZ)
+best_of 5 ours "$ibwarden" events --config "$work/ibwarden.yaml" --since "$since" --format json
+shown=$("$ibwarden" events --config "$work/ibwarden.yaml" --since "$since" --format json |
   grep -c '"kind"' || true)
-since_us=$(($(date +%s%6N) - 3600 * 1000000))
 best_of 5 stock sqlite3 "$db" "SELECT count(*) FROM events WHERE time_us >= $since_us"
 # CPU of one run (user + sys): on a busy shared machine the wall time above is mostly waiting.
 /usr/bin/time -f '%U %S' -o "$work/cpu" "$ibwarden" events --config "$work/ibwarden.yaml" \
-  --since 1h --format json >/dev/null
+  --since "$since" --format json >/dev/null
 cpu_ms=$(awk '{ printf "%.0f", ($1 + $2) * 1000 }' "$work/cpu")
 ours_ms=$(awk -v t="${ours% *}" 'BEGIN{ printf "%.0f", t * 1000 }')
 stock_ms=$(awk -v t="${stock% *}" 'BEGIN{ printf "%.0f", t * 1000 }')

@@ -273,8 +273,10 @@ int main(int argc, char** argv) {
   std::sort(sorted.begin(), sorted.end());
   std::printf("{\"ports\":%zu,\"scrapes\":%" PRId64
               ",\"samples\":%zu,\"events\":%zu,\"write_s\":%.3f,\"write_median_s\":%.4f,"
-              "\"write_max_s\":%.4f,\"compact_s\":%.3f,\"total_s\":%.3f,\"samples_per_s\":%.0f}\n",
+              "\"write_max_s\":%.4f,\"compact_s\":%.3f,\"total_s\":%.3f,\"samples_per_s\":%.0f,"
+              "\"end_us\":%" PRId64 "}\n",
               a.ports, scrapes, samples, events, write_total, sorted[sorted.size() / 2],
-              sorted.back(), compact_s, total_s, static_cast<double>(samples) / write_total);
+              sorted.back(), compact_s, total_s, static_cast<double>(samples) / write_total,
+              now_us);
   return 0;
 }

@@ -12,6 +12,8 @@ const char* const kMallocTunables =
     "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:"
     "glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=268435456";
 
+const char* const kTunedCommands[] = {"run", "audit", "replay", "localize", "probe", "route"};
+
 std::optional<std::string> tuned_glibc_tunables(const char* current, const char* switch_value) {
   if (switch_value && std::string_view(switch_value) == "off") return std::nullopt;
   if (!current || !*current) return std::string(kMallocTunables);
@@ -32,9 +34,17 @@ bool malloc_replaced() {
 
 }  // namespace
 
+bool heavy_command(char** argv) {
+  for (char** a = argv + 1; *a; ++a)
+    for (const char* c : kTunedCommands)
+      if (std::strcmp(*a, c) == 0) return true;
+  return false;
+}
+
 void tune_allocator(char** argv) {
-  if (malloc_replaced()) return;
-  auto value = tuned_glibc_tunables(std::getenv("GLIBC_TUNABLES"), std::getenv("IBW_MALLOC_TUNING"));
+  if (malloc_replaced() || !heavy_command(argv)) return;
+  auto value =
+      tuned_glibc_tunables(std::getenv("GLIBC_TUNABLES"), std::getenv("IBW_MALLOC_TUNING"));
   if (!value) return;
   std::string previous = std::getenv("GLIBC_TUNABLES") ? std::getenv("GLIBC_TUNABLES") : "";
   bool had_previous = std::getenv("GLIBC_TUNABLES") != nullptr;

@@ -4,7 +4,10 @@
 //   GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (transparent huge pages for the heap, where the
 //   kernel's THP mode is "madvise"), top_pad 64 MiB, trim_threshold and mmap_threshold
 //   256 MiB,
-// set by re-executing itself once at start (glibc reads tunables only at process start).
+// set by re-executing itself once at start (glibc reads tunables only at process start), for
+// the commands that load a whole fabric or run for long (kTunedCommands: run, audit, replay,
+// localize, probe, route); the quick queries (events, ports...) would only pay a second
+// start-up.
 // An operator's own glibc.malloc.* tunables are kept as they are; IBW_MALLOC_TUNING=off turns
 // the re-exec off (as do sanitizer builds and valgrind, which replace malloc).
 #pragma once
@@ -16,14 +19,18 @@ namespace ibw::cli {
 
 // The tunables ibwarden adds (colon-separated, GLIBC_TUNABLES syntax).
 extern const char* const kMallocTunables;
+extern const char* const kTunedCommands[6];
+
+// Whether argv (null-terminated, argv[0] the program) names one of kTunedCommands.
+bool heavy_command(char** argv);
 
 // The GLIBC_TUNABLES value to run with, given the current one (nullptr when unset) and
 // IBW_MALLOC_TUNING (nullptr when unset): nullopt when nothing is to change (tuning off, or
 // glibc.malloc.* already chosen, which includes a process this already re-executed).
 std::optional<std::string> tuned_glibc_tunables(const char* current, const char* switch_value);
 
-// Re-executes this binary (the file /proc/self/exe names) with argv and the tuned GLIBC_TUNABLES when
-// tuned_glibc_tunables asks for it. Returns (and the process goes on untuned) when it is not
+// Re-executes this binary (the file /proc/self/exe names) with argv and the tuned GLIBC_TUNABLES
+// when tuned_glibc_tunables asks for it. Returns (and the process goes on untuned) when it is not
 // needed or exec fails.
 void tune_allocator(char** argv);
 

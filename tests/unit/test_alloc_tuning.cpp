@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "cli/alloc_tuning.h"
 
@@ -25,4 +26,19 @@ TEST_CASE("alloc tuning: the operator's choices and the off switch are kept", "[
   auto other = tuned_glibc_tunables("glibc.pthread.rseq=0", nullptr);
   REQUIRE(other);
   CHECK(*other == std::string("glibc.pthread.rseq=0:") + kMallocTunables);
+}
+
+TEST_CASE("alloc tuning: only the commands that load a whole fabric re-execute", "[cli]") {
+  auto heavy = [](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    return ibw::cli::heavy_command(argv.data());
+  };
+  CHECK(heavy({"ibwarden", "audit", "--plan", "p.csv"}));
+  CHECK(heavy({"ibwarden", "run", "--config", "x.yaml"}));
+  CHECK(heavy({"ibwarden", "localize", "--help"}));
+  CHECK_FALSE(heavy({"ibwarden", "events", "--since", "1h"}));
+  CHECK_FALSE(heavy({"ibwarden", "ports"}));
+  CHECK_FALSE(heavy({"ibwarden"}));
 }
