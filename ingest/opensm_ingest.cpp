@@ -54,10 +54,11 @@ void add_kept_line(std::string_view line, const TailCursor& after, const OsmLogC
 // those it keeps. Only kept lines get their cursor.
 class ChunkReader {
  public:
-  ChunkReader(const OsmLogContext& ctx, OsmTrapRule rule, OsmBatch& batch)
-      : ctx_(ctx), rule_(rule), batch_(batch) {}
+  ChunkReader(const OsmLogContext& ctx, OsmTrapRule rule, size_t max_lines, OsmBatch& batch)
+      : ctx_(ctx), rule_(rule), max_lines_(max_lines), batch_(batch) {}
 
   void operator()(std::string_view text, size_t lines, const TailCursor& start) {
+    const size_t left = max_lines_ > batch_.lines ? max_lines_ - batch_.lines : lines;
     batch_.lines += lines;
     const char* const base = text.data();
     const char* const end = base + text.size();
@@ -69,9 +70,15 @@ class ChunkReader {
         kept_.push_back({static_cast<size_t>(p - base), static_cast<size_t>(line_end - p)});
       p = line_end + 1;
     }
-    auto& events = batch_.events;  // room for every kept line; grown geometrically
+    // Room for every kept line. A large run means a backlog (more runs follow in this poll):
+    // room for the rest of the poll at this run's rate, so that the vector of a big poll is
+    // allocated once rather than regrown (each regrowth of megabytes is fresh pages to fault).
+    auto& events = batch_.events;
+    size_t want = events.size() + kept_.size();
+    if (text.size() >= kBacklogRun && lines > 0)
+      want = events.size() + (kept_.size() * left + lines - 1) / lines;
     if (events.capacity() < events.size() + kept_.size())
-      events.reserve(std::max(events.size() + kept_.size(), 2 * events.capacity()));
+      events.reserve(std::max(want, 2 * events.capacity()));
     TailCursor after = start;
     for (const auto& [at, len] : kept_) {
       after.offset = start.offset + at + len + (at + len < text.size() ? 1 : 0);
@@ -82,8 +89,11 @@ class ChunkReader {
   }
 
  private:
+  static constexpr size_t kBacklogRun = 128 * 1024;  // bytes; FileTailer reads 256 KiB
+
   const OsmLogContext& ctx_;
   OsmTrapRule rule_;
+  size_t max_lines_;
   OsmBatch& batch_;
   DedupKeys keys_;
   std::vector<std::pair<size_t, size_t>> kept_;  // (offset in the run, length) of kept lines
@@ -103,7 +113,7 @@ void add_opensm_line(std::string_view line, const TailCursor& after, const OsmLo
 OsmBatch read_opensm_log(FileTailer& tailer, const OsmLogContext& ctx, size_t max_lines,
                          OsmTrapRule rule) {
   OsmBatch batch;
-  osm_ingest_detail::ChunkReader reader(ctx, rule, batch);
+  osm_ingest_detail::ChunkReader reader(ctx, rule, max_lines, batch);
   tailer.poll_chunks(max_lines, [&reader](std::string_view text, size_t lines,
                                           const TailCursor& start) { reader(text, lines, start); });
   return batch;
