@@ -13,6 +13,8 @@
 #include <deque>
 #include <utility>
 
+#include "ingest/line_scan.h"
+
 namespace ibw::ingest {
 namespace file_tailer_detail {
 
@@ -144,16 +146,18 @@ std::optional<TailCursor> TailCursor::parse(const std::string& text) {
 }
 
 struct FileTailer::Impl {
-  // One open file. buf[head, end) holds the bytes [offset, read_off) of the file that were read
-  // but not delivered yet: the start of a line whose newline has not arrived.
+  // One open file. buf[head, fill) holds the bytes [offset, read_off) of the file that were
+  // read but not delivered yet: the start of a line whose newline has not arrived. buf is
+  // sized once and reused (bytes past fill are stale), so reads do not zero-fill it.
   struct Source {
     int fd = -1;  // -1: the remnant of a truncated file; only its buffered bytes are left
     uint64_t dev = 0, ino = 0;
     uint64_t offset = 0, read_off = 0;
     uint64_t fingerprint = 0;
     std::string buf;
-    size_t head = 0;
+    size_t head = 0, fill = 0;
     TailCursor cursor() const { return {dev, ino, offset, fingerprint}; }
+    std::string_view held() const { return {buf.data() + head, fill - head}; }
   };
 
   std::string path;
@@ -209,11 +213,11 @@ struct FileTailer::Impl {
   // read nothing to compare with.
   static std::optional<bool> starts_like(int fd, const Source& s) {
     if (s.fingerprint != 0) return file_tailer_detail::first_line_hash(fd) == s.fingerprint;
-    size_t held = s.buf.size() - s.head;
+    size_t held = s.fill - s.head;
     if (s.offset != 0 || held == 0) return std::nullopt;
     std::string head(held, '\0');
     if (pread(fd, head.data(), held, 0) != static_cast<ssize_t>(held)) return false;
-    return s.buf.compare(s.head, held, head) == 0;
+    return s.held() == head;
   }
 
   // Queues, oldest first, the siblings rotated away after `left` that were never read.
@@ -317,12 +321,12 @@ struct FileTailer::Impl {
       rest.offset = live.offset;
       rest.read_off = live.read_off;
       rest.fingerprint = live.fingerprint;
-      rest.buf = live.buf.substr(live.head);
+      rest.buf = live.held();
+      rest.fill = rest.buf.size();
       queue.push_back(std::move(rest));
     }
     live.offset = live.read_off = 0;
-    live.buf.clear();
-    live.head = 0;
+    live.head = live.fill = 0;
     live.fingerprint = file_tailer_detail::first_line_hash(live.fd);
     queue.push_back(std::move(live));
   }
@@ -360,34 +364,43 @@ struct FileTailer::Impl {
     if (auto s = open_at(path, 0)) queue.push_back(std::move(*s));
   }
 
-  // Delivers s's complete lines (at most max_lines, counted in n); returns true once s is read
-  // to its end.
-  bool drain(Source& s, const LineVisitor& visit, size_t& n, size_t max_lines) {
+  // Delivers s's complete lines (at most max_lines, counted in n) in runs, as they are read;
+  // returns true once s is read to its end.
+  bool drain(Source& s, const ChunkVisitor& visit, size_t& n, size_t max_lines) {
     for (;;) {
-      while (n < max_lines) {
-        const char* begin = s.buf.data() + s.head;
-        const void* nl = std::memchr(begin, '\n', s.buf.size() - s.head);
-        if (!nl) break;
-        size_t len = static_cast<size_t>(static_cast<const char*>(nl) - begin);
-        s.offset += len + 1;
-        s.head += len + 1;
-        ++n;
-        visit(std::string_view(begin, len), s.cursor());
+      const char* begin = s.buf.data() + s.head;
+      const size_t held = s.fill - s.head;
+      const void* nl = n < max_lines && held > 0 ? memrchr(begin, '\n', held) : nullptr;
+      if (nl) {
+        size_t len = static_cast<size_t>(static_cast<const char*>(nl) - begin) + 1;
+        size_t lines = count_newlines(begin, len);
+        if (lines > max_lines - n) {  // cut after the line that reaches max_lines
+          lines = max_lines - n;
+          len = end_of_lines(begin, len, lines);
+        }
+        const TailCursor start = s.cursor();
+        s.offset += len;
+        s.head += len;
+        n += lines;
+        visit(std::string_view(begin, len), lines, start);
       }
       if (n >= max_lines) return false;
       if (s.fd < 0) return true;
-      s.buf.erase(0, s.head);
-      s.head = 0;
-      size_t had = s.buf.size();
-      s.buf.resize(had + file_tailer_detail::kReadChunk);
-      ssize_t got = pread(s.fd, s.buf.data() + had, file_tailer_detail::kReadChunk,
+      if (s.head > 0) {  // keep the held partial line at the front
+        std::memmove(s.buf.data(), s.buf.data() + s.head, s.fill - s.head);
+        s.fill -= s.head;
+        s.head = 0;
+      }
+      if (s.buf.size() < s.fill + file_tailer_detail::kReadChunk)
+        s.buf.resize(s.fill + file_tailer_detail::kReadChunk);  // zero-fills only when it grows
+      ssize_t got = pread(s.fd, s.buf.data() + s.fill, file_tailer_detail::kReadChunk,
                           static_cast<off_t>(s.read_off));
-      s.buf.resize(had + static_cast<size_t>(std::max<ssize_t>(got, 0)));
       if (got < 0) {
         error = "cannot read " + path + ": " + std::strerror(errno);
         return false;
       }
       if (got == 0) return true;
+      s.fill += static_cast<size_t>(got);
       s.read_off += static_cast<uint64_t>(got);
       if (s.fingerprint == 0) s.fingerprint = file_tailer_detail::first_line_hash(s.fd);
     }
@@ -416,6 +429,19 @@ std::vector<TailLine> FileTailer::poll(size_t max_lines) {
 }
 
 size_t FileTailer::poll_each(size_t max_lines, const LineVisitor& visit) {
+  return poll_chunks(max_lines, [&visit](std::string_view text, size_t, TailCursor after) {
+    while (!text.empty()) {
+      const void* nl = std::memchr(text.data(), '\n', text.size());
+      const size_t len =
+          nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
+      after.offset += len + (nl ? 1 : 0);
+      visit(text.substr(0, len), after);
+      text.remove_prefix(std::min(text.size(), len + 1));
+    }
+  });
+}
+
+size_t FileTailer::poll_chunks(size_t max_lines, const ChunkVisitor& visit) {
   size_t n = 0;
   if (max_lines == 0) return n;
   Impl& m = *impl_;
@@ -424,12 +450,13 @@ size_t FileTailer::poll_each(size_t max_lines, const LineVisitor& visit) {
     Impl::Source& s = m.queue.front();
     if (!m.drain(s, visit, n, max_lines) || m.queue.size() == 1) break;
     // s is read to its end and a newer file follows: deliver s's partial last line, move on.
-    if (s.head < s.buf.size()) {
-      std::string_view text = std::string_view(s.buf).substr(s.head);
+    if (s.head < s.fill) {
+      const TailCursor start = s.cursor();
+      std::string_view text = s.held();
       s.offset += text.size();
-      s.head = s.buf.size();
+      s.head = s.fill;
       ++n;
-      visit(text, s.cursor());
+      visit(text, 1, start);
     }
     if (s.fd >= 0) {
       m.mark_seen(s.dev, s.ino, s.fingerprint);

@@ -71,6 +71,15 @@ class FileTailer {
   // valid only during the call. Returns the number of lines visited.
   using LineVisitor = std::function<void(std::string_view text, const TailCursor& after)>;
   size_t poll_each(size_t max_lines, const LineVisitor& visit);
+  // The same lines again, in runs as they sit in the read buffer, for callers that scan many
+  // lines at once: calls visit(text, lines, start) where text is `lines` consecutive lines,
+  // each with its "\n" (except a partial last line delivered when the tailer moves on from a
+  // rotated or truncated file: it comes alone, lines = 1, without "\n"), and start is the
+  // cursor before the first of them (after each line: start.offset + its end, with the
+  // "\n"). text is valid only during the call. Returns the number of lines visited.
+  using ChunkVisitor =
+      std::function<void(std::string_view text, size_t lines, const TailCursor& start)>;
+  size_t poll_chunks(size_t max_lines, const ChunkVisitor& visit);
   const std::string& path() const { return path_; }
   // Where the next delivered line starts (after the constructor: the resume or start
   // position); nullopt while no file has been opened.

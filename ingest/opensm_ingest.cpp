@@ -1,7 +1,10 @@
 #include "ingest/opensm_ingest.h"
 
 #include <charconv>
+#include <cstring>
 #include <string>
+
+#include "ingest/line_scan.h"
 
 namespace ibw::ingest {
 namespace osm_ingest_detail {
@@ -10,19 +13,18 @@ namespace osm_ingest_detail {
 // are those of the previous line but after a rotation, so only the offset is formatted anew.
 class DedupKeys {
  public:
-  std::string operator()(const TailCursor& after) {
+  void assign(const TailCursor& after, std::string& key) {
     if (after.dev != file_.dev || after.inode != file_.inode ||
         after.fingerprint != file_.fingerprint || head_.empty()) {
       file_ = after;
       head_ = "opensm:" + std::to_string(after.dev) + ":" + std::to_string(after.inode) + ":";
       tail_ = ":" + std::to_string(after.fingerprint);
     }
-    char offset[24];
-    char* end = std::to_chars(offset, offset + sizeof offset, after.offset).ptr;
-    std::string key;
-    key.reserve(head_.size() + static_cast<size_t>(end - offset) + tail_.size());
-    key.append(head_).append(offset, end).append(tail_);
-    return key;
+    char text[128];  // head_ and tail_ hold at most 3 numbers of 20 digits
+    std::memcpy(text, head_.data(), head_.size());
+    char* end = std::to_chars(text + head_.size(), text + sizeof text, after.offset).ptr;
+    std::memcpy(end, tail_.data(), tail_.size());
+    key = std::string(text, static_cast<size_t>(end - text) + tail_.size());
   }
 
  private:
@@ -30,11 +32,9 @@ class DedupKeys {
   std::string head_, tail_;
 };
 
-void add_line(std::string_view line, const TailCursor& after, const OsmLogContext& ctx,
-              OsmTrapRule rule, DedupKeys& keys, OsmBatch& batch) {
-  ++batch.lines;
-  batch.cursor = after;
-  if (!opensm_line_of_interest(line)) return;
+// One line the prefilter kept (or any line, for add_opensm_line): parse, rediscovery, event.
+void add_kept_line(std::string_view line, const TailCursor& after, const OsmLogContext& ctx,
+                   OsmTrapRule rule, DedupKeys& keys, OsmBatch& batch) {
   auto rec = parse_opensm_line_view(line, ctx);
   if (!rec) return;
   bool link_change = (rec->kind == OsmRecordKind::trap && rec->trap_number == 128) ||
@@ -42,27 +42,80 @@ void add_line(std::string_view line, const TailCursor& after, const OsmLogContex
                       rec->text.find("Link state change") != std::string_view::npos);
   if (link_change && rec->lid) batch.link_change_lids.insert(rec->lid);
   if (link_change || rec->kind == OsmRecordKind::subnet_up) batch.rediscover = true;
-  auto ev = to_event(*rec, rule);
-  if (!ev) return;
-  ev->dedup_key = keys(after);
-  batch.events.push_back(std::move(*ev));
+  Event& ev = batch.events.emplace_back();  // filled in place: no Event is moved
+  if (!to_event(*rec, rule, ev)) {
+    batch.events.pop_back();
+    return;
+  }
+  keys.assign(after, ev.dedup_key);
 }
+
+// The lines of one run FileTailer::poll_chunks delivers: the prefilter on each, the rest on
+// those it keeps. Only kept lines get their cursor.
+class ChunkReader {
+ public:
+  ChunkReader(const OsmLogContext& ctx, OsmTrapRule rule, size_t max_lines, OsmBatch& batch)
+      : ctx_(ctx), rule_(rule), max_lines_(max_lines), batch_(batch) {}
+
+  void operator()(std::string_view text, size_t lines, const TailCursor& start) {
+    const size_t left = max_lines_ > batch_.lines ? max_lines_ - batch_.lines : lines;
+    batch_.lines += lines;
+    const char* const base = text.data();
+    const char* const end = base + text.size();
+    kept_.clear();
+    for (const char* p = base; p < end;) {
+      const char* nl = find_byte(p, end, '\n');
+      const char* line_end = nl ? nl : end;
+      if (opensm_line_of_interest(std::string_view(p, static_cast<size_t>(line_end - p))))
+        kept_.push_back({static_cast<size_t>(p - base), static_cast<size_t>(line_end - p)});
+      p = line_end + 1;
+    }
+    // Room for every kept line. A large run means a backlog (more runs follow in this poll):
+    // room for the rest of the poll at this run's rate, so that the vector of a big poll is
+    // allocated once rather than regrown (each regrowth of megabytes is fresh pages to fault).
+    auto& events = batch_.events;
+    size_t want = events.size() + kept_.size();
+    if (text.size() >= kBacklogRun && lines > 0)
+      want = events.size() + (kept_.size() * left + lines - 1) / lines;
+    if (events.capacity() < events.size() + kept_.size())
+      events.reserve(std::max(want, 2 * events.capacity()));
+    TailCursor after = start;
+    for (const auto& [at, len] : kept_) {
+      after.offset = start.offset + at + len + (at + len < text.size() ? 1 : 0);
+      add_kept_line(text.substr(at, len), after, ctx_, rule_, keys_, batch_);
+    }
+    after.offset = start.offset + text.size();
+    batch_.cursor = after;
+  }
+
+ private:
+  static constexpr size_t kBacklogRun = 128 * 1024;  // bytes; FileTailer reads 256 KiB
+
+  const OsmLogContext& ctx_;
+  OsmTrapRule rule_;
+  size_t max_lines_;
+  OsmBatch& batch_;
+  DedupKeys keys_;
+  std::vector<std::pair<size_t, size_t>> kept_;  // (offset in the run, length) of kept lines
+};
 
 }  // namespace osm_ingest_detail
 
 void add_opensm_line(std::string_view line, const TailCursor& after, const OsmLogContext& ctx,
                      OsmTrapRule rule, OsmBatch& batch) {
+  ++batch.lines;
+  batch.cursor = after;
+  if (!opensm_line_of_interest(line)) return;
   osm_ingest_detail::DedupKeys keys;
-  osm_ingest_detail::add_line(line, after, ctx, rule, keys, batch);
+  osm_ingest_detail::add_kept_line(line, after, ctx, rule, keys, batch);
 }
 
 OsmBatch read_opensm_log(FileTailer& tailer, const OsmLogContext& ctx, size_t max_lines,
                          OsmTrapRule rule) {
   OsmBatch batch;
-  osm_ingest_detail::DedupKeys keys;
-  tailer.poll_each(max_lines, [&](std::string_view line, const TailCursor& after) {
-    osm_ingest_detail::add_line(line, after, ctx, rule, keys, batch);
-  });
+  osm_ingest_detail::ChunkReader reader(ctx, rule, max_lines, batch);
+  tailer.poll_chunks(max_lines, [&reader](std::string_view text, size_t lines,
+                                          const TailCursor& start) { reader(text, lines, start); });
   return batch;
 }
 

@@ -7,6 +7,8 @@
 #include <climits>
 #include <cstring>
 
+#include "ingest/line_scan.h"
+
 namespace ibw::ingest {
 namespace osm_log_detail {
 
@@ -46,13 +48,27 @@ int64_t floor_div(int64_t a, int64_t b) {
 
 // 1-12 for the month abbreviation at p (3 readable bytes), else 0.
 [[gnu::always_inline]] inline int month_of(const char* p) {
-  static constexpr std::array<char, 36> kMonths = {
-      'J', 'a', 'n', 'F', 'e', 'b', 'M', 'a', 'r', 'A', 'p', 'r', 'M', 'a', 'y', 'J', 'u', 'n',
-      'J', 'u', 'l', 'A', 'u', 'g', 'S', 'e', 'p', 'O', 'c', 't', 'N', 'o', 'v', 'D', 'e', 'c'};
-  for (int m = 0; m < 12; ++m)
-    if (p[0] == kMonths[3 * m] && p[1] == kMonths[3 * m + 1] && p[2] == kMonths[3 * m + 2])
-      return m + 1;
-  return 0;
+  auto is = [p](const char(&m)[4]) { return p[0] == m[0] && p[1] == m[1] && p[2] == m[2]; };
+  switch (p[0]) {
+    case 'J':
+      return is("Jan") ? 1 : is("Jun") ? 6 : is("Jul") ? 7 : 0;
+    case 'F':
+      return is("Feb") ? 2 : 0;
+    case 'M':
+      return is("Mar") ? 3 : is("May") ? 5 : 0;
+    case 'A':
+      return is("Apr") ? 4 : is("Aug") ? 8 : 0;
+    case 'S':
+      return is("Sep") ? 9 : 0;
+    case 'O':
+      return is("Oct") ? 10 : 0;
+    case 'N':
+      return is("Nov") ? 11 : 0;
+    case 'D':
+      return is("Dec") ? 12 : 0;
+    default:
+      return 0;
+  }
 }
 
 // Value of the n decimal digits at p; -1 when one of them is not a digit.
@@ -88,23 +104,48 @@ bool take_number(std::string_view& s, T& out, int base = 10) {
   return true;
 }
 
+[[gnu::always_inline]] inline bool has_prefix(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
+}
+
 [[gnu::always_inline]] inline bool take(std::string_view& s, std::string_view prefix) {
-  if (!s.starts_with(prefix)) return false;
+  if (!has_prefix(s, prefix)) return false;
   s.remove_prefix(prefix.size());
   return true;
 }
 
+// s.find(key) (first occurrence), scanning for the byte key[pivot] (pick a rare one).
+[[gnu::always_inline]] inline size_t find_key(std::string_view s, std::string_view key,
+                                              size_t pivot = 0) {
+  if (s.size() < key.size()) return std::string_view::npos;
+  const char* end = s.data() + s.size() - (key.size() - 1 - pivot);
+  for (const char* q = s.data() + pivot; (q = find_byte(q, end, key[pivot])); ++q) {
+    const char* at = q - pivot;
+    if (std::memcmp(at, key.data(), key.size()) == 0) return static_cast<size_t>(at - s.data());
+  }
+  return std::string_view::npos;
+}
+
 // Number following the first occurrence of key in s (e.g. "num:" -> 128).
 template <typename T>
-bool number_after(std::string_view s, std::string_view key, T& out, int base = 10) {
-  size_t at = s.find(key);
+bool number_after(std::string_view s, std::string_view key, T& out, int base = 10,
+                  size_t pivot = 0) {
+  size_t at = find_key(s, key, pivot);
   if (at == std::string_view::npos) return false;
   s.remove_prefix(at + key.size());
   return take_number(s, out, base);
 }
 
+constexpr std::array<bool, 256> kHexChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[static_cast<size_t>(c)] =
+        (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
+  return t;
+}();
+
 [[gnu::always_inline]] inline bool is_hex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
+  return kHexChars[static_cast<unsigned char>(c)];
 }
 
 // Trap names as OpenSM prints them (ib_get_trap_str), for notices that only give the name.
@@ -153,7 +194,7 @@ uint64_t guid_of_gid(std::string_view gid) {
 // "Received Generic Notice type:1 num:128 (...) Producer:2 (Switch) from LID:3[ Port 5] TID:..."
 void parse_trap(std::string_view body, OsmRecordView& r) {
   number_after(body, "num:", r.trap_number);
-  size_t at = body.find(" from LID:");
+  size_t at = find_key(body, " from LID:", 1);
   if (at == std::string_view::npos) return;
   std::string_view rest = body.substr(at + 10);
   take_number(rest, r.lid);
@@ -164,8 +205,8 @@ void parse_trap(std::string_view body, OsmRecordView& r) {
 void parse_notice(std::string_view body, OsmRecordView& r) {
   if (take(body, "Reporting Generic Notice ")) {
     number_after(body, "num:", r.trap_number);
-    number_after(body, " from LID:", r.lid);
-    size_t at = body.find(" GID:");
+    number_after(body, " from LID:", r.lid, 10, 1);
+    size_t at = find_key(body, " GID:", 1);
     if (at != std::string_view::npos) r.guid = guid_of_gid(body.substr(at + 5));
     return;
   }
@@ -174,7 +215,7 @@ void parse_notice(std::string_view body, OsmRecordView& r) {
   if (close == std::string_view::npos) return;
   r.trap_number = trap_number_of(body.substr(open + 1, close - open - 1));
   std::string_view rest = body.substr(close + 1);
-  size_t at = rest.find("LID ");
+  size_t at = find_key(rest, "LID ");
   if (at == std::string_view::npos) return;
   rest.remove_prefix(at + 4);
   take_number(rest, r.lid);
@@ -187,7 +228,8 @@ void parse_notice(std::string_view body, OsmRecordView& r) {
 [[gnu::always_inline]] inline std::string_view strip_function(std::string_view text) {
   size_t ident = 0;
   while (ident < text.size() && is_word_char(text[ident])) ++ident;
-  if (ident > 0 && text.substr(ident, 2) == ": ") text.remove_prefix(ident + 2);
+  if (ident > 0 && ident + 2 <= text.size() && text[ident] == ':' && text[ident + 1] == ' ')
+    text.remove_prefix(ident + 2);
   return text;
 }
 
@@ -291,15 +333,14 @@ std::optional<OsmRecordView> parse_opensm_line_view(std::string_view line,
   if (take(body, "Received Generic Notice ")) {
     r.kind = OsmRecordKind::trap;
     parse_trap(body, r);
-  } else if (body.substr(0, 10) == "Reporting " &&
-             body.substr(0, 24) != "Reporting Vendor Notice " &&
-             body.find(" Notice ") != std::string_view::npos) {
+  } else if (has_prefix(body, "Reporting ") && !has_prefix(body, "Reporting Vendor Notice ") &&
+             find_key(body, " Notice ", 1) != std::string_view::npos) {
     r.kind = OsmRecordKind::notice;
     parse_notice(body, r);
-  } else if (body.substr(0, 9) == "SUBNET UP") {
+  } else if (has_prefix(body, "SUBNET UP")) {
     r.kind = OsmRecordKind::subnet_up;
-  } else if (body.size() >= 9 && body.substr(0, 4) == "ERR " && is_hex(body[4]) &&
-             is_hex(body[5]) && is_hex(body[6]) && is_hex(body[7]) && body[8] == ':') {
+  } else if (body.size() >= 9 && has_prefix(body, "ERR ") && is_hex(body[4]) && is_hex(body[5]) &&
+             is_hex(body[6]) && is_hex(body[7]) && body[8] == ':') {
     r.kind = OsmRecordKind::error;
     r.err_code = body.substr(4, 4);
   } else if (body.find("heavy sweep") != std::string_view::npos) {
@@ -334,7 +375,7 @@ bool opensm_line_of_interest(std::string_view line) {
   // In a record, the first '>' after the "[" at offset 23 ends " ->": the thread ID and the
   // level between them are hex digits.
   const char* end = line.data() + line.size();
-  const char* p = static_cast<const char*>(std::memchr(line.data() + 24, '>', line.size() - 24));
+  const char* p = find_byte(line.data() + 24, end, '>');
   if (!p) return false;
   p += p + 1 < end && p[1] == ' ' ? 2 : 1;
   // The kind is picked from the message after strip_function, which drops "name: " when name
@@ -344,17 +385,17 @@ bool opensm_line_of_interest(std::string_view line) {
     const std::string_view body(b, static_cast<size_t>(end - b));
     switch (body.empty() ? '\0' : body.front()) {
       case 'R':  // trap: "Received Generic Notice ", notice: "Reporting ... Notice "
-        return body.starts_with("Received Generic Notice ") || body.starts_with("Reporting ");
+        return has_prefix(body, "Received Generic Notice ") || has_prefix(body, "Reporting ");
       case 'S':
-        return body.starts_with("SUBNET UP");
+        return has_prefix(body, "SUBNET UP");
       case 'E':
-        return body.starts_with("ERR ");
+        return has_prefix(body, "ERR ");
       default:
         return false;
     }
   };
   if (kind_at(p)) return true;
-  const char* space = static_cast<const char*>(std::memchr(p, ' ', static_cast<size_t>(end - p)));
+  const char* space = find_byte(p, end, ' ');
   return space && space > p + 1 && space[-1] == ':' && kind_at(space + 1);
 }
 
@@ -374,10 +415,13 @@ std::optional<Event> to_event(const OsmRecord& record, OsmTrapRule rule) {
 }
 
 std::optional<Event> to_event(const OsmRecordView& record, OsmTrapRule rule) {
-  using namespace osm_log_detail;
   Event e;
-  e.time_us = record.time_us;
-  e.source = EventSource::opensm;
+  if (!to_event(record, rule, e)) return std::nullopt;
+  return e;
+}
+
+bool to_event(const OsmRecordView& record, OsmTrapRule rule, Event& e) {
+  using namespace osm_log_detail;
   switch (record.kind) {
     case OsmRecordKind::trap:
     case OsmRecordKind::notice: {
@@ -386,34 +430,36 @@ std::optional<Event> to_event(const OsmRecordView& record, OsmTrapRule rule) {
           record.kind == OsmRecordKind::trap
               ? record.trap_number > 0 && (rule == OsmTrapRule::trap_line || physical)
               : rule == OsmTrapRule::notice_line && record.trap_number >= 128;
-      if (!wanted) return std::nullopt;
+      if (!wanted) return false;
       e.kind = kind::trap;
       e.trap_number = record.trap_number;
       e.severity = trap_severity(record.trap_number);
       e.lid = record.lid;
       e.node_guid = record.guid;
       e.port = record.port;
-      e.message.assign(strip_function(record.text));
-      return e;
+      e.message = std::string(strip_function(record.text));
+      break;
     }
     case OsmRecordKind::subnet_up:
       e.kind = kind::subnet_up;
-      e.message = record.text;
-      return e;
+      e.message = std::string(record.text);
+      break;
     case OsmRecordKind::sweep:
-      if (!record.banner) return std::nullopt;
+      if (!record.banner) return false;
       e.kind = kind::sweep;
       e.message = "heavy sweep started";
-      return e;
+      break;
     case OsmRecordKind::error:
       e.kind = kind::sm_error;
       e.severity = Severity::error;
-      e.message = record.text;
-      return e;
-    case OsmRecordKind::other:
+      e.message = std::string(record.text);
       break;
+    case OsmRecordKind::other:
+      return false;
   }
-  return std::nullopt;
+  e.time_us = record.time_us;
+  e.source = EventSource::opensm;
+  return true;
 }
 
 }  // namespace ibw::ingest

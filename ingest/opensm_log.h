@@ -119,5 +119,8 @@ enum class OsmTrapRule : uint8_t {
 std::optional<Event> to_event(const OsmRecord& record, OsmTrapRule rule = OsmTrapRule::notice_line);
 std::optional<Event> to_event(const OsmRecordView& record,
                               OsmTrapRule rule = OsmTrapRule::notice_line);
+// The same into e (a default Event, e.g. just emplaced): true when the record gives an event;
+// false, with e untouched, when it gives none.
+bool to_event(const OsmRecordView& record, OsmTrapRule rule, Event& e);
 
 }  // namespace ibw::ingest

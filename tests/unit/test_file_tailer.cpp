@@ -370,3 +370,59 @@ TEST_CASE("file tailer: cursor text form", "[tailer]") {
     CHECK_FALSE(TailCursor::parse(bad));
   }
 }
+
+// poll_chunks is the path read_opensm_log takes: the same lines and cursors as poll(), in
+// runs of whole lines, also across reads (a write larger than one read), the max_lines cut
+// and a rotation that leaves a partial last line behind.
+TEST_CASE("file tailer: poll_chunks gives the lines and cursors of poll", "[tailer]") {
+  TempDir dir;
+  std::string path = (dir.path / "opensm.log").string();
+  Writer w(path);
+  FileTailer by_line(path, std::nullopt), by_chunk(path, std::nullopt);
+  auto compare = [&](size_t max_lines) {
+    for (;;) {
+      auto want = by_line.poll(max_lines);
+      std::vector<TailLine> got;
+      size_t visited = by_chunk.poll_chunks(
+          max_lines, [&](std::string_view text, size_t lines, const TailCursor& start) {
+            REQUIRE(!text.empty());
+            REQUIRE(lines >= 1);
+            const bool partial = text.back() != '\n';
+            if (partial) CHECK(lines == 1);
+            CHECK(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) ==
+                  lines - (partial ? 1 : 0));
+            TailCursor after = start;
+            size_t pos = 0;
+            while (pos < text.size()) {
+              size_t nl = std::min(text.find('\n', pos), text.size());
+              after.offset = start.offset + std::min(nl + 1, text.size());
+              got.push_back(TailLine{std::string(text.substr(pos, nl - pos)), after});
+              pos = nl + 1;
+            }
+          });
+      CHECK(visited == got.size());
+      REQUIRE(got.size() == want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        CHECK(got[i].text == want[i].text);
+        CHECK(got[i].after == want[i].after);
+      }
+      CHECK(by_chunk.position() == by_line.position());
+      if (want.size() < max_lines) return;
+    }
+  };
+  w.write("one\n\ntwo\nthr");
+  compare(2);
+  std::string big;  // more than one read of the tailer (256 KiB), lines of varied length
+  for (int i = 0; big.size() < 600 * 1024; ++i)
+    big += numbered(i) + std::string(i % 97, 'x') + "\n";
+  w.write("ee\n" + big + "part");
+  compare(1000);
+  compare(100000);
+  fs::rename(path, path + ".1");
+  w.write("ial");  // left behind in the rotated file
+  w.reopen();
+  w.write("four\nfive\n");
+  compare(1);
+  w.write(big);
+  compare(7);
+}
