@@ -25,6 +25,7 @@
 
 #include "fabric/diagnostics.h"
 #include "web/api.h"
+#include "web/compress.h"
 
 namespace ibw::web {
 
@@ -121,8 +122,16 @@ struct PortList {
   static constexpr size_t kCacheBytes = 64u << 20;
   // count_fabric(*this), counted once per list (sets of 200,000 link keys take a while).
   const FabricCounts& counts() const;
+  // Raw deflate of full block b: ports b * kBlockPorts .. + kBlockPorts - 1, each JSON
+  // preceded by ','. A gzipped page copies the blocks it holds whole instead of compressing
+  // them again (api_ports.cpp); compressed at first use, shared with the next list where its
+  // ports did not change; null if zlib failed or b is not a full block.
+  static constexpr size_t kBlockPorts = 64;
+  std::shared_ptr<const DeflateChunk> block(size_t b) const;
 
  private:
+  mutable std::mutex blocks_mutex_;
+  mutable std::vector<std::shared_ptr<const DeflateChunk>> blocks_;
   mutable std::once_flag counts_once_;
   mutable FabricCounts counts_;
   mutable std::mutex cache_mutex_;

@@ -93,6 +93,34 @@ void PortList::prepare(const PortList* previous) {
     j["disabled_by_ibwarden"] = by_us;
     json[i] = std::make_shared<const std::string>(dump_json(j));
   }
+  blocks_.assign(ports.size() / kBlockPorts, nullptr);
+  if (!previous) return;
+  std::lock_guard<std::mutex> lock(previous->blocks_mutex_);
+  for (size_t b = 0; b < blocks_.size() && b < previous->blocks_.size(); ++b) {
+    bool same = previous->blocks_[b] != nullptr;
+    for (size_t i = b * kBlockPorts; same && i < (b + 1) * kBlockPorts; ++i)
+      same = json[i] == previous->json[i];
+    if (same) blocks_[b] = previous->blocks_[b];
+  }
+}
+
+std::shared_ptr<const DeflateChunk> PortList::block(size_t b) const {
+  {
+    std::lock_guard<std::mutex> lock(blocks_mutex_);
+    if (b >= blocks_.size()) return nullptr;
+    if (blocks_[b]) return blocks_[b];
+  }
+  std::string text;  // compressed outside the lock: other pages go on meanwhile
+  for (size_t i = b * kBlockPorts; i < (b + 1) * kBlockPorts; ++i) {
+    text += ',';
+    text += *json[i];
+  }
+  auto z = deflate_chunk(text);
+  if (!z) return nullptr;
+  auto chunk = std::make_shared<const DeflateChunk>(std::move(*z));
+  std::lock_guard<std::mutex> lock(blocks_mutex_);
+  if (!blocks_[b]) blocks_[b] = std::move(chunk);
+  return blocks_[b];
 }
 
 const FabricCounts& PortList::counts() const {

@@ -41,6 +41,32 @@ bool q_is_zero(std::string_view params) {
   return false;
 }
 
+// Raw deflate (no header) of data, on its own, appended to out: ending on a byte boundary
+// with a sync flush (flush Z_SYNC_FLUSH) or with the final block (Z_FINISH).
+bool raw_deflate(std::string_view data, int level, int flush, std::string& out) {
+  if (data.size() > 0xFFFF'FFFFu) return false;
+  z_stream zs{};
+  if (deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
+  size_t start = out.size();
+  // deflateBound counts for Z_FINISH; a sync flush adds up to 6 bytes.
+  out.resize(start + deflateBound(&zs, static_cast<uLong>(data.size())) + 16);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data() + start);
+  zs.avail_out = static_cast<uInt>(out.size() - start);
+  int rc = deflate(&zs, flush);
+  bool ok =
+      flush == Z_FINISH ? rc == Z_STREAM_END : rc == Z_OK && zs.avail_in == 0 && zs.avail_out > 0;
+  out.resize(start + zs.total_out);
+  deflateEnd(&zs);
+  return ok;
+}
+
+uint32_t crc(uint32_t init, std::string_view s) {
+  return static_cast<uint32_t>(
+      crc32(init, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
+}
+
 }  // namespace web_compress_detail
 
 bool accepts_gzip(std::string_view value) {
@@ -78,6 +104,48 @@ std::optional<std::string> gzip(std::string_view data, int level) {
   if (rc != Z_STREAM_END) return std::nullopt;
   out.resize(n);
   return out;
+}
+
+}  // namespace ibw::web
+
+namespace ibw::web {
+
+std::optional<DeflateChunk> deflate_chunk(std::string_view data, int level) {
+  DeflateChunk c;
+  if (!web_compress_detail::raw_deflate(data, level, Z_SYNC_FLUSH, c.data)) return std::nullopt;
+  c.crc = web_compress_detail::crc(0, data);
+  c.size = data.size();
+  return c;
+}
+
+bool GzipJoiner::flush(bool last) {
+  if (failed_) return false;
+  if (out_.empty()) {  // the gzip header: deflate, no name, no time, Unix
+    const char header[10] = {
+        '\x1f', '\x8b', 8, 0, 0, 0, 0, 0, static_cast<char>(level_ == 1 ? 4 : 0), 3};
+    out_.assign(header, sizeof header);
+  }
+  if (pending_.empty() && !last) return true;
+  crc_ = web_compress_detail::crc(crc_, pending_);
+  size_ += pending_.size();
+  failed_ =
+      !web_compress_detail::raw_deflate(pending_, level_, last ? Z_FINISH : Z_SYNC_FLUSH, out_);
+  pending_.clear();
+  return !failed_;
+}
+
+void GzipJoiner::chunk(const DeflateChunk& c) {
+  if (!flush(false)) return;
+  out_ += c.data;
+  crc_ = static_cast<uint32_t>(crc32_combine(crc_, c.crc, static_cast<z_off_t>(c.size)));
+  size_ += c.size;
+}
+
+std::optional<std::string> GzipJoiner::finish() {
+  if (!flush(true)) return std::nullopt;
+  for (uint32_t v : {crc_, static_cast<uint32_t>(size_)})  // little-endian CRC-32, ISIZE
+    for (int b = 0; b < 4; ++b) out_ += static_cast<char>((v >> (8 * b)) & 0xFF);
+  return std::move(out_);
 }
 
 }  // namespace ibw::web

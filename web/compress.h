@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,5 +22,36 @@ bool accepts_gzip(std::string_view accept_encoding);
 
 // The gzip (RFC 1952) encoding of data; nullopt if zlib fails.
 std::optional<std::string> gzip(std::string_view data, int level = 1);
+
+// Raw deflate of `size` bytes whose CRC-32 is `crc`, compressed on its own (no reference to
+// anything before it) and ending on a byte boundary with a sync flush (no final block): a
+// piece GzipJoiner can put anywhere in a stream. /ports keeps one per block of ports.
+struct DeflateChunk {
+  std::string data;
+  uint32_t crc = 0;
+  size_t size = 0;
+};
+std::optional<DeflateChunk> deflate_chunk(std::string_view data, int level = 1);
+
+// Builds one gzip stream out of text, compressed when the next chunk or finish() comes, and
+// precompressed chunks copied as they are (the trailer's CRC combined with crc32_combine).
+// Inflates to the concatenation of everything given, in order.
+class GzipJoiner {
+ public:
+  explicit GzipJoiner(int level = 1) : level_(level) {}
+  void text(std::string_view s) { pending_ += s; }
+  void chunk(const DeflateChunk& c);
+  // The gzip stream; nullopt if zlib failed at any step.
+  std::optional<std::string> finish();
+
+ private:
+  bool flush(bool last);
+  int level_;
+  bool failed_ = false;
+  std::string out_;
+  std::string pending_;
+  uint32_t crc_ = 0;
+  uint64_t size_ = 0;
+};
 
 }  // namespace ibw::web

@@ -5,13 +5,14 @@
 //
 // Only what is on screen exists: the grid's height comes from the port count (`total` of the
 // first page), the rows in view (plus a margin) are DOM nodes placed at their offset, and the
-// ports they show are fetched from /api/v1/ports a page of kPage at a time, nearest to the
+// ports they show are fetched from /api/v1/ports (by a Web Worker, grid_worker.js, that parses
+// them off the main thread) a page of kPage at a time, nearest to the
 // view first, at most two requests at once; a row whose page is still coming shows grey
 // placeholders. At most kKeepPages pages are kept (those farthest from the view are dropped).
 // Filters are the API's own (node name or 0xGUID, state, with errors), so a filtered grid
 // pages the same way. Live changes (link events, decisions) and a 15 s timer refetch the
 // pages in view; the old cells stay until the new ones arrive.
-import { api } from './api.js';
+import { api, token } from './api.js';
 import { debounce } from './actions.js';
 import { errorRate, h, panel, portHref, replace } from './ui.js';
 
@@ -39,22 +40,60 @@ function title(p) {
 
 const portOf = new WeakMap();  // cell -> its port, for the tooltip
 
-function cell(p) {
+// Cells and rows are recycled, not created per draw (a jump redraws ~70 rows of ~80 cells):
+// a cell is an <a> made to show a port, or a grey placeholder (no href, no data-port).
+function setCell(a, p) {
+  if (portOf.get(a) === p) return;  // the same port object: nothing changed
+  portOf.set(a, p);
   const off = p.disabled_by_ibwarden || p.phys_state === 'Disabled';
   const state = off ? 'disabled' : (p.state || '?').toLowerCase();
-  const a = document.createElement('a');
   a.className = `cell s-${state}${p.cable_id ? ' planned' : ''}`;
-  a.href = portHref(p.node, p.port);
+  a.setAttribute('href', portHref(p.node, p.port));
   a.dataset.port = `${p.node}/${p.port}`;
-  portOf.set(a, p);
-  if (state === 'active') {
-    const rate = errorRate(p);
-    if (rate > 0) a.style.backgroundColor = heat(rate);
-  }
-  return a;
+  if (a.title) a.removeAttribute('title');
+  const rate = state === 'active' ? errorRate(p) : 0;
+  a.style.backgroundColor = rate > 0 ? heat(rate) : '';
 }
 
-const pending = () => h('span', { class: 'cell pending' });
+function setPending(a) {
+  if (a.className === 'cell pending') return;
+  portOf.delete(a);
+  a.className = 'cell pending';
+  a.removeAttribute('href');
+  a.removeAttribute('data-port');
+  a.removeAttribute('title');
+  a.style.backgroundColor = '';
+}
+
+// A /ports page, fetched and parsed by grid_worker.js (one for the dashboard, started at the
+// first use); the page's own api() when there is no worker or the worker could not get it.
+let worker = null, nextId = 0;
+const waiting = new Map();  // message id -> {path, resolve}
+function page(path) {
+  if (worker === null) {
+    try {
+      worker = new Worker(new URL('./grid_worker.js', import.meta.url), { type: 'module' });
+      worker.onmessage = (e) => {
+        const w = waiting.get(e.data.id);
+        waiting.delete(e.data.id);
+        if (w) w.resolve(e.data.failed ? api(w.path) : { total: e.data.total, ports: e.data.ports });
+      };
+      worker.onerror = () => {  // no worker after all: whatever it had left goes to api()
+        worker = false;
+        for (const w of waiting.values()) w.resolve(api(w.path));
+        waiting.clear();
+      };
+    } catch {
+      worker = false;
+    }
+  }
+  if (!worker) return api(path);
+  return new Promise((resolve) => {
+    const id = ++nextId;
+    waiting.set(id, { path, resolve });
+    worker.postMessage({ id, path, token: token() });
+  });
+}
 
 export function render(root, ctx) {
   const node = h('input', { type: 'search', placeholder: 'node name or 0xGUID (exact)', 'data-testid': 'port-filter' });
@@ -82,7 +121,7 @@ export function render(root, ctx) {
   let generation = 0;     // bumped by a filter change: older answers are dropped
   let pages = new Map();  // page index -> {ports, generation, stale}
   const inflight = new Set();
-  const rows = new Map(); // row index -> {el, ready}
+  const rows = new Map(); // row index -> {el, ready, dirty: a page it shows arrived}
   let error = null;
   let stopped = false;
 
@@ -105,25 +144,39 @@ export function render(root, ctx) {
     const nrows = Math.ceil(Math.max(0, total) / cols);
     return [first, Math.min(nrows, first + count)];
   }
-  function buildRow(r) {
+  // Makes a row element (recycled, or new) show row r; false while a page it needs is missing.
+  function fillRow(el, r) {
     const from = r * cols, to = Math.min(total, from + cols);
-    const cells = [];
+    const [name, box] = el.children;
+    while (box.children.length < to - from) box.append(document.createElement('a'));
+    while (box.children.length > to - from) box.lastChild.remove();
     let ready = true, firstNode = '', lastNode = '';
-    for (let i = from; i < to; ++i) {
+    let c = box.firstElementChild;
+    for (let i = from; i < to; ++i, c = c.nextElementSibling) {
       const p = port(i);
-      if (!p) { ready = false; cells.push(pending()); continue; }
+      if (!p) { ready = false; setPending(c); continue; }
       if (!firstNode) firstNode = p.node;
       lastNode = p.node;
-      cells.push(cell(p));
+      setCell(c, p);
     }
     const label = firstNode === lastNode ? firstNode : `${firstNode} … ${lastNode}`;
-    const el = h('div', { class: 'vrow', 'data-testid': 'grid-row', dataset: { row: r } },
-      h('span', { class: 'name', title: label }, label), h('div', { class: 'cells' }, cells));
+    if (name.textContent !== label) { name.textContent = label; name.title = label; }
+    el.dataset.row = String(r);
     el.style.top = `${r * kRowHeight}px`;
-    return { el, ready };
+    return ready;
+  }
+  const spare = [];  // row elements out of the document, for reuse
+  function newRowEl() {
+    return spare.pop() || h('div', { class: 'vrow', 'data-testid': 'grid-row' },
+      h('span', { class: 'name' }), h('div', { class: 'cells' }));
+  }
+  function dropRows() {
+    for (const row of rows.values()) { row.el.remove(); spare.push(row.el); }
+    rows.clear();
   }
 
-  // Draws the rows in view (reusing those already drawn) and asks for the pages they need.
+  // Draws the rows in view (rows that left it are moved to the rows that entered it; a row is
+  // filled again only when a page it shows arrived) and asks for the pages they need.
   function draw() {
     if (stopped) return;
     if (error) { replace(inner, h('p', { class: 'error' }, error)); rows.clear(); return; }
@@ -132,17 +185,22 @@ export function render(root, ctx) {
     if (!inner.querySelector('.vrow')) replace(inner);
     inner.style.height = `${Math.ceil(total / cols) * kRowHeight}px`;
     const [first, last] = visibleRows();
+    const free = [];
     for (const [r, row] of rows) {
-      if (r < first || r >= last) { row.el.remove(); rows.delete(r); }
+      if (r < first || r >= last) { free.push(row.el); rows.delete(r); }
     }
     const need = new Set();
     for (let r = first; r < last; ++r) {
       const have = rows.get(r);
-      if (have && have.ready) continue;
-      const row = buildRow(r);
-      if (have) have.el.replaceWith(row.el); else inner.append(row.el);
-      rows.set(r, row);
+      if (have && !have.dirty) continue;
+      let el = have && have.el;
+      if (!el) {
+        el = free.pop();
+        if (!el) { el = newRowEl(); inner.append(el); }
+      }
+      rows.set(r, { el, ready: fillRow(el, r), dirty: false });
     }
+    for (const el of free) { el.remove(); spare.push(el); }
     for (let r = first; r < last; ++r) {
       const a = Math.floor((r * cols) / kPage), b = Math.floor((Math.min(total, (r + 1) * cols) - 1) / kPage);
       for (let k = a; k <= b; ++k) if (!pages.has(k) || pages.get(k).stale) need.add(k);
@@ -159,12 +217,12 @@ export function render(root, ctx) {
       if (inflight.size >= 2) return;
       if (inflight.has(key)) continue;
       inflight.add(key);
-      api(`/ports?limit=${kPage}&offset=${k * kPage}${query}`).then((page) => {
+      page(`/ports?limit=${kPage}&offset=${k * kPage}${query}`).then((got) => {
         if (gen !== generation) return;
-        pages.set(k, { ports: page.ports, stale: false });
-        if (page.total !== total) setTotal(page.total);
+        pages.set(k, { ports: got.ports, stale: false });
+        if (got.total !== total) setTotal(got.total);
         for (const [r, row] of rows) {  // its rows are drawn again with the new ports
-          if (Math.floor((r * cols) / kPage) <= k && Math.floor(((r + 1) * cols - 1) / kPage) >= k) row.ready = false;
+          if (Math.floor((r * cols) / kPage) <= k && Math.floor(((r + 1) * cols - 1) / kPage) >= k) row.dirty = true;
         }
         evict(k);
       }).catch((e) => {
@@ -182,8 +240,7 @@ export function render(root, ctx) {
   }
   function setTotal(n) {
     total = n;
-    for (const row of rows.values()) row.el.remove();
-    rows.clear();
+    dropRows();
     grid.dataset.total = String(n);
     info.textContent = `${n.toLocaleString('en')} ports${query ? ' match' : ''}, ${cols} to a row`;
   }
@@ -200,13 +257,12 @@ export function render(root, ctx) {
     error = null;
     total = -1;
     grid.scrollTop = 0;
-    for (const row of rows.values()) row.el.remove();
-    rows.clear();
+    dropRows();
     const gen = generation;
-    api(`/ports?limit=${kPage}&offset=0${query}`).then((page) => {
+    page(`/ports?limit=${kPage}&offset=0${query}`).then((got) => {
       if (gen !== generation) return;
-      pages.set(0, { ports: page.ports, stale: false });
-      setTotal(page.total);
+      pages.set(0, { ports: got.ports, stale: false });
+      setTotal(got.total);
     }).catch((e) => { if (gen === generation) error = e.message; }).finally(() => {
       if (gen === generation) draw();
     });
@@ -226,8 +282,7 @@ export function render(root, ctx) {
   const onResize = debounce(() => {
     const firstPort = Math.floor(grid.scrollTop / kRowHeight) * cols;
     if (!measure()) return;
-    for (const row of rows.values()) row.el.remove();
-    rows.clear();
+    dropRows();
     if (total >= 0) setTotal(total);
     grid.scrollTop = Math.floor(firstPort / cols) * kRowHeight;
     draw();
