@@ -82,7 +82,8 @@ struct WindowDelta {
 };
 
 // Upper bounds of what a set of deltas can add up to, per counter rules read (those up to
-// ExcessiveBufferOverrunErrors): the sum (UINT64_MAX once it may have overflowed), the largest
+// ExcessiveBufferOverrunErrors), over the deltas where the counter is valid (as window sums
+// count them): the sum (exact, or UINT64_MAX once it may have overflowed), the largest
 // single delta and the largest per-sweep rate. rules::History keeps one per port over every
 // delta it holds (a superset of any rule window), so evaluate() can pass over a rule that
 // cannot fire without walking the deltas: on a fabric with errors below every threshold
@@ -96,7 +97,7 @@ struct DeltaBounds {
 
   void add(const WindowDelta& d) {
     for (size_t i = 0; i < kCounters; ++i) {
-      if (!d.delta[i]) continue;
+      if (!d.delta[i] || !(d.valid >> i & 1u)) continue;
       uint64_t t = total[i] + d.delta[i];
       total[i] = t < total[i] ? UINT64_MAX : t;
       max_delta[i] = std::max(max_delta[i], d.delta[i]);
@@ -106,7 +107,7 @@ struct DeltaBounds {
   // d left the set: the sums shrink (a saturated sum stays), the maxima stay (still bounds).
   void remove(const WindowDelta& d) {
     for (size_t i = 0; i < kCounters; ++i)
-      if (total[i] != UINT64_MAX) total[i] -= d.delta[i];
+      if (total[i] != UINT64_MAX && (d.valid >> i & 1u)) total[i] -= d.delta[i];
   }
 };
 
@@ -130,6 +131,10 @@ struct PortWindow {
   // Optional (rules::History sets it with delta_view): bounds over at least every delta of
   // the window. nullptr: evaluate() walks the deltas for every rule.
   const DeltaBounds* bounds = nullptr;
+  // True when `bounds` were taken over exactly the deltas of delta_view (History's are): then
+  // a total below UINT64_MAX is the window sum of a window that spans every one of them, and
+  // evaluate() decides the symbol BER test from it without walking the deltas.
+  bool exact_totals = false;
 
   std::span<const WindowDelta> all_deltas() const {
     return delta_view.empty() ? std::span<const WindowDelta>(deltas) : delta_view;

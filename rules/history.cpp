@@ -202,6 +202,7 @@ void History::window_into(const LinkInfo& link, const Entry* own, const Entry* p
   if (own) {
     w->delta_view = own->live();
     w->bounds = &own->bounds;
+    w->exact_totals = true;  // bounds: over deltas[head, end), which is live()
     w->events.assign(own->events.begin(), own->events.end());
     w->ber_events.assign(own->ber.begin(), own->ber.end());
   }
