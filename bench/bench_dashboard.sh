@@ -29,6 +29,7 @@ k=${K:-64} runs=${RUNS:-5}
 ((quick)) && k=${K:-16} && runs=${RUNS:-3}
 work=$(mktemp -d /tmp/ibwarden-bench-dash.XXXXXX)
 source scripts/lib/bench.sh
+export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 lab=""
 cleanup() {
   set +e  # a killed child's status (143) must not end the cleanup half-way under set -e

@@ -20,6 +20,7 @@ cmake --build "$build" -j "$(nproc)" --target ibw-bench-rules_eval >/dev/null
 work=$(mktemp -d /tmp/ibwarden-bench-rules.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 source scripts/lib/bench.sh
+export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 
 rss=0
 for ((r = 0; r < runs; r++)); do

@@ -31,6 +31,7 @@ ibwarden=$root/$BUILD_DIR/cli/ibwarden
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibwarden-bench-store.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 source scripts/lib/bench.sh
+export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 
 db=${STORE_DB:-$work/store.db}
 report=${STORE_DB:+$STORE_DB.json}

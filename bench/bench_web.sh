@@ -44,6 +44,7 @@ k=${K:-64}
 ((quick)) && k=${K:-16} && duration=${DURATION:-5s}
 work=$(mktemp -d /tmp/ibwarden-bench-web.XXXXXX)
 source scripts/lib/bench.sh
+export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 lab=""
 keep_work=0
 cleanup() {

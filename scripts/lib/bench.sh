@@ -55,3 +55,12 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN{ exit !(a + 0 <= b + 0) }'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN{ exit !(a + 0 >= b + 0) }'; }
 # met CMD...: prints 1 when CMD succeeds, else 0 (for bench_result's MET).
 met() { if "$@"; then echo 1; else echo 0; fi; }
+
+# daemon_malloc_tunables: the GLIBC_TUNABLES that `ibwarden run` re-executes itself with
+# (cli/alloc_tuning.cpp, kMallocTunables), read from that source so there is one copy. Benches
+# whose driver stands in for the daemon (rules, web lab, store day) export it, so that their
+# process allocates as the daemon's does.
+daemon_malloc_tunables() {
+  sed -n '/kMallocTunables =/,/;/p' "${root:-.}/cli/alloc_tuning.cpp" | grep -o '"[^"]*"' |
+    tr -d '"\n'
+}
