@@ -113,7 +113,9 @@ inline void warn(std::vector<std::string>& warnings, std::string text) {
 }
 
 // One element of a scanned array (json_scan.h) as a small document, for the readers below.
-Json element_json(const std::vector<JsonMember>& members, bool is_object);
+// Sets *bad when a member is a number or nested value the whole-document parser would
+// reject (a number out of double range, say): the document is then not valid JSON.
+Json element_json(const std::vector<JsonMember>& members, bool is_object, bool* bad);
 
 // Parses a document that must be an array of records (or, with data_key, an object whose
 // data_key member is that array, as the paged form of /resources/links is). Calls
@@ -128,10 +130,13 @@ UfmParsed<T> parse_list(std::string_view text, const char* what, Read read,
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && text[first] == '[') {
     size_t index = 0;
+    bool rejected = false;
     std::string err = scan_json_array(text, [&](const std::vector<JsonMember>& m, bool obj) {
-      read(element_json(m, obj), index++, result);
+      if (rejected) return;
+      Json element = element_json(m, obj, &rejected);
+      if (!rejected) read(element, index++, result);
     });
-    if (!err.empty()) {
+    if (!err.empty() || rejected) {
       UfmParsed<T> bad;
       bad.error = std::string(what) + ": response is not valid JSON";
       return bad;

@@ -322,7 +322,7 @@ std::string scan_json_array(
 
 namespace ibw::ingest::ufm_json_detail {
 
-Json element_json(const std::vector<JsonMember>& members, bool is_object) {
+Json element_json(const std::vector<JsonMember>& members, bool is_object, bool* bad) {
   if (!is_object) return Json();  // the readers only take objects
   Json o = Json::object();
   for (const JsonMember& m : members) {
@@ -349,6 +349,7 @@ Json element_json(const std::vector<JsonMember>& members, bool is_object) {
         v = Json::parse(m.text, nullptr, /*allow_exceptions=*/false);
         break;
     }
+    if (v.is_discarded()) *bad = true;
   }
   return o;
 }
