@@ -2,7 +2,8 @@
 // Store API on a simulated clock ending now, as the daemon writes it (daemon/ufm_source.cpp,
 // run_telemetry; daemon/daemon.cpp, maybe_compact):
 //  - every scrape (default 60 s): one WriteBatch with a CounterSample per port, the port
-//    records PortTable::apply_counters() returns (every port: its counters change), and the
+//    counter readings as WriteBatch::port_counters (every port: its counters change; the
+//    first scrape writes whole records, as discovery would have), and the
 //    events CounterTracker makes of them (counter_jump on error bursts);
 //  - UFM link events for flaps (link_down, then link_up a scrape later), in their own batch
 //    with the UFM cursor, as the UFM event poller writes them;
@@ -242,17 +243,14 @@ int main(int argc, char** argv) {
     ufm.cursors.emplace_back("ufm", std::to_string(ufm_cursor));
     store::WriteBatch batch;
     batch.samples = last;
-    batch.ports.reserve(a.ports);
+    batch.port_counters.reserve(a.ports);
     for (size_t i = 0; i < a.ports; ++i) {
-      const ingest::CounterDelta d = tracker.update(last[i], &batch.events);
-      store::PortRecord& r = records[i];  // as PortTable::apply_counters
-      r.counters = d.sample;
-      r.rates = d.rate;
-      r.rates_valid = d.valid;
-      r.deltas = d.delta;
-      r.deltas_valid = d.valid;
-      r.deltas_at_least = d.at_least;
-      batch.ports.push_back(r);
+      ingest::CounterDelta d = tracker.update(last[i], &batch.events);
+      store::set_counters(records[i], d);  // as PortTable::apply_counters
+      if (s == 0)
+        batch.ports.push_back(records[i]);  // the first: the rows discovery would have written
+      else
+        batch.port_counters.push_back(std::move(d));
     }
     for (auto& e : batch.events)
       e.dedup_key = "counters:" + e.kind + ":" + std::to_string(e.node_guid) + ":" +

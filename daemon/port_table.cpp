@@ -85,7 +85,7 @@ std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, i
         r.last_change_us = now_us;
       if (fresh || peer_changed || before.state != r.state || before.phys_state != r.phys_state ||
           before.width != r.width || before.speed != r.speed || before.node != r.node ||
-          before.lid != r.lid || before.cable_id != r.cable_id)
+          before.lid != r.lid || before.cable_id != r.cable_id || before.peer_node != r.peer_node)
         changed.push_back(r);
     }
   }
@@ -174,24 +174,16 @@ std::vector<store::PortRecord> PortTable::apply_link_states(
   return changed;
 }
 
-std::vector<store::PortRecord> PortTable::apply_counters(
-    const std::vector<ingest::CounterDelta>& deltas) {
+size_t PortTable::apply_counters(const std::vector<ingest::CounterDelta>& deltas) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<store::PortRecord> changed;
-  changed.reserve(deltas.size());
+  size_t applied = 0;
   for (const auto& d : deltas) {
     auto it = ports_.find(key(d.sample.node_guid, d.sample.port));
     if (it == ports_.end()) continue;
-    store::PortRecord& r = it->second;
-    r.counters = d.sample;
-    r.rates = d.rate;
-    r.rates_valid = d.valid;
-    r.deltas = d.delta;
-    r.deltas_valid = d.valid;
-    r.deltas_at_least = d.at_least;
-    changed.push_back(r);
+    store::set_counters(it->second, d);
+    ++applied;
   }
-  return changed;
+  return applied;
 }
 
 }  // namespace ibw::daemon

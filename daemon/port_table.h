@@ -43,8 +43,9 @@ class PortTable {
   std::vector<store::PortRecord> apply_link_states(const std::vector<LinkStateReading>& readings,
                                                    int64_t now_us,
                                                    std::vector<ingest::Event>* events);
-  // Applies counter readings; returns the updated records.
-  std::vector<store::PortRecord> apply_counters(const std::vector<ingest::CounterDelta>& deltas);
+  // Applies counter readings (store::set_counters) to the ports it knows; returns how many.
+  // The store takes the same readings as WriteBatch::port_counters: no record is copied.
+  size_t apply_counters(const std::vector<ingest::CounterDelta>& deltas);
   size_t size() const;
   std::optional<store::PortRecord> get(uint64_t guid, int port) const;
 

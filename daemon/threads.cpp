@@ -234,8 +234,9 @@ void counter_loop(Runtime& rt) {
                         std::to_string(e.port) + ":" + std::to_string(e.time_us);
       }
       enrich_all(topo.get(), batch.events);
-      batch.ports = rt.ports.apply_counters(deltas);
+      rt.ports.apply_counters(deltas);
       if (rt.rules) rt.rules->add_deltas(deltas);
+      batch.port_counters = std::move(deltas);
       batch.samples = std::move(res.samples);
       log(LogLevel::debug, "counter sweep",
           {{"ports", topo->targets.size()},
@@ -289,7 +290,7 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
       if (batch.samples.size() >= kLoggedSamples)  // a counter sweep or telemetry scrape
         log(LogLevel::info, "counters stored",
             {{"samples", batch.samples.size()},
-             {"ports", batch.ports.size()},
+             {"ports", batch.ports.size() + batch.port_counters.size()},
              {"events", batch.events.size()},
              {"write_ms",
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)

@@ -277,8 +277,9 @@ void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
         batch.samples.push_back(s);
       }
       for (auto& e : batch.events) topo->correlator->enrich(e);
-      batch.ports = hooks.ports->apply_counters(deltas);
+      hooks.ports->apply_counters(deltas);
       if (hooks.rules) hooks.rules->add_deltas(deltas);
+      batch.port_counters = std::move(deltas);
       size_t samples = batch.samples.size(), events = batch.events.size();
       if (!hooks.push(std::move(batch))) return;
       publish.unlock();

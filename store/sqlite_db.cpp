@@ -63,6 +63,10 @@ void Statement::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
+void Statement::rewind() {
+  sqlite3_reset(stmt_);  // the error (if any) was already reported by step()
+}
+
 bool Statement::is_null(int col) const {
   return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
 }

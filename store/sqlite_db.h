@@ -44,6 +44,9 @@ class Statement {
   // Steps a statement that returns no rows.
   void run() { step(); }
   void reset();
+  // Resets for the next row but keeps the bindings: for a row loop that binds every
+  // parameter before each step (clearing them is a measurable part of a large batch).
+  void rewind();
 
   bool is_null(int col) const;
   int64_t column_int64(int col) const;

@@ -21,6 +21,9 @@ constexpr const char* kPortColumns =
     "counters_valid, counters_saturated, counters_extended, rates, rates_valid, deltas, "
     "deltas_valid, deltas_at_least, last_change_us";
 constexpr int kPortColumnCount = 25;
+// counters_time_us .. deltas_at_least: what set_counters() sets (1-based, as ?N).
+constexpr int kFirstCounterColumn = 13;
+constexpr int kLastCounterColumn = 24;
 constexpr const char* kUfmPortColumns =
     "node_guid, port, name, system_guid, system_name, dname, logical_state, physical_state, "
     "speed, width, high_ber_severity, severity, peer_guid, peer_port, peer_node, peer_from, "
@@ -114,6 +117,20 @@ const std::string& update_port_sql() {
   return sql;
 }
 
+const std::string& update_port_counters_sql() {
+  static const std::string sql = [] {
+    std::string set;
+    int i = 0;
+    for (const std::string& c : column_names(kPortColumns)) {
+      ++i;
+      if (i >= kFirstCounterColumn && i <= kLastCounterColumn)
+        set += (set.empty() ? "" : ", ") + c + " = ?" + std::to_string(i);
+    }
+    return "UPDATE ports SET " + set + " WHERE node_guid = ?1 AND port = ?2";
+  }();
+  return sql;
+}
+
 const std::string& upsert_ufm_port_sql() {
   static const std::string sql = upsert_by_port("ufm_ports", kUfmPortColumns, kUfmPortColumnCount);
   return sql;
@@ -178,6 +195,27 @@ void bind_event(Statement& s, const ingest::Event& e) {
     s.bind(15, e.dedup_key);
 }
 
+namespace rows_detail {
+
+// Columns kFirstCounterColumn .. kLastCounterColumn of a record.
+void bind_counter_columns(Statement& s, const PortRecord& p) {
+  static_assert(kFirstCounterColumn == 13 && kLastCounterColumn == 24);
+  s.bind(13, p.counters.time_us);
+  s.bind_u64(14, p.counters.node_guid);
+  s.bind(15, int64_t{p.counters.port});
+  s.bind(16, counter_json::encode_values(p.counters.value));
+  s.bind(17, int64_t{p.counters.valid});
+  s.bind(18, int64_t{p.counters.saturated});
+  s.bind(19, int64_t{p.counters.extended});
+  s.bind(20, counter_json::encode_rates(p.rates));
+  s.bind(21, int64_t{p.rates_valid});
+  s.bind(22, counter_json::encode_values(p.deltas));
+  s.bind(23, int64_t{p.deltas_valid});
+  s.bind(24, int64_t{p.deltas_at_least});
+}
+
+}  // namespace rows_detail
+
 void bind_port(Statement& s, const PortRecord& p) {
   s.bind_u64(1, p.node_guid);
   s.bind(2, int64_t{p.port});
@@ -191,19 +229,16 @@ void bind_port(Statement& s, const PortRecord& p) {
   s.bind(10, int64_t{p.phys_state});
   s.bind(11, int64_t{p.width});
   s.bind(12, p.speed);
-  s.bind(13, p.counters.time_us);
-  s.bind_u64(14, p.counters.node_guid);
-  s.bind(15, int64_t{p.counters.port});
-  s.bind(16, counter_json::encode_values(p.counters.value));
-  s.bind(17, int64_t{p.counters.valid});
-  s.bind(18, int64_t{p.counters.saturated});
-  s.bind(19, int64_t{p.counters.extended});
-  s.bind(20, counter_json::encode_rates(p.rates));
-  s.bind(21, int64_t{p.rates_valid});
-  s.bind(22, counter_json::encode_values(p.deltas));
-  s.bind(23, int64_t{p.deltas_valid});
-  s.bind(24, int64_t{p.deltas_at_least});
+  bind_counter_columns(s, p);
   s.bind(25, p.last_change_us);
+}
+
+void bind_port_counters(Statement& s, const ingest::CounterDelta& d) {
+  PortRecord p;  // the counter part only: what set_counters() gives a record
+  set_counters(p, d);
+  s.bind_u64(1, d.sample.node_guid);
+  s.bind(2, int64_t{d.sample.port});
+  bind_counter_columns(s, p);
 }
 
 // ufm_ports' columns in table order.

@@ -77,9 +77,9 @@ WriteResult SqliteStore::write(const WriteBatch& batch) {
   fail_at_row_ = std::exchange(fail_after_rows_, 0);
   rows_written_ = 0;
   if (batch.events.empty() && batch.samples.empty() && batch.ports.empty() &&
-      batch.ufm_ports.empty() && batch.ufm_ports_removed.empty() && batch.cursors.empty() &&
-      batch.decisions.empty() && batch.decisions_completed.empty() && batch.workorders.empty() &&
-      batch.disabled_add.empty() && batch.disabled_remove.empty())
+      batch.port_counters.empty() && batch.ufm_ports.empty() && batch.ufm_ports_removed.empty() &&
+      batch.cursors.empty() && batch.decisions.empty() && batch.decisions_completed.empty() &&
+      batch.workorders.empty() && batch.disabled_add.empty() && batch.disabled_remove.empty())
     return result;
   check_writable();
   try {
@@ -117,12 +117,21 @@ void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {
       rows::bind_port(*u, p);
       u->run();
       const bool updated = db_.changes() > 0;
-      u->reset();
+      u->rewind();  // every parameter is bound again for the next row
       if (!updated) {
         rows::bind_port(*s, p);
         s->run();
-        s->reset();
+        s->rewind();
       }
+      row_written();
+    }
+  }
+  {
+    auto u = db_.query(rows::update_port_counters_sql());
+    for (const ingest::CounterDelta& d : batch.port_counters) {
+      rows::bind_port_counters(*u, d);
+      u->run();  // no row (a port never stored): nothing to update
+      u->rewind();
       row_written();
     }
   }

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/counter_tracker.h"
 #include "ingest/counters.h"
 #include "ingest/event.h"
 #include "ingest/ufm/port_state.h"
@@ -71,6 +72,17 @@ struct PortRecord {
   std::optional<ingest::UfmPortState> ufm;
 };
 
+// Sets the counter part of a port's record from one reading (what PortTable::apply_counters
+// does, and what WriteBatch::port_counters writes to a port's row).
+inline void set_counters(PortRecord& r, const ingest::CounterDelta& d) {
+  r.counters = d.sample;
+  r.rates = d.rate;
+  r.rates_valid = d.valid;
+  r.deltas = d.delta;
+  r.deltas_valid = d.valid;
+  r.deltas_at_least = d.at_least;
+}
+
 struct EventQuery {
   int64_t since_us = 0;    // events with time >= since
   uint64_t node_guid = 0;  // with port: only that port (0 = all)
@@ -84,6 +96,11 @@ struct WriteBatch {
   std::vector<ingest::Event> events;
   std::vector<ingest::CounterSample> samples;
   std::vector<PortRecord> ports;  // upserted by (node_guid, port)
+  // Counter readings of ports that have a row: after `ports`, each sets the counter columns of
+  // the row of (sample.node_guid, sample.port) as set_counters() sets a record, and leaves the
+  // other columns alone; a reading of a port without a row is skipped. A counter sweep or
+  // scrape writes these instead of whole records: only the counters of every port change.
+  std::vector<ingest::CounterDelta> port_counters;
   // UFM's view of ports (ingest/ufm/port_state.h): upserted, then removed, by (node_guid, port).
   std::vector<ingest::UfmPortState> ufm_ports;
   std::vector<std::pair<uint64_t, int>> ufm_ports_removed;

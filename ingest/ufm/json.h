@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ingest/ufm/json_scan.h"
+
 namespace ibw::ingest {
 
 // What a list parser found: the records it could read, and what it could not.
@@ -110,13 +112,38 @@ inline void warn(std::vector<std::string>& warnings, std::string text) {
   if (warnings.size() < kMaxWarnings) warnings.push_back(std::move(text));
 }
 
+// One element of a scanned array (json_scan.h) as a small document, for the readers below.
+// Sets *bad when a member is a number or nested value the whole-document parser would
+// reject (a number out of double range, say): the document is then not valid JSON.
+Json element_json(const std::vector<JsonMember>& members, bool is_object, bool* bad);
+
 // Parses a document that must be an array of records (or, with data_key, an object whose
 // data_key member is that array, as the paged form of /resources/links is). Calls
-// read(record, index, result) for each element.
+// read(record, index, result) for each element. A top-level array (every list UFM answers
+// unpaged, /resources/ports among them: hundreds of megabytes on a 400,000-port fabric) is
+// scanned element by element (json_scan.h), so only one record is a DOM at a time; other
+// documents are parsed whole.
 template <typename T, typename Read>
 UfmParsed<T> parse_list(std::string_view text, const char* what, Read read,
                         const char* data_key = nullptr) {
   UfmParsed<T> result;
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '[') {
+    size_t index = 0;
+    bool rejected = false;
+    std::string err = scan_json_array(text, [&](const std::vector<JsonMember>& m, bool obj) {
+      if (rejected) return;
+      Json element = element_json(m, obj, &rejected);
+      if (!rejected) read(element, index++, result);
+    });
+    if (!err.empty() || rejected) {
+      UfmParsed<T> bad;
+      bad.error = std::string(what) + ": response is not valid JSON";
+      return bad;
+    }
+    result.ok = true;
+    return result;
+  }
   Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     result.error = std::string(what) + ": response is not valid JSON";

@@ -107,3 +107,44 @@ TEST_CASE("port table: a port up with no lost peer waits for the discovery", "[p
   table.apply_link_states({{0xa, 2, 4, 5}}, 500, &events);
   CHECK(events.empty());
 }
+
+TEST_CASE("port table: counter readings update known ports only - a renamed peer is a change",
+          "[port_table]") {
+  daemon::PortTable table;
+  std::vector<ingest::Event> events;
+  table.apply_topology(*daemon::make_topology(two_switches(true), nullptr, 100), 100, &events);
+  ingest::CounterDelta known, unknown;
+  known.sample.node_guid = 0xa;
+  known.sample.port = 2;
+  known.sample.time_us = 150;
+  known.sample.value[0] = 7;
+  known.delta[0] = 3;
+  known.rate[0] = 0.5;
+  known.valid = 1;
+  known.at_least = 1;
+  unknown.sample.node_guid = 0xc;
+  unknown.sample.port = 1;
+  CHECK(table.apply_counters({known, unknown}) == 1);
+  auto r = table.get(0xa, 2);
+  REQUIRE(r);
+  CHECK(r->counters.value[0] == 7);
+  CHECK(r->counters.time_us == 150);
+  CHECK(r->deltas[0] == 3);
+  CHECK(r->rates[0] == 0.5);
+  CHECK(r->rates_valid == 1);
+  CHECK(r->deltas_valid == 1);
+  CHECK(r->deltas_at_least == 1);
+  CHECK_FALSE(table.get(0xc, 1));
+
+  // Counter writes no longer carry whole records, so the rows of leafA's ports must be
+  // rewritten when only their peer's name changes.
+  fabric::Fabric renamed = two_switches(true);
+  renamed.node(1).name = "spineB2";
+  renamed.reindex();
+  auto changed =
+      table.apply_topology(*daemon::make_topology(std::move(renamed), nullptr, 200), 200, &events);
+  size_t peers_renamed = 0;
+  for (const auto& c : changed) peers_renamed += c.node_guid == 0xa && c.peer_node == "spineB2";
+  CHECK(peers_renamed == 2);
+  CHECK(table.get(0xa, 2)->counters.value[0] == 7);  // the counters stay
+}
