@@ -9,8 +9,8 @@
 namespace ibw::cli {
 
 const char* const kMallocTunables =
-    "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:"
-    "glibc.malloc.trim_threshold=268435456:glibc.malloc.mmap_threshold=268435456";
+    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
+    "glibc.malloc.trim_threshold=4294967295:glibc.malloc.top_pad=268435456";
 
 const char* const kTunedCommands[] = {"run", "audit", "replay", "localize", "probe", "route"};
 

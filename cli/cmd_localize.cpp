@@ -25,22 +25,6 @@ using daemon::discover_fabric;
 
 namespace {
 
-// At k=64 with a million records the run touches ~400 MB of fresh large arrays, and with
-// 4 KiB pages much of its time went to page faults (3.2 s -> 1.8 s with huge pages, measured
-// on the bench). glibc reads its malloc tunables only when a process starts, so the command
-// runs itself again, once, with transparent huge pages for malloc and a heap kept between
-// rounds, unless GLIBC_TUNABLES is already set (then it is the caller's choice). If the exec
-// fails it goes on as it is.
-void rerun_with_malloc_tunables(char** argv) {
-  if (std::getenv("GLIBC_TUNABLES")) return;
-  ::setenv("GLIBC_TUNABLES",
-           "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
-           "glibc.malloc.trim_threshold=4294967295:glibc.malloc.top_pad=268435456",
-           1);
-  ::execv("/proc/self/exe", argv);
-  ::unsetenv("GLIBC_TUNABLES");
-}
-
 // Static records need the LFTs (from the dump, else read live). Only a file with the word
 // "static" in it can hold one; such files are read once more to be sure.
 bool needs_lfts(ingest::Routing default_routing,
@@ -61,7 +45,6 @@ bool needs_lfts(ingest::Routing default_routing,
 }  // namespace
 
 int cmd_localize(const CmdArgs& args) {
-  rerun_with_malloc_tunables(args.argv());
   try {
     if (!args.has("config")) throw UsageError("--config is required");
     if (!args.has("probes")) throw UsageError("--probes is required");
