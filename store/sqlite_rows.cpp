@@ -103,31 +103,33 @@ const std::string& upsert_port_sql() {
 
 // Every column but the key and the display name, which is indexed (ports_node): a port whose
 // name did not change is updated without touching that index. Same ?N as bind_port().
+// "c = ?N, ..." over the port columns that keep(N, c) selects, N being bind_port()'s index.
+template <typename Keep>
+std::string port_set_clause(Keep keep) {
+  std::string set;
+  int i = 0;
+  for (const std::string& c : column_names(kPortColumns)) {
+    ++i;
+    if (keep(i, c)) set += (set.empty() ? "" : ", ") + c + " = ?" + std::to_string(i);
+  }
+  return set;
+}
+
 const std::string& update_port_sql() {
-  static const std::string sql = [] {
-    std::string set;
-    int i = 0;
-    for (const std::string& c : column_names(kPortColumns)) {
-      ++i;
-      if (c == "node_guid" || c == "port" || c == "node") continue;
-      set += (set.empty() ? "" : ", ") + c + " = ?" + std::to_string(i);
-    }
-    return "UPDATE ports SET " + set + " WHERE node_guid = ?1 AND port = ?2 AND node = ?3";
-  }();
+  static const std::string sql = "UPDATE ports SET " +
+                                 port_set_clause([](int, const std::string& c) {
+                                   return c != "node_guid" && c != "port" && c != "node";
+                                 }) +
+                                 " WHERE node_guid = ?1 AND port = ?2 AND node = ?3";
   return sql;
 }
 
 const std::string& update_port_counters_sql() {
-  static const std::string sql = [] {
-    std::string set;
-    int i = 0;
-    for (const std::string& c : column_names(kPortColumns)) {
-      ++i;
-      if (i >= kFirstCounterColumn && i <= kLastCounterColumn)
-        set += (set.empty() ? "" : ", ") + c + " = ?" + std::to_string(i);
-    }
-    return "UPDATE ports SET " + set + " WHERE node_guid = ?1 AND port = ?2";
-  }();
+  static const std::string sql = "UPDATE ports SET " +
+                                 port_set_clause([](int i, const std::string&) {
+                                   return i >= kFirstCounterColumn && i <= kLastCounterColumn;
+                                 }) +
+                                 " WHERE node_guid = ?1 AND port = ?2";
   return sql;
 }
 
