@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "config/store_checks.h"
 #include "fabric/diagnostics.h"
 #include "fabric/text_util.h"
 
@@ -196,6 +197,7 @@ Config parse_config(std::string_view text, const std::string& file) {
     return [&r, keys = std::move(keys)](N v, S path) { config_detail::walk(r, v, path, keys); };
   };
   int secret_file_line = 0, via_line = 0, ufm_line = 0, token_line = 0;
+  int store_line = 0, path_line = 0, url_line = 0, pw_line = 0;
   bool ufm_map = false, url_given = false;
   // A zone key (opensm.timezone, ufm.timezone): "UTC" or a fixed offset like +02:00.
   auto utc_offset = [&](N v, S k, int* out) {
@@ -306,12 +308,45 @@ Config parse_config(std::string_view text, const std::string& file) {
             [&](N v, S k) { r.choice(v, k, &c.probes.routes, {"static", "adaptive"}); }},
        })},
       {"store", section({
-                    {"path", [&](N v, S k) { r.path(v, k, &c.store.path); }},
+                    {"backend",
+                     [&](N v, S k) {
+                       r.choice(v, k, &c.store.backend, {"sqlite", "postgres"});
+                       store_line = Reader::line(v);
+                     }},
+                    {"path",
+                     [&](N v, S k) {
+                       r.path(v, k, &c.store.path);
+                       path_line = Reader::line(v);
+                     }},
+                    {"url",
+                     [&](N v, S k) {
+                       r.string(v, k, &c.store.url, false);
+                       url_line = Reader::line(v);
+                     }},
+                    {"password_file",
+                     [&](N v, S k) {
+                       r.optional_path(v, k, &c.store.password_file);
+                       pw_line = Reader::line(v);
+                     }},
+                    {"password_env",
+                     [&](N v, S k) {
+                       r.string(v, k, &c.store.password_env, false);
+                       pw_line = Reader::line(v);
+                     }},
                     {"raw_window", [&](N v, S k) { r.duration(v, k, &c.store.raw_window_us); }},
                     {"aggregate_window",
                      [&](N v, S k) { r.duration(v, k, &c.store.aggregate_window_us); }},
                     {"event_window", [&](N v, S k) { r.duration(v, k, &c.store.event_window_us); }},
                 })},
+      {"ha", [&](N v, S k) {
+         c.ha.enabled = true;
+         c.ha.line = Reader::line(v);
+         config_detail::walk(
+             r, v, k,
+             {{"lease", [&](N v2, S k2) { r.duration(v2, k2, &c.ha.lease_us); }},
+              {"renew", [&](N v2, S k2) { r.duration(v2, k2, &c.ha.renew_us); }},
+              {"instance", [&](N v2, S k2) { r.string(v2, k2, &c.ha.instance, false); }}});
+       }},
       {"rules", section({
                     {"file", [&](N v, S k) { r.optional_path(v, k, &c.rules.file); }},
                 })},
@@ -444,6 +479,7 @@ Config parse_config(std::string_view text, const std::string& file) {
   if (c.workorders.webhook_secret_file && !c.workorders.webhook_secret_env.empty())
     sink.add(secret_file_line, "workorders.webhook_secret_file",
              "give webhook_secret_env or webhook_secret_file, not both");
+  check_store_and_ha(c, sink, StoreKeyLines{store_line, path_line, url_line, pw_line});
   sink.throw_if_any();
   return c;
 }

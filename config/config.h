@@ -58,7 +58,13 @@ struct ProbesSection {
 };
 
 struct StoreSection {
-  std::string path = "/var/lib/ibwarden/ibwarden.db";
+  std::string backend = "sqlite";  // sqlite (embedded, one host) | postgres (many fabrics, HA)
+  std::string path = "/var/lib/ibwarden/ibwarden.db";  // sqlite only
+  // postgres only: a libpq connection string (postgresql://user@host/db or "host=... dbname=...")
+  // without a password; the password comes from password_file or password_env (not both).
+  std::string url;
+  std::optional<std::string> password_file;
+  std::string password_env;
   int64_t raw_window_us = 24LL * 3600 * 1'000'000;
   int64_t aggregate_window_us = 30LL * 24 * 3600 * 1'000'000;
   int64_t event_window_us = 90LL * 24 * 3600 * 1'000'000;
@@ -131,6 +137,16 @@ struct WebSection {
   int tls_key_line = 0;
 };
 
+// Leader leases (store.backend postgres only): several daemons may watch one fabric; the one
+// holding the fabric's lease polls, probes and acts, the others stand by (daemon/lease.h).
+struct HaSection {
+  bool enabled = false;           // the `ha:` section is present
+  int64_t lease_us = 15'000'000;  // a lease not renewed for this long may be taken over
+  int64_t renew_us = 5'000'000;   // the holder renews (and standbys try) this often
+  std::string instance;           // this daemon's name in the lease; default host:config
+  int line = 0;                   // of the ha: section (errors point at it)
+};
+
 struct LogSection {
   std::string level = "info";  // debug | info | warning | error
 };
@@ -142,6 +158,7 @@ struct Config {
   CountersSection counters;
   ProbesSection probes;
   StoreSection store;
+  HaSection ha;
   RulesSection rules;
   ActionsSection actions;
   WorkordersSection workorders;

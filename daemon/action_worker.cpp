@@ -6,6 +6,7 @@
 #include "daemon/remedy_setup.h"
 #include "daemon/ufm_setup.h"
 #include "ingest/clock.h"
+#include "store/spec.h"
 
 namespace ibw::daemon {
 
@@ -84,7 +85,7 @@ void ActionWorker::loop() {
     }
     try {
       if (!remedy) {
-        db = store::Store::open(cfg_.store.path);
+        db = store::Store::open(store::store_spec(cfg_));
         exec = port_executor(cfg_);
         remedy = std::make_unique<actions::Remediator>(remedy_config(cfg_), *db, exec.get());
       }

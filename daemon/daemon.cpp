@@ -14,6 +14,7 @@
 #include "daemon/runtime.h"
 #include "daemon/ufm_setup.h"
 #include "fabric/diagnostics.h"
+#include "store/spec.h"
 
 namespace ibw::daemon {
 namespace daemon_detail {
@@ -36,9 +37,11 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
   if (cfg.fabric.plan)
     rt->plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
   if (cfg.fabric.node_name_map) rt->names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
-  auto parent = std::filesystem::path(cfg.store.path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  rt->db = store::Store::open(cfg.store.path);
+  if (cfg.store.backend == "sqlite") {
+    auto parent = std::filesystem::path(cfg.store.path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent);
+  }
+  rt->db = store::Store::open(store::store_spec(cfg));
   config::require_default_rules(cfg);
   if (cfg.rules.file) {
     rules::RuleSet set = rules::load_rules(*cfg.rules.file);

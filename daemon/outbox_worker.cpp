@@ -6,6 +6,7 @@
 #include "actions/webhook.h"
 #include "daemon/logger.h"
 #include "ingest/clock.h"
+#include "store/spec.h"
 #include "store/store.h"
 
 namespace ibw::daemon {
@@ -46,7 +47,7 @@ void run_outbox(const config::Config& cfg, const std::string& secret,
   bool failing = false;
   while (running) {
     try {
-      auto db = store::Store::open(cfg.store.path);
+      auto db = store::Store::open(store::store_spec(cfg));
       actions::CurlPoster poster(wc);
       outbox_detail::StoreOutbox queue(*db);
       actions::OutboxSender sender(wc, poster, queue);

@@ -10,6 +10,7 @@
 #include "fabric/audit_report.h"
 #include "fabric/json_text.h"
 #include "store/record_json.h"
+#include "store/spec.h"
 #include "web/http.h"
 
 namespace ibw::daemon {
@@ -36,7 +37,7 @@ web::SourceStatus status_of(ingest::HealthState s) {
 }  // namespace web_backend_detail
 
 std::unique_ptr<store::Store> WebBackend::open_store(bool writable) {
-  return store::Store::open(deps_.cfg.store.path, /*read_only=*/!writable);
+  return store::Store::open(store::store_spec(deps_.cfg), /*read_only=*/!writable);
 }
 
 web::Health WebBackend::health() {
@@ -81,7 +82,7 @@ void WebBackend::sweep_done(double seconds, int64_t end_us) {
 store::DecisionRecord WebBackend::port_action(const web::PortActionRequest& request) {
   auto topo = deps_.topology ? deps_.topology() : nullptr;
   if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
-  auto db = store::Store::open(deps_.cfg.store.path);
+  auto db = store::Store::open(store::store_spec(deps_.cfg));
   actions::RemedyContext ctx = remedy_context(*topo, &plan_index_, local_lids(deps_.cfg));
   auto exec = port_executor(deps_.cfg);  // actions.via: SMPs or UFM, as the automation
   actions::Remediator remedy(remedy_config(deps_.cfg), *db, exec.get());

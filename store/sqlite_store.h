@@ -22,6 +22,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "store/sqlite_db.h"
 #include "store/store.h"
@@ -38,6 +39,10 @@ class SqliteStore : public Store {
 
   SqliteStore(const std::string& path, const Options& options);
   ~SqliteStore() override;
+
+  // The fabric this file holds (StoreSpec::fabric), what fabrics() answers.
+  void set_fabric(std::string name) { fabric_ = std::move(name); }
+  std::vector<FabricEntry> fabrics() override { return {{fabric_, std::nullopt}}; }
 
   WriteResult write(const WriteBatch& batch) override;
   std::vector<StoredEvent> events(const EventQuery& q) override;
@@ -80,6 +85,7 @@ class SqliteStore : public Store {
   size_t fold_samples(int64_t cutoff_us);
 
   sqlite_detail::Db db_;
+  std::string fabric_ = "default";
   bool read_only_;
   size_t fail_after_rows_ = 0;  // armed by the test hook
   size_t fail_at_row_ = 0;      // for the write() in progress

@@ -1,7 +1,9 @@
-// Store: SQLite in WAL mode holding events, counter samples (raw for a window, packed per
-// port; then hourly aggregates), per-port state, source cursors and the records of remediation
-// (decisions, work orders, the webhook outbox, ports ibwarden disabled; store/remedy.h). One writer
-// (the daemon) and any number of readers (CLI query commands, later the web API) on the same file.
+// Store: SQLite in WAL mode (the embedded default; store/sqlite_store.h) or PostgreSQL (many
+// fabrics in one database, leader leases; store/pg_store.h) holding events, counter samples (raw
+// for a window, packed per port; then hourly aggregates), per-port state, source cursors and the
+// records of remediation (decisions, work orders, the webhook outbox, ports ibwarden disabled;
+// store/remedy.h). One writer (the daemon) and any number of readers (CLI query commands, later the
+// web API) on the same file.
 //
 // Durability contract: a batch written by write() is one transaction; it either lands whole
 // or not at all. Sources advance their cursor in the same transaction as the events it
@@ -9,7 +11,7 @@
 // replays nothing twice (events also de-duplicate on dedup_key).
 // "Crash" is a crash or kill of the process. After a power loss or kernel crash the last
 // transactions may roll back, each whole and with its cursor (see store/sqlite_store.h).
-// Schema changes are numbered migrations recorded in PRAGMA user_version.
+// Schema changes are numbered migrations (SQLite: PRAGMA user_version; PostgreSQL: a table).
 // Not thread-safe: use one Store per thread.
 #pragma once
 
@@ -39,6 +41,54 @@ class StoreError : public std::runtime_error {
 class StoreConflict : public StoreError {
  public:
   using StoreError::StoreError;
+};
+
+// A write of a fenced store (StoreSpec::fence) found that its holder no longer holds the
+// fabric's lease at its epoch: another instance took over. Nothing was written; the caller
+// must stop acting (the daemon steps down to standby).
+class StoreFenced : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+// The lease a leader holds (see Store::take_lease). Its writes carry it: every write
+// transaction of a store opened with a fence first checks that the fabric's lease row still
+// names this holder at this epoch, under a row lock, and throws StoreFenced otherwise.
+struct Fence {
+  std::string holder;
+  int64_t epoch = 0;
+};
+
+// Where the store is (config store: section) and which fabric's rows it reads and writes.
+struct StoreSpec {
+  std::string backend = "sqlite";  // "sqlite" | "postgres"
+  std::string path;                // sqlite: the database file
+  // postgres: a libpq connection string (URI "postgresql://user@host:port/db?host=/socket/dir"
+  // or "key=value ..."); the password is never in it (see `password`).
+  std::string url;
+  std::string password;  // postgres: from store.password_file / password_env; "" = none
+  // fabric.name. In PostgreSQL every table is keyed by it, so one database holds many
+  // fabrics and this store sees only this one's rows. A SQLite file holds one fabric.
+  std::string fabric = "default";
+  // When set (the lease holder's connections), writes are fenced (see Fence). Postgres only.
+  std::optional<Fence> fence;
+};
+
+// One fabric's lease row (PostgreSQL): who watches it. Times are the database server's clock,
+// UTC microseconds, so hosts with skewed clocks agree on expiry.
+struct Lease {
+  std::string fabric;
+  std::string holder;      // instance name of the holder ("" = never taken)
+  int64_t epoch = 0;       // + 1 at every change of holder; fences the holder's writes
+  int64_t expires_us = 0;  // the holder must renew before this
+  int64_t now_us = 0;      // the server's clock when this was read
+  std::string sources;     // the holder's source health, JSON array text ("[]" unknown)
+};
+
+// A fabric the store holds (Store::fabrics): its lease when HA is on.
+struct FabricEntry {
+  std::string name;
+  std::optional<Lease> lease;  // nullopt: no lease row (SQLite, or HA off)
 };
 
 struct StoredEvent {
@@ -184,9 +234,38 @@ struct SampleAggregate {
 
 class Store {
  public:
-  // Opens (creating and migrating as needed). Throws StoreError naming the path.
+  // Opens a SQLite store (creating and migrating as needed). Throws StoreError naming the path.
   static std::unique_ptr<Store> open(const std::string& path, bool read_only = false);
+  // Opens the store a configuration names: SQLite (spec.path) or PostgreSQL (spec.url),
+  // creating and migrating as needed (PostgreSQL: under an advisory lock, so instances
+  // starting together migrate once). Throws StoreError naming the path or server.
+  static std::unique_ptr<Store> open(const StoreSpec& spec, bool read_only = false);
   virtual ~Store() = default;
+
+  // Every fabric with rows or a lease in this store, by name. SQLite: the one it was opened
+  // for (StoreSpec::fabric), without a lease.
+  virtual std::vector<FabricEntry> fabrics() = 0;
+  // Leases (PostgreSQL; others throw StoreError "leases need the postgres backend").
+  // take_lease: one transaction on the fabric's lease row, on the server's clock:
+  //  - no row, or the row expired: `holder` takes it, epoch + 1 (a row is created at epoch 1);
+  //  - held by `holder` at `epoch` (the caller's current one): renewed, same epoch;
+  //  - otherwise (held by another, or by this name at another epoch): unchanged.
+  // The new expiry is now + lease_us; `sources` (JSON array text) is stored with a take or
+  // renewal. Returns the row as it is after the call: the caller holds the lease when
+  // holder and epoch are its own and expires_us > now_us.
+  virtual Lease take_lease(const std::string& holder, int64_t epoch, int64_t lease_us,
+                           const std::string& sources) {
+    (void)holder, (void)epoch, (void)lease_us, (void)sources;
+    throw StoreError("leases need the postgres backend");
+  }
+  // Gives the lease up at once (expiry = now) when `holder` holds it at `epoch`, so a standby
+  // takes over without waiting out the lease (clean shutdown). False when not held.
+  virtual bool release_lease(const std::string& holder, int64_t epoch) {
+    (void)holder, (void)epoch;
+    throw StoreError("leases need the postgres backend");
+  }
+  // The fabric's lease row as it is; nullopt when none was ever taken.
+  virtual std::optional<Lease> lease() { return std::nullopt; }
 
   virtual WriteResult write(const WriteBatch& batch) = 0;
   virtual std::vector<StoredEvent> events(const EventQuery& q) = 0;
