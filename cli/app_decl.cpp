@@ -145,6 +145,18 @@ void declare_store(CliTree& t) {
   c->add_option("FILE")->description("where to write the copy")->type_name("FILE")->required();
   option(c, "config", "FILE", "the configuration file")->default_str("/etc/ibwarden/ibwarden.yaml");
   t.handlers[c] = &cmd_store_backup;
+
+  c = command(*t.root, "status",
+              "print this instance's role on its fabric (leader or standby) and the lease\n\n"
+              "Reads the fabric's lease from the store the configuration names. With ha: "
+              "(store.backend postgres) the role is leader when the lease is held by this "
+              "instance (ha.instance) and not expired, standby otherwise; without ha: the daemon "
+              "watches its fabric alone and is its leader. JSON: {fabric, role, instance, "
+              "backend, ha, holder, epoch, lease_expires, lease_expires_in_s}.",
+              "Exit status: 0 answered, 2 usage error or the store cannot be read.");
+  config_option(c);
+  text_json_option(c);
+  t.handlers[c] = &cmd_status;
 }
 
 }  // namespace app_decl_detail

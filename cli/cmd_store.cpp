@@ -13,6 +13,10 @@ int cmd_store_backup(const CmdArgs& args) {
     std::string file = args.get("FILE").value_or("");
     if (file.empty()) throw UsageError("FILE is required");
     config::Config cfg = config::load_config(args.get("config").value_or(""));
+    if (cfg.store.backend != "sqlite")
+      throw std::runtime_error(
+          "store backup copies a SQLite store; back up PostgreSQL (store.url) "
+          "with its own tools (pg_dump, pg_basebackup)");
     store::BackupResult r = store::backup_store(cfg.store.path, file);
     std::cout << "ibwarden store backup: wrote " << file << " (" << r.pages << " pages, " << r.bytes
               << " bytes)\n";

@@ -27,5 +27,6 @@ int cmd_replay(const CmdArgs& args);
 int cmd_localize(const CmdArgs& args);
 int cmd_probe(const CmdArgs& args);
 int cmd_store_backup(const CmdArgs& args);
+int cmd_status(const CmdArgs& args);
 
 }  // namespace ibw::cli

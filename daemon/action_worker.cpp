@@ -19,6 +19,11 @@ ActionWorker::~ActionWorker() {
   stop();
 }
 
+void ActionWorker::set_store(store::StoreSpec spec, std::function<bool()> may_act) {
+  spec_ = std::move(spec);
+  may_act_ = std::move(may_act);
+}
+
 void ActionWorker::start() {
   stopping_ = false;
   thread_ = std::thread([this] { loop(); });
@@ -85,8 +90,9 @@ void ActionWorker::loop() {
     }
     try {
       if (!remedy) {
-        db = store::Store::open(store::store_spec(cfg_));
+        db = store::Store::open(spec_ ? *spec_ : store::store_spec(cfg_));
         exec = port_executor(cfg_);
+        if (may_act_) exec = fenced_executor(std::move(exec), may_act_);
         remedy = std::make_unique<actions::Remediator>(remedy_config(cfg_), *db, exec.get());
       }
       if (job) run_job(*job, *remedy);

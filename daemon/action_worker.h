@@ -9,8 +9,10 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -33,6 +35,10 @@ class ActionWorker {
   ActionWorker(const ActionWorker&) = delete;
   ActionWorker& operator=(const ActionWorker&) = delete;
 
+  // The store the worker records into (default: the configuration's). A lease holder gives
+  // its fenced spec and may_act (LeaseKeeper::held): every port action is refused, and
+  // nothing recorded, once may_act() is false. Call before start().
+  void set_store(store::StoreSpec spec, std::function<bool()> may_act);
   void start();
   // Finishes the job in progress, drops queued ones (they are re-derived after a restart).
   void stop();
@@ -44,6 +50,8 @@ class ActionWorker {
   void run_job(const ActionJob& job, actions::Remediator& remedy);
 
   config::Config cfg_;
+  std::optional<store::StoreSpec> spec_;
+  std::function<bool()> may_act_;
   actions::PlanIndex plan_;
   LocalLids lids_;
   std::mutex mutex_;

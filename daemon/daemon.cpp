@@ -41,7 +41,12 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
     auto parent = std::filesystem::path(cfg.store.path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
   }
-  rt->db = store::Store::open(store::store_spec(cfg));
+  rt->spec = store::store_spec(cfg);
+  rt->db = store::Store::open(rt->spec);
+  if (cfg.ha.enabled) {  // start as a standby: the lease decides who acts
+    rt->keeper = std::make_unique<LeaseKeeper>(rt->spec, cfg.ha);
+    rt->acting = false;
+  }
   config::require_default_rules(cfg);
   if (cfg.rules.file) {
     rules::RuleSet set = rules::load_rules(*cfg.rules.file);
@@ -138,26 +143,109 @@ std::string ready_status(const Runtime& rt) {
   std::string s = "watching fabric " + c.fabric.name + ": ";
   s += rt.rules_loaded < 0 ? "no rules file" : std::to_string(rt.rules_loaded) + " rules loaded";
   s += ", actions " + c.actions.mode;
+  if (rt.keeper)
+    s += rt.acting ? ", leader (lease epoch " + std::to_string(rt.keeper->fence().epoch) + ")"
+                   : ", standby (lease held by " + rt.keeper->last().holder + ")";
   if (rt.web_server) s += ", web API on port " + std::to_string(rt.web_server->port());
   return s;
+}
+
+// SIGHUP: loads and prepares the new configuration. True with `next` set when it is valid (the
+// caller ends this generation); false, logged and reported to systemd, when it is rejected.
+bool try_reload(Runtime& rt, const std::string& config_path, std::unique_ptr<Runtime>& next) {
+  ServiceNotifier& notifier = service_notifier();
+  notifier.reloading();
+  try {
+    auto candidate = prepare(config::load_config(config_path));
+    if (g_stop) return false;
+    // The same instance on the same fabric and store keeps its lease across the reload.
+    if (rt.keeper && candidate->keeper && candidate->cfg.ha.instance == rt.cfg.ha.instance &&
+        candidate->spec.url == rt.spec.url && candidate->spec.fabric == rt.spec.fabric)
+      candidate->keeper = std::move(rt.keeper);
+    next = std::move(candidate);
+    log(LogLevel::info, "configuration reloaded", {{"config", config_path}});
+    return true;
+  } catch (const std::exception& e) {
+    log(LogLevel::error, "new configuration rejected; keeping the running one",
+        {{"config", config_path}, {"error", e.what()}});
+    notifier.ready(ready_status(rt) + "; last reload rejected: " + e.what());
+    return false;
+  }
+}
+
+// HA standby: serves the web UI (started by the caller) and tries to take the lease every
+// ha.renew. True once this instance holds it; false on stop or a valid reload (`next`).
+bool stand_by(Runtime& rt, const std::string& config_path, std::unique_ptr<Runtime>& next) {
+  ServiceNotifier& notifier = service_notifier();
+  notifier.ready(ready_status(rt));
+  log(LogLevel::info, "standing by for the fabric's lease",
+      {{"fabric", rt.cfg.fabric.name},
+       {"instance", rt.keeper->instance()},
+       {"lease_s", rt.cfg.ha.lease_us / 1e6},
+       {"renew_s", rt.cfg.ha.renew_us / 1e6}});
+  Clock::time_point next_try{};
+  std::string holder = "\n";  // logs the first holder seen
+  while (!g_stop) {
+    notifier.watchdog_tick();
+    if (g_reload.exchange(false) && try_reload(rt, config_path, next)) return false;
+    if (Clock::now() >= next_try) {
+      next_try = Clock::now() + std::chrono::microseconds(rt.cfg.ha.renew_us);
+      if (rt.keeper->tick("[]")) return true;
+      store::Lease l = rt.keeper->last();
+      if (l.holder != holder) {
+        holder = l.holder;
+        log(LogLevel::info, "fabric's lease held by another instance",
+            {{"holder", l.holder},
+             {"epoch", l.epoch},
+             {"expires_in_s", (l.expires_us - l.now_us) / 1e6}});
+        notifier.ready(ready_status(rt));
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// The lease is ours: every write from now on carries its fence, and the caller reconciles
+// pending intents before the sources resume from their stored cursors.
+void take_over(Runtime& rt) {
+  rt.spec.fence = rt.keeper->fence();
+  rt.db = store::Store::open(rt.spec);
+  size_t warmed = 0;
+  if (rt.rules) {  // the last hour as the previous holder stored it: flaps span a takeover
+    store::EventQuery q;
+    q.since_us = rt.clock.now_us() - 3600LL * 1'000'000;
+    q.limit = 0;
+    std::vector<ingest::Event> events;
+    for (auto& e : rt.db->events(q)) events.push_back(std::move(e.event));
+    warmed = rt.rules->add_events(events);
+  }
+  log(LogLevel::info,
+      "taking over the fabric: reconciling pending intents, then resuming from "
+      "the stored cursors",
+      {{"fabric", rt.cfg.fabric.name},
+       {"epoch", rt.spec.fence->epoch},
+       {"rule_events_loaded", warmed}});
+}
+
+// The lease is gone (taken over, or not renewed in time): this generation ends and a fresh
+// standby one starts. Null (exit 1, for systemd to restart us) when it cannot be prepared.
+std::unique_ptr<Runtime> step_down(Runtime& rt) {
+  log(LogLevel::error, "stepping down to standby: this instance no longer holds the lease",
+      {{"fabric", rt.cfg.fabric.name}, {"instance", rt.cfg.ha.instance}});
+  try {
+    return prepare(rt.cfg);
+  } catch (const std::exception& e) {
+    log(LogLevel::error, "cannot stand by again; exiting", {{"error", e.what()}});
+    rt.store_failed = true;
+    return nullptr;
+  }
 }
 
 // Runs one configuration generation until stop or a valid reload; returns the next
 // generation's runtime on reload, null on stop. Workers are always stopped and joined, also
 // when this throws.
 std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_path) {
-  // Before anything can act: port actions a crash left between request and record.
-  try {
-    reconcile_intents(rt.cfg, *rt.db, rt.plan.get(), &rt.names, rt.clock.now_us());
-  } catch (const std::exception& e) {
-    log(LogLevel::error, "pending port actions not reconciled: they stay pending",
-        {{"error", e.what()}});
-  }
-  rt.opensm_cursor = rt.db->cursor("opensm");
-  auto stored = rt.db->ports();
-  for (const auto& r : stored)
-    if (r.counters.valid) rt.last_samples.push_back(r.counters);
-  rt.ports.seed(std::move(stored));
   std::vector<std::thread> threads;
   auto spawn = [&](void (*fn)(Runtime&)) {
     rt.live_threads++;
@@ -179,10 +267,48 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
     rt.queue.close();
     for (auto& t : threads) t.join();
   };
-  if (rt.worker) rt.worker->start();
-  if (rt.cfg.web.enabled) start_web(rt);
+  std::unique_ptr<Runtime> next;
+  if (rt.keeper) {  // HA: serve the web UI and keep the model warm until the lease is ours
+    if (rt.cfg.web.enabled) start_web(rt);
+    spawn(discovery_loop);
+    bool leader = false;
+    try {
+      leader = stand_by(rt, config_path, next);
+    } catch (...) {
+      stop_workers();
+      throw;
+    }
+    if (!leader) {
+      stop_workers();
+      return next;
+    }
+    take_over(rt);
+  }
+  // Before anything can act: port actions a crash left between request and record.
+  try {
+    reconcile_intents(rt.cfg, *rt.db, rt.plan.get(), &rt.names, rt.clock.now_us());
+  } catch (const std::exception& e) {
+    log(LogLevel::error, "pending port actions not reconciled: they stay pending",
+        {{"error", e.what()}});
+  }
+  rt.opensm_cursor = rt.db->cursor("opensm");
+  auto stored = rt.db->ports();
+  for (const auto& r : stored)
+    if (r.counters.valid) rt.last_samples.push_back(r.counters);
+  rt.ports.seed(std::move(stored));
+  if (rt.worker) {
+    if (rt.keeper) rt.worker->set_store(rt.spec, [k = rt.keeper.get()] { return k->held(); });
+    rt.worker->start();
+  }
+  if (rt.keeper) {
+    rt.acting = true;
+    request_discovery(rt, 1);  // record the fabric as this holder finds it
+    spawn(lease_loop);
+  } else {
+    if (rt.cfg.web.enabled) start_web(rt);
+    spawn(discovery_loop);
+  }
   spawn(watcher_loop);
-  spawn(discovery_loop);
   if (!rt.ufm)
     if (size_t n = drop_ufm_port_view(*rt.db))
       log(LogLevel::info, "ufm port view dropped (no ufm: section)", {{"rows", n}});
@@ -198,26 +324,17 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   if (rt.cfg.counters.enabled && !(rt.ufm && rt.ufm->has_telemetry())) spawn(counter_loop);
   if (rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir) spawn(probe_loop);
   if (rt.cfg.workorders.webhook)
-    spawn([](Runtime& r) { run_outbox(r.cfg, r.webhook_secret, r.running); });
+    spawn([](Runtime& r) { run_outbox(r.cfg, r.spec, r.webhook_secret, r.running); });
   ServiceNotifier& notifier = service_notifier();
   notifier.ready(ready_status(rt));  // systemd (Type=notify): this generation runs
-  std::unique_ptr<Runtime> next;
   try {
     while (!g_stop) {
-      notifier.watchdog_tick();  // only this loop pings: a wedged writer gets us restarted
-      if (g_reload.exchange(false)) {
-        notifier.reloading();
-        try {
-          auto candidate = prepare(config::load_config(config_path));
-          if (!g_stop) next = std::move(candidate);
-          log(LogLevel::info, "configuration reloaded", {{"config", config_path}});
-          break;
-        } catch (const std::exception& e) {
-          log(LogLevel::error, "new configuration rejected; keeping the running one",
-              {{"config", config_path}, {"error", e.what()}});
-          notifier.ready(ready_status(rt) + "; last reload rejected: " + e.what());
-        }
+      if (rt.lease_lost) {  // fenced or not renewed: stop acting, stand by again
+        next = step_down(rt);
+        break;
       }
+      notifier.watchdog_tick();  // only this loop pings: a wedged writer gets us restarted
+      if (g_reload.exchange(false) && try_reload(rt, config_path, next)) break;
       if (auto batch = rt.queue.pop_for(std::chrono::milliseconds(100))) write_batch(*batch, rt);
       maybe_compact(rt);
     }
@@ -228,6 +345,7 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   }
   if (g_stop) notifier.stopping();  // before the workers drain: that can take a while
   stop_workers();
+  if (rt.keeper && !next) rt.keeper->release();  // stopping: a standby takes over at once
   return next;
 }
 

@@ -37,7 +37,7 @@ class StoreOutbox : public actions::OutboxQueue {
 
 }  // namespace outbox_detail
 
-void run_outbox(const config::Config& cfg, const std::string& secret,
+void run_outbox(const config::Config& cfg, const store::StoreSpec& spec, const std::string& secret,
                 const std::atomic<bool>& running) {
   actions::WebhookConfig wc;
   wc.url = *cfg.workorders.webhook;
@@ -47,7 +47,7 @@ void run_outbox(const config::Config& cfg, const std::string& secret,
   bool failing = false;
   while (running) {
     try {
-      auto db = store::Store::open(store::store_spec(cfg));
+      auto db = store::Store::open(spec);
       actions::CurlPoster poster(wc);
       outbox_detail::StoreOutbox queue(*db);
       actions::OutboxSender sender(wc, poster, queue);

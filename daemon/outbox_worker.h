@@ -8,10 +8,13 @@
 #include <string>
 
 #include "config/config.h"
+#include "store/store.h"
 
 namespace ibw::daemon {
 
-void run_outbox(const config::Config& cfg, const std::string& secret,
+// spec: the store to deliver from (the daemon's: fenced when it holds a lease, so a holder
+// that lost its lease stops marking deliveries).
+void run_outbox(const config::Config& cfg, const store::StoreSpec& spec, const std::string& secret,
                 const std::atomic<bool>& running);
 
 }  // namespace ibw::daemon

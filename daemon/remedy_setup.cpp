@@ -82,6 +82,45 @@ std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg) 
       static_cast<unsigned>(std::max<int64_t>(50, cfg.actions.timeout_us / 4000)));
 }
 
+namespace remedy_setup_detail {
+
+// See fenced_executor().
+class FencedExecutor : public actions::PortExecutor {
+ public:
+  FencedExecutor(std::unique_ptr<actions::PortExecutor> inner, std::function<bool()> may_act)
+      : inner_(std::move(inner)), may_act_(std::move(may_act)) {}
+  actions::PortChange disable(const actions::PortAddress& node, int port) override {
+    check();
+    return inner_->disable(node, port);
+  }
+  actions::PortChange enable(const actions::PortAddress& node, int port) override {
+    check();
+    return inner_->enable(node, port);
+  }
+  void set_context(const actions::ActionContext& context) override { inner_->set_context(context); }
+  actions::PortReading read(const actions::PortAddress& node, int port) override {
+    return inner_->read(node, port);
+  }
+  bool needs_address() const override { return inner_->needs_address(); }
+
+ private:
+  void check() const {
+    if (!may_act_())
+      throw std::runtime_error(
+          "this instance no longer holds the fabric's lease: port action not sent");
+  }
+  std::unique_ptr<actions::PortExecutor> inner_;
+  std::function<bool()> may_act_;
+};
+
+}  // namespace remedy_setup_detail
+
+std::unique_ptr<actions::PortExecutor> fenced_executor(std::unique_ptr<actions::PortExecutor> inner,
+                                                       std::function<bool()> may_act) {
+  return std::make_unique<remedy_setup_detail::FencedExecutor>(std::move(inner),
+                                                               std::move(may_act));
+}
+
 std::string webhook_secret(const config::Config& cfg) {
   const auto& w = cfg.workorders;
   if (!w.webhook_secret_env.empty()) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,11 @@ actions::RemedyContext remedy_context(const Topology& topo, const actions::PlanI
 // port; each MAD bounded by actions.timeout / 4), ufm -> UfmExecutor (UFM jobs bounded by
 // actions.timeout; credentials read now: throws naming the variable or file when missing).
 std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg);
+// Wraps an executor so that every disable and enable first asks may_act() (a lease holder:
+// LeaseKeeper::held) and throws, sending nothing, when it is false: the SMP is the one write a
+// store fence cannot stop. Reads pass through.
+std::unique_ptr<actions::PortExecutor> fenced_executor(std::unique_ptr<actions::PortExecutor> inner,
+                                                       std::function<bool()> may_act);
 // Completes the port-action intents a previous run left pending (a crash between a request
 // and its record; actions::Remediator::reconcile): when there are any, a discovery of its
 // own, then each port read back over the configured executor. Each one is logged. Returns

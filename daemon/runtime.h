@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "daemon/action_worker.h"
 #include "daemon/batch_queue.h"
+#include "daemon/lease.h"
 #include "daemon/port_table.h"
 #include "daemon/probe_runner.h"
 #include "daemon/rule_runner.h"
@@ -56,6 +57,13 @@ struct Runtime {
   std::optional<std::string> opensm_cursor;
   std::vector<ingest::CounterSample> last_samples;
   std::unique_ptr<store::Store> db;
+  store::StoreSpec spec;  // the configuration's store; fenced (spec.fence) once the lease is held
+  // HA (config ha:): the lease; null without ha:, and then this daemon always acts.
+  std::unique_ptr<LeaseKeeper> keeper;
+  // False while standing by: discovery then only refreshes the topology (for the web UI and a
+  // quick takeover) and nothing is queued for the store. Set when the lease is taken.
+  std::atomic<bool> acting{true};
+  std::atomic<bool> lease_lost{false};  // the holder's lease ended: this generation steps down
   std::mutex routes_mutex;
   std::shared_ptr<const fabric::RoutingTables> routes;  // from opensm-lfts.dump, when present
   // Held from a PortTable update until its batch is queued, so full-row port writes reach
@@ -110,6 +118,11 @@ void request_discovery(Runtime& rt, int64_t delay_us);
 void watcher_loop(Runtime& rt);
 void discovery_loop(Runtime& rt);
 void counter_loop(Runtime& rt);
+// The holder's lease thread: renews every ha.renew with the sources' health; sets
+// rt.lease_lost when the lease is gone (taken over, or not renewed in time).
+void lease_loop(Runtime& rt);
+// The sources' health as the lease row carries it: [{name, status, detail, last_ok_us}].
+std::string sources_json(const Runtime& rt);
 // The UFM source's view of this runtime (daemon/ufm_source.h).
 UfmSourceHooks ufm_hooks(Runtime& rt);
 // Writes one batch, retrying while the store fails. When shutting down it gives up after a

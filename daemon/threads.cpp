@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "daemon/link_check.h"
 #include "daemon/logger.h"
 #include "daemon/runtime.h"
@@ -83,6 +85,10 @@ bool discover(Runtime& rt) {
   {
     std::lock_guard<std::mutex> lock(rt.topo_mutex);
     rt.topo = topo;
+  }
+  if (!rt.acting) {  // a standby keeps the model warm; the holder records and acts
+    log(LogLevel::debug, "fabric discovered (standby)", {{"nodes", topo->fabric.size()}});
+    return true;
   }
   std::lock_guard<std::mutex> publish(rt.publish_mutex);
   store::WriteBatch batch;
@@ -275,6 +281,24 @@ UfmSourceHooks ufm_hooks(Runtime& rt) {
   return h;
 }
 
+void lease_loop(Runtime& rt) {
+  while (rt.running && !rt.lease_lost) {
+    rt.nap(std::chrono::microseconds(rt.cfg.ha.renew_us));
+    if (!rt.running) break;
+    if (!rt.keeper->tick(sources_json(rt))) rt.lease_lost = true;
+  }
+}
+
+std::string sources_json(const Runtime& rt) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : rt.health.snapshot())
+    out.push_back({{"name", e.name},
+                   {"status", ingest::health_state_name(e.state)},
+                   {"detail", e.detail},
+                   {"last_ok_us", e.last_ok_us}});
+  return out.dump();
+}
+
 // Batches with at least this many counter samples log their write time ("counters stored").
 constexpr size_t kLoggedSamples = 1000;
 
@@ -282,7 +306,7 @@ constexpr size_t kLoggedSamples = 1000;
 // few attempts; every later batch is then dropped too (rt.store_failed), so no cursor can
 // move past events that were not stored: the sources re-read them after a restart.
 void write_batch(store::WriteBatch& batch, Runtime& rt) {
-  if (rt.store_failed) return;
+  if (rt.store_failed || rt.lease_lost) return;
   for (int attempt = 0;; ++attempt) {
     try {
       auto started = std::chrono::steady_clock::now();
@@ -298,9 +322,15 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
       for (size_t i = 0; i < batch.events.size(); ++i)
         if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);
       return;
+    } catch (const store::StoreFenced& e) {  // another instance holds the lease: step down
+      log(LogLevel::error, "store write fenced: this instance lost the fabric's lease",
+          {{"error", e.what()}});
+      rt.lease_lost = true;
+      return;  // the holder re-reads from the stored cursors
     } catch (const store::StoreError& e) {
       log(LogLevel::error, "store write failed; retrying",
           {{"error", e.what()}, {"attempt", attempt}});
+      if (rt.lease_lost) return;  // stepping down: the next holder re-reads
       if (g_stop && attempt >= 2) {
         rt.store_failed = true;
         log(LogLevel::error, "shutting down with unstored batches; sources will re-read them");

@@ -5,7 +5,7 @@
 # http://127.0.0.1:8080/ until Ctrl-C.
 #
 # Usage: scripts/demo.sh [--port N] [--faults on|off] [--duration S] [--ready-file F]
-#                        [--large] [--no-build] [--keep] [--tour]
+#                        [--large] [--no-build] [--keep] [--tour] [--ha]
 #   --port N        web port (default 8080; 0 = any free port, printed)
 #   --faults off    inject nothing (the end-to-end test injects its own)
 #   --duration S    stop after S seconds (default: run until Ctrl-C)
@@ -15,6 +15,8 @@
 #   --no-build      use the binaries already built in ${BUILD_DIR:-build}
 #   --keep          leave the lab directory (store, logs) for inspection
 #   --tour          the step-by-step CLI tour instead (scripts/demo_tour.sh)
+#   --ha            two fabrics in one PostgreSQL, one of them watched by two daemons sharing
+#                   its leader lease, one dashboard (scripts/demo_ha.sh; same options)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -29,6 +31,7 @@ while (($#)); do
     --no-build) build=0; shift ;;
     --keep) keep=1; shift ;;
     --tour) shift; exec scripts/demo_tour.sh "$@" ;;
+    --ha) shift; exec scripts/demo_ha.sh "$@" ;;
     *) echo "demo.sh: unknown option $1 (see the header of scripts/demo.sh)" >&2; exit 2 ;;
   esac
 done

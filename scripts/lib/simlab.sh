@@ -8,7 +8,7 @@ SIM_PRELOAD=${SIM_PRELOAD:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 sim_start() {
   local net=$1 dir=$2 timeout=${3:-120}
   SIM_DIR=$dir
-  SIM_SOCK="ibw-sh-$$"
+  SIM_SOCK="ibw-sh-$$${SIM_TAG:-}"  # SIM_TAG: a second fabric of the same script
   mkdir -p "$dir"
   # ibsim reads console commands on stdin and spins on EOF: hold a FIFO open for it.
   rm -f "$dir/console"
