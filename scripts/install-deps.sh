@@ -16,6 +16,7 @@ PACKAGES=(
   zlib1g-dev            # gzip of large web API answers
   libcli11-dev          # the commands' options, --help, man page and completion (cli/)
   libsystemd-dev        # sd_notify READY/WATCHDOG and journald fields (daemon/)
+  libpq-dev             # libpq: the PostgreSQL store backend (store.backend: postgres)
   # packaging: the .deb (scripts/package.sh) and its checks
   dpkg-dev fakeroot lintian systemd file
   groff-base man-db  # the generated ibwarden(1) is checked with groff and man
@@ -24,6 +25,9 @@ PACKAGES=(
   ibsim-utils opensm infiniband-diags
   python3 curl  # tests: the webhook receiver, the UFM emulator, the web API client
   openssl       # tests: self-signed certificates for the HTTPS tests
+  # tests, demo --ha, bench_store.sh: private PostgreSQL servers (initdb + postgres from
+  # /usr/lib/postgresql/15/bin; tests/lab/pg_server.h, scripts/lib/pg.sh)
+  postgresql-15
   chromium  # tests: the dashboard end to end in headless Chromium (tests/e2e)
   # benchmarks
   time
@@ -48,6 +52,12 @@ if ((${#missing[@]} == 0)); then
 else
   echo "install-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # Only the server binaries are wanted: no system cluster created and started at install.
+  if [[ " ${missing[*]} " == *" postgresql-15 "* ]]; then
+    $SUDO mkdir -p /etc/postgresql-common/createcluster.d
+    echo "create_main_cluster = false" |
+      $SUDO tee /etc/postgresql-common/createcluster.d/ibwarden.conf >/dev/null
+  fi
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

@@ -1,0 +1,60 @@
+// The private PostgreSQL of the tests (tests/lab/pg_server.h): it starts, hands out fresh
+// databases that are really separate, and runs as an unprivileged user on a private socket.
+#include <catch2/catch.hpp>
+
+#include <libpq-fe.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/lab/pg_server.h"
+
+namespace {
+
+std::string query_one(const std::string& url, const std::string& sql) {
+  PGconn* c = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(c) == CONNECTION_OK);
+  PGresult* r = PQexec(c, sql.c_str());
+  std::string v =
+      PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? PQgetvalue(r, 0, 0) : "<error>";
+  PQclear(r);
+  PQfinish(c);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("pg_server: fresh databases are empty and separate", "[pg_server]") {
+  std::string a = ibw::lab::pg_test_database("pgsrv");
+  std::string b = ibw::lab::pg_test_database("pgsrv");
+  REQUIRE(a != b);
+  ibw::lab::pg_exec(a, "CREATE TABLE t (x int)");
+  ibw::lab::pg_exec(a, "INSERT INTO t VALUES (7)");
+  CHECK(query_one(a, "SELECT x FROM t") == "7");
+  CHECK(query_one(b, "SELECT count(*) FROM pg_tables WHERE tablename = 't'") == "0");
+  CHECK(query_one(a, "SHOW server_version_num").substr(0, 2) == "15");
+  CHECK_THROWS_WITH(ibw::lab::pg_exec(a, "SELECT nope"), Catch::Contains("nope"));
+}
+
+TEST_CASE("pg_server: private server on its own socket without TCP", "[pg_server]") {
+  if (std::getenv("IBW_TEST_PG_URL_BASE")) {
+    WARN("IBW_TEST_PG_URL_BASE names another server: not checked");
+    return;
+  }
+  auto& s = ibw::lab::pg_test_server();
+  CHECK(std::filesystem::exists(s.socket_dir() + "/.s.PGSQL.5432"));
+  std::string url = s.create_database("pgsrv_private");
+  CHECK(url == "postgresql:///pgsrv_private?host=" + s.socket_dir() + "&user=postgres");
+  CHECK(query_one(url, "SHOW listen_addresses") == "");
+  CHECK(query_one(url, "SHOW fsync") == "off");
+  // initdb and the server refuse root: as root they run as the user postgres.
+  std::filesystem::path data = s.dir() + "/data";
+  struct stat st {};
+  REQUIRE(stat(data.c_str(), &st) == 0);
+  CHECK(st.st_uid != 0);
+  CHECK_THROWS_WITH(s.create_database("Bad-Name"), Catch::Contains("[a-z0-9_]"));
+}
