@@ -20,10 +20,10 @@ done
   { echo "run_fabrics.sh: playwright-core is missing: (cd tests/e2e && npm ci)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ibw-e2e-fabrics.XXXXXX)
 lab=""
-pg_started=""
+pgdir=""
 cleanup() {
   if [[ -n $lab ]]; then kill "$lab" 2>/dev/null || true; wait "$lab" 2>/dev/null || true; fi
-  if [[ -n $pg_started ]] && declare -F pg_stop >/dev/null; then pg_stop || true; fi
+  if [[ -n $pgdir ]]; then stop_private_pg "$pgdir" || true; rm -rf "$pgdir"; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -31,9 +31,9 @@ url=${IBW_E2E_PG_URL:-}
 if [[ -z $url && -f $root/scripts/lib/pg.sh ]]; then
   # shellcheck source=/dev/null
   source "$root/scripts/lib/pg.sh"
-  if declare -F pg_start >/dev/null && pg_start "$work/pg" >"$out/fabrics-pg.log" 2>&1; then
-    pg_started=1
-    url=${PG_URL:-}
+  pgdir=$(mktemp -d /tmp/ibw-pgf.XXXXXX)  # short: the socket path is limited
+  if start_private_pg "$pgdir" >"$out/fabrics-pg.log" 2>&1; then
+    url=$(create_db ibw_fabrics)
   else
     echo "run_fabrics.sh: no private PostgreSQL (see fabrics-pg.log): using SQLite files" >&2
   fi
