@@ -36,8 +36,30 @@ web::SourceStatus status_of(ingest::HealthState s) {
 
 }  // namespace web_backend_detail
 
-std::unique_ptr<store::Store> WebBackend::open_store(bool writable) {
-  return store::Store::open(store::store_spec(deps_.cfg), /*read_only=*/!writable);
+std::unique_ptr<store::Store> WebBackend::open_store(const std::string& fabric, bool writable) {
+  store::StoreSpec spec = store::store_spec(deps_.cfg);
+  if (!fabric.empty() && fabric != spec.fabric) {
+    bool known = false;
+    for (const auto& f : fabrics()) known = known || f.name == fabric;
+    if (!known) throw web::ApiError(404, "no fabric " + fabric + " in the store");
+    spec.fabric = fabric;
+  }
+  spec.fence.reset();  // the web API never writes as the lease holder
+  return store::Store::open(spec, /*read_only=*/!writable);
+}
+
+std::vector<store::FabricEntry> WebBackend::fabrics() {
+  std::lock_guard<std::mutex> lock(fabrics_mutex_);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      if (!fabrics_store_)
+        fabrics_store_ = store::Store::open(store::store_spec(deps_.cfg), /*read_only=*/true);
+      return fabrics_store_->fabrics();
+    } catch (const store::StoreError&) {
+      fabrics_store_.reset();  // a broken connection: open a new one, once
+      if (attempt == 1) throw;
+    }
+  }
 }
 
 web::Health WebBackend::health() {
@@ -48,6 +70,7 @@ web::Health WebBackend::health() {
   h.enforce = deps_.cfg.actions.mode == "enforce";
   h.max_disabled_total = deps_.cfg.actions.max_disabled_total;
   h.max_actions_per_hour = deps_.cfg.actions.max_actions_per_hour;
+  h.leader = !deps_.is_leader || deps_.is_leader();
   std::vector<std::string> expected = {"opensm", "counters", "ufm"};
   std::vector<SourceHealthEntry> seen =
       deps_.health ? deps_.health->snapshot() : std::vector<SourceHealthEntry>{};
@@ -80,6 +103,17 @@ void WebBackend::sweep_done(double seconds, int64_t end_us) {
 }
 
 store::DecisionRecord WebBackend::port_action(const web::PortActionRequest& request) {
+  if (deps_.is_leader && !deps_.is_leader()) {  // a standby never acts: its leader does
+    std::string holder = "(none)";
+    try {
+      for (const auto& f : fabrics())
+        if (f.name == deps_.cfg.fabric.name && f.lease && !f.lease->holder.empty())
+          holder = f.lease->holder;
+    } catch (const std::exception&) {
+    }
+    throw web::ApiError(
+        409, "standby: fabric " + deps_.cfg.fabric.name + " is acted on by its leader " + holder);
+  }
   auto topo = deps_.topology ? deps_.topology() : nullptr;
   if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
   auto db = store::Store::open(store::store_spec(deps_.cfg));

@@ -3,7 +3,9 @@
 // last sweep), runs manual port actions through the same actions::Remediator and guard as
 // `ibwarden disable|enable` (one store connection and one port executor per call, SMP or UFM
 // as actions.via says; SMP users share fabric::smp_mutex()), and runs cabling audits of the plan
-// against the current topology. Thread-safe: the API calls it from several worker threads.
+// against the current topology. It opens any fabric's rows of the store (the web UI shows
+// every fabric in it) but acts only on its own, and only while it is the leader. Thread-safe: the
+// API calls it from several worker threads.
 #pragma once
 
 #include <functional>
@@ -28,13 +30,20 @@ struct WebBackendDeps {
   ProbeState* probes = nullptr;         // null when probing is off
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
+  // High availability: whether this instance holds its fabric's lease now. Null = no HA
+  // (always the leader). On a standby, manual port actions answer 409 naming the leader.
+  std::function<bool()> is_leader;
 };
 
 class WebBackend : public web::ApiBackend {
  public:
   explicit WebBackend(WebBackendDeps deps) : deps_(std::move(deps)), plan_index_(deps_.plan) {}
 
-  std::unique_ptr<store::Store> open_store(bool writable) override;
+  // fabric "" or the own name: the daemon's store spec; another: the spec with its fabric
+  // replaced, when the store holds it (404 otherwise).
+  std::unique_ptr<store::Store> open_store(const std::string& fabric, bool writable) override;
+  std::string fabric() override { return deps_.cfg.fabric.name; }
+  std::vector<store::FabricEntry> fabrics() override;
   web::Health health() override;
   store::DecisionRecord port_action(const web::PortActionRequest& request) override;
   std::optional<nlohmann::json> last_audit() override;
@@ -52,6 +61,8 @@ class WebBackend : public web::ApiBackend {
   const actions::PlanIndex plan_index_;  // built once: a large plan costs ms per request
   std::mutex mutex_;
   std::optional<nlohmann::json> last_audit_;
+  std::mutex fabrics_mutex_;                     // guards fabrics_store_
+  std::unique_ptr<store::Store> fabrics_store_;  // fabrics(): one read-only connection, reused
   double sweep_seconds_ = -1;
   int64_t sweep_time_us_ = 0;
 };

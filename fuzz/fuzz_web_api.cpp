@@ -36,7 +36,8 @@ const char* const kTokens[] = {"", "viewer-token-0123456789", "operator-token-01
 class FuzzBackend : public web::ApiBackend {
  public:
   explicit FuzzBackend(std::string path) : path_(std::move(path)) {}
-  std::unique_ptr<store::Store> open_store(bool writable) override {
+  std::unique_ptr<store::Store> open_store(const std::string& fabric, bool writable) override {
+    if (!fabric.empty()) throw web::ApiError(404, "no fabric " + fabric + " in the store");
     if (writable) throw web::ApiError(503, "fuzz: the store is read-only");
     return store::Store::open(path_, /*read_only=*/true);
   }

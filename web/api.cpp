@@ -66,6 +66,7 @@ const std::vector<Route>& routes() {
       {"GET", {"suspects"}, &ApiCore::get_suspects, Role::viewer, false, {}},
       {"GET", {"routes", "health"}, &ApiCore::get_route_health, Role::viewer, false, {}},
       {"POST", {"probes"}, &ApiCore::post_probes, Role::operator_, true, {}},
+      {"GET", {"fabrics"}, &ApiCore::get_fabrics, Role::viewer, false, {}},
   };
   return kRoutes;
 }
@@ -230,7 +231,10 @@ Response ApiCore::handle(const Request& req) {
           error_response(403, "this needs the " + std::string(role_name(route->role)) +
                                   " role (the token has " + std::string(role_name(who.role)) + ")");
     } else {
-      call.emplace(Call{req, Query(target.query, route->query), std::move(params), who, now_us()});
+      std::vector<std::string_view> allowed = route->query;
+      allowed.push_back("fabric");  // every route: whose rows (default: the own fabric)
+      call.emplace(Call{req, Query(target.query, allowed), std::move(params), who, now_us()});
+      resolve_fabric(*call);
       res = (this->*(route->handler))(*call);
     }
   } catch (const ApiError& e) {

@@ -22,6 +22,12 @@
 //   GET   /suspects                      cursed routes: the last localization (localize JSON)
 //   GET   /routes/health                 leaf x leaf loss matrix of the probe window
 //   POST  /probes                        observations, JSONL or CSV body; 400 + "errors"
+//   GET   /fabrics                       [{name, leader, lease_expires, sources}]: every
+//                                        fabric in the store
+// Every route takes ?fabric=NAME (default: this instance's own fabric, fabric.name; 404 for
+// a fabric not in the store): store-backed routes read that fabric's rows. About another
+// fabric, /health answers from its lease row; /suspects, /routes/health, /probes, /audit and
+// port actions answer 409 naming its leader (port actions never act on another fabric).
 // Outside /api (no token needed): "/" and "/ui/<file>", the dashboard (web/assets.h).
 // {node} is a display name or 0xGUID, percent-encoded ("node0002%20mlx5_0"). Full contract,
 // with every parameter and response field: web/README.md.

@@ -8,6 +8,7 @@
 //   api_remedy.cpp       /decisions, /workorders, port actions, /audit
 //   api_events.cpp       /events, /stream
 //   api_probes.cpp       /suspects, /routes/health, /probes (cursed routes)
+//   api_fabrics.cpp      /fabrics, ?fabric= resolution, other fabrics' health
 #pragma once
 
 #include <condition_variable>
@@ -47,6 +48,10 @@ class Query {
   std::vector<std::pair<std::string, std::string>> items_;
 };
 
+// The source health a lease row carries (store::Lease::sources, sources_json text); bad text
+// reads as none.
+std::vector<SourceHealth> lease_source_health(const std::string& text);
+
 // UTC microseconds for "2026-11-22T01:00:00[.123456][Z]"; nullopt when malformed.
 std::optional<int64_t> parse_utc_time(std::string_view s);
 
@@ -56,15 +61,17 @@ nlohmann::json body_object(const Request& req, std::initializer_list<std::string
 // A string field of at most max_len bytes ("" when absent); 400 naming it otherwise.
 std::string body_string(const nlohmann::json& body, const char* field, size_t max_len);
 
-// Read-only store connections, reused across requests (Store is not thread-safe: a lease is
-// used by one thread at a time). A connection whose request failed with StoreError is dropped.
+// Read-only store connections, reused across requests, per fabric ("" = the instance's own;
+// Store is not thread-safe: a lease is used by one thread at a time). A connection whose
+// request failed with StoreError is dropped. At most max_idle idle connections per fabric.
 class StorePool {
  public:
   StorePool(ApiBackend& backend, size_t max_idle) : backend_(backend), max_idle_(max_idle) {}
 
   class Lease {
    public:
-    Lease(StorePool& pool, std::unique_ptr<store::Store> s) : pool_(&pool), s_(std::move(s)) {}
+    Lease(StorePool& pool, std::string fabric, std::unique_ptr<store::Store> s)
+        : pool_(&pool), fabric_(std::move(fabric)), s_(std::move(s)) {}
     Lease(Lease&& o) noexcept = default;
     ~Lease();
     store::Store* operator->() const { return s_.get(); }
@@ -73,16 +80,17 @@ class StorePool {
 
    private:
     StorePool* pool_;
+    std::string fabric_;
     std::unique_ptr<store::Store> s_;
   };
 
-  Lease acquire();
+  Lease acquire(const std::string& fabric);
 
  private:
   ApiBackend& backend_;
   size_t max_idle_;
   std::mutex mutex_;
-  std::vector<std::unique_ptr<store::Store>> idle_;
+  std::map<std::string, std::vector<std::unique_ptr<store::Store>>> idle_;
 };
 
 // What /fabric and /metrics count.
@@ -159,9 +167,22 @@ struct Call {
   std::vector<std::string> params;  // path parameters, in order
   Principal who;
   int64_t now_us = 0;
-  std::optional<StorePool::Lease> lease;  // opened on first use
+  // ?fabric=: "" for the instance's own fabric (absent, or its name), else another fabric
+  // the store holds (checked before the handler runs: 404 otherwise), with its entry.
+  std::string fabric;
+  std::optional<store::FabricEntry> other;
+  std::optional<StorePool::Lease> lease;  // opened on first use, on c.fabric's rows
 
   store::Store& store(StorePool& pool);
+};
+
+// The port list of one fabric, shared between requests (see ApiCore::port_list).
+struct PortCache {
+  std::shared_ptr<const PortList> list;
+  bool loading = false;
+  uint64_t generation = 0;  // bumped when a port action makes the list stale
+  int64_t ttl_us = 0;       // see port_list()
+  std::thread reloader;     // the background reload, joined before the next and at exit
 };
 
 class ApiCore {
@@ -191,10 +212,22 @@ class ApiCore {
   Response get_suspects(Call& c);
   Response get_route_health(Call& c);
   Response post_probes(Call& c);
+  Response get_fabrics(Call& c);
 
   int64_t now_us() const;
 
  private:
+  // ?fabric= of a request: sets c.fabric and c.other (404 for a fabric not in the store).
+  void resolve_fabric(Call& c);
+  // The display name of c's fabric (the own one's when c.fabric is "").
+  std::string fabric_name(const Call& c);
+  // For routes about this daemon's live state asked about another fabric: throws 409 naming
+  // the fabric's leader ("fabric B is watched by X; ask it"). No-op for the own fabric.
+  void only_own_fabric(const Call& c);
+  // GET /health?fabric=OTHER: from the fabric's lease row.
+  Response other_health(Call& c);
+  // GET /fabrics entries, and the per-fabric lease metrics.
+  nlohmann::ordered_json fabrics_json(const std::vector<store::FabricEntry>& all);
   Principal authenticate(const Request& req, const std::shared_ptr<const TokenSet>& tokens) const;
   // The shared port list. Older than its time to live (options.ports_cache_us, or five times
   // what the last load took, whichever is longer: reloads use at most ~20% of a core), it is
@@ -203,7 +236,7 @@ class ApiCore {
   std::shared_ptr<const PortList> port_list(Call& c);
   // Reads and prepares a list (reusing `previous`'s JSON); publishes it unless a port action
   // invalidated the list meanwhile (generation changed).
-  std::shared_ptr<const PortList> load_ports(store::Store& st, uint64_t generation,
+  std::shared_ptr<const PortList> load_ports(PortCache& pc, store::Store& st, uint64_t generation,
                                              std::shared_ptr<const PortList> previous);
   // The port records of {node} (name or 0xGUID) and {port}: 404 when unknown, 400 when the
   // name is ambiguous or the port is not a number.
@@ -219,15 +252,11 @@ class ApiCore {
   ApiOptions options_;
   AuthLimiter auth_limiter_;
   StorePool stores_;
-  mutable std::mutex mutex_;  // guards tokens_, read_only_ and ports_*
+  mutable std::mutex mutex_;  // guards tokens_, read_only_ and ports_
   std::shared_ptr<const TokenSet> tokens_;
   bool read_only_ = false;
-  std::shared_ptr<const PortList> ports_;
-  bool ports_loading_ = false;
-  uint64_t ports_generation_ = 0;  // bumped when a port action makes the list stale
-  int64_t ports_ttl_us_ = 0;       // see port_list()
+  std::map<std::string, PortCache> ports_;  // by Call::fabric (map: entries never move)
   std::condition_variable ports_loaded_;
-  std::thread reloader_;  // the background reload, joined before the next and at exit
 };
 
 }  // namespace ibw::web

@@ -34,6 +34,7 @@ Response ApiCore::get_stream(Call& c) {
   EventStream::Options opts;
   opts.batch = options_.stream_batch;
   opts.keepalive_us = options_.stream_keepalive_us;
+  opts.fabric = c.fabric;
   auto stream = std::make_shared<EventStream>(
       backend_, [this] { return now_us(); }, opts, resume);
   Response r;

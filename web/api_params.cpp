@@ -152,23 +152,24 @@ std::string body_string(const nlohmann::json& body, const char* field, size_t ma
 StorePool::Lease::~Lease() {
   if (!s_ || !pool_) return;
   std::lock_guard<std::mutex> lock(pool_->mutex_);
-  if (pool_->idle_.size() < pool_->max_idle_) pool_->idle_.push_back(std::move(s_));
+  auto& idle = pool_->idle_[fabric_];
+  if (idle.size() < pool_->max_idle_) idle.push_back(std::move(s_));
 }
 
-StorePool::Lease StorePool::acquire() {
+StorePool::Lease StorePool::acquire(const std::string& fabric) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!idle_.empty()) {
-      auto s = std::move(idle_.back());
-      idle_.pop_back();
-      return Lease(*this, std::move(s));
+    if (auto it = idle_.find(fabric); it != idle_.end() && !it->second.empty()) {
+      auto s = std::move(it->second.back());
+      it->second.pop_back();
+      return Lease(*this, fabric, std::move(s));
     }
   }
-  return Lease(*this, backend_.open_store(/*writable=*/false));
+  return Lease(*this, fabric, backend_.open_store(fabric, /*writable=*/false));
 }
 
 store::Store& Call::store(StorePool& pool) {
-  if (!lease) lease.emplace(pool.acquire());
+  if (!lease) lease.emplace(pool.acquire(fabric));
   return **lease;
 }
 

@@ -145,15 +145,17 @@ void PortList::cache(const std::string& k, std::shared_ptr<const std::string> bo
 }
 
 ApiCore::~ApiCore() {
-  std::thread t;
+  std::vector<std::thread> threads;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    t = std::move(reloader_);
+    for (auto& [fabric, pc] : ports_) threads.push_back(std::move(pc.reloader));
   }
-  if (t.joinable()) t.join();
+  for (auto& t : threads)
+    if (t.joinable()) t.join();
 }
 
-std::shared_ptr<const PortList> ApiCore::load_ports(store::Store& st, uint64_t generation,
+std::shared_ptr<const PortList> ApiCore::load_ports(PortCache& pc, store::Store& st,
+                                                    uint64_t generation,
                                                     std::shared_ptr<const PortList> previous) {
   int64_t t0 = api_port_list_detail::steady_us();
   std::shared_ptr<PortList> list;
@@ -168,7 +170,7 @@ std::shared_ptr<const PortList> ApiCore::load_ports(store::Store& st, uint64_t g
     list->prepare(previous.get());
   } catch (...) {
     std::lock_guard<std::mutex> lock(mutex_);
-    ports_loading_ = false;
+    pc.loading = false;
     ports_loaded_.notify_all();
     throw;
   }
@@ -176,11 +178,11 @@ std::shared_ptr<const PortList> ApiCore::load_ports(store::Store& st, uint64_t g
   std::shared_ptr<const PortList> replaced;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    ports_loading_ = false;
-    ports_ttl_us_ = options_.ports_cache_us <= 0 ? 0 : std::max(options_.ports_cache_us, 5 * took);
-    if (generation == ports_generation_) {  // not if invalidated meanwhile
-      replaced = std::move(ports_);
-      ports_ = list;
+    pc.loading = false;
+    pc.ttl_us = options_.ports_cache_us <= 0 ? 0 : std::max(options_.ports_cache_us, 5 * took);
+    if (generation == pc.generation) {  // not if invalidated meanwhile
+      replaced = std::move(pc.list);
+      pc.list = list;
     }
     ports_loaded_.notify_all();
   }
@@ -192,51 +194,53 @@ std::shared_ptr<const PortList> ApiCore::load_ports(store::Store& st, uint64_t g
 
 std::shared_ptr<const PortList> ApiCore::port_list(Call& c) {
   std::unique_lock<std::mutex> lock(mutex_);
+  PortCache& pc = ports_[c.fabric];  // one list per fabric
   for (;;) {
-    if (ports_) {
-      bool fresh = c.now_us >= ports_->loaded_us && c.now_us - ports_->loaded_us < ports_ttl_us_;
-      if (fresh || ports_loading_) return ports_;
+    if (pc.list) {
+      bool fresh = c.now_us >= pc.list->loaded_us && c.now_us - pc.list->loaded_us < pc.ttl_us;
+      if (fresh || pc.loading) return pc.list;
       if (options_.ports_cache_us <= 0) break;  // never reused: load it now
       // Stale: answer from it while a background thread reloads it.
-      ports_loading_ = true;
-      if (reloader_.joinable()) reloader_.join();  // the last reload, finished
-      reloader_ = std::thread([this, generation = ports_generation_, previous = ports_]() mutable {
-        // On failure the old list is kept; the next request after its time to live retries.
-        std::optional<StorePool::Lease> lease;
-        try {
-          lease.emplace(stores_.acquire());
-        } catch (const std::exception&) {
-          std::lock_guard<std::mutex> done(mutex_);
-          ports_loading_ = false;
-          ports_loaded_.notify_all();
-          return;
-        }
-        try {  // load_ports clears ports_loading_ whatever happens
-          load_ports(**lease, generation, std::move(previous));
-        } catch (const store::StoreError&) {
-          lease->discard();
-        } catch (const std::exception&) {
-        }
-      });
-      return ports_;
+      pc.loading = true;
+      if (pc.reloader.joinable()) pc.reloader.join();  // the last reload, finished
+      pc.reloader = std::thread(
+          [this, &pc, fabric = c.fabric, generation = pc.generation, previous = pc.list]() mutable {
+            // On failure the old list is kept; the next request after its time to live retries.
+            std::optional<StorePool::Lease> lease;
+            try {
+              lease.emplace(stores_.acquire(fabric));
+            } catch (const std::exception&) {
+              std::lock_guard<std::mutex> done(mutex_);
+              pc.loading = false;
+              ports_loaded_.notify_all();
+              return;
+            }
+            try {  // load_ports clears pc.loading whatever happens
+              load_ports(pc, **lease, generation, std::move(previous));
+            } catch (const store::StoreError&) {
+              lease->discard();
+            } catch (const std::exception&) {
+            }
+          });
+      return pc.list;
     }
-    if (!ports_loading_) break;
+    if (!pc.loading) break;
     ports_loaded_.wait(lock);  // the first list (or the one after a port action) is coming
   }
-  ports_loading_ = true;
-  uint64_t generation = ports_generation_;
-  std::shared_ptr<const PortList> previous = ports_;
+  pc.loading = true;
+  uint64_t generation = pc.generation;
+  std::shared_ptr<const PortList> previous = pc.list;
   lock.unlock();
   store::Store* st = nullptr;
   try {
     st = &c.store(stores_);
   } catch (...) {
     lock.lock();
-    ports_loading_ = false;
+    pc.loading = false;
     ports_loaded_.notify_all();
     throw;
   }
-  return load_ports(*st, generation, std::move(previous));
+  return load_ports(pc, *st, generation, std::move(previous));
 }
 
 }  // namespace ibw::web

@@ -131,6 +131,7 @@ store::PortRecord ApiCore::find_port(Call& c, const PortList& list) {
 
 Response ApiCore::get_health(Call& c) {
   using namespace api_ports_detail;
+  if (c.other) return other_health(c);
   Health h = backend_.health();
   ordered_json j;
   const char* status = "ok";
@@ -153,6 +154,22 @@ Response ApiCore::get_health(Call& c) {
   j["status"] = status;
   j["time"] = store::iso_time(c.now_us);
   j["started"] = store::iso_time(h.started_us);
+  {  // the fabric and its leader (its lease holder; null without HA or when unreadable)
+    std::string own = backend_.fabric();
+    j["fabric"] = own;
+    ordered_json leader = nullptr, expires = nullptr;
+    try {
+      for (const auto& f : backend_.fabrics())
+        if (f.name == own && f.lease && !f.lease->holder.empty()) {
+          leader = f.lease->holder;
+          expires = store::iso_time(f.lease->expires_us);
+        }
+    } catch (const std::exception&) {  // the store's own line says why
+    }
+    j["leader"] = leader;
+    j["lease_expires"] = expires;
+    j["role"] = h.leader ? "leader" : "standby";
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     j["read_only"] = read_only_;
@@ -265,13 +282,35 @@ Response ApiCore::get_fabric(Call& c) {
 
 Response ApiCore::get_metrics(Call& c) {
   MetricsSnapshot m;
-  m.health = backend_.health();
-  m.webhook = backend_.webhook_outbox();
-  try {  // cursed routes: absent when probing is off or nothing was localized yet
-    auto s = backend_.suspects();
-    m.cursed_suspects = static_cast<int64_t>(s.value("suspects", nlohmann::json::array()).size());
-    m.probe_observations = s.value("observations", int64_t{0});
-  } catch (const ApiError&) {
+  m.fabric = fabric_name(c);
+  if (c.other) {  // another fabric: its holder's source health from the lease row
+    if (c.other->lease) m.health.sources = lease_source_health(c.other->lease->sources);
+    m.health.leader = false;
+    m.live = false;
+  } else {
+    m.health = backend_.health();
+    m.webhook = backend_.webhook_outbox();
+  }
+  try {  // every fabric's lease, and whether this instance holds it
+    std::string own = backend_.fabric();
+    bool own_leads = c.other ? backend_.health().leader : m.health.leader;
+    bool own_listed = false;
+    for (const auto& f : backend_.fabrics()) {
+      MetricsSnapshot::FabricLease l{f.name, std::nullopt, 0, f.name == own && own_leads};
+      if (f.lease) l.leader = f.lease->holder, l.expires_us = f.lease->expires_us;
+      own_listed = own_listed || f.name == own;
+      m.fabrics.push_back(std::move(l));
+    }
+    if (!own_listed) m.fabrics.push_back({own, std::nullopt, 0, own_leads});
+  } catch (const std::exception&) {  // ibwarden_store_up says the store is unreadable
+  }
+  if (!c.other) {
+    try {  // cursed routes: absent when probing is off or nothing was localized yet
+      auto s = backend_.suspects();
+      m.cursed_suspects = static_cast<int64_t>(s.value("suspects", nlohmann::json::array()).size());
+      m.probe_observations = s.value("observations", int64_t{0});
+    } catch (const ApiError&) {
+    }
   }
   try {
     auto list = port_list(c);

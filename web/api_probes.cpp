@@ -7,13 +7,15 @@ namespace ibw::web {
 
 // GET /suspects: the `ibwarden localize --format json` object of the last round, plus "time",
 // "rounds" and "posted". 404 when probing is off or nothing was localized yet.
-Response ApiCore::get_suspects(Call&) {
+Response ApiCore::get_suspects(Call& c) {
+  only_own_fabric(c);
   return json_response(200, ordered(backend_.suspects()));
 }
 
 // GET /routes/health: {"switches", "guids", "sent", "lost", "loss", "predicted", "time",
 // "rounds"}, rows the sources.
-Response ApiCore::get_route_health(Call&) {
+Response ApiCore::get_route_health(Call& c) {
+  only_own_fabric(c);
   return json_response(200, ordered(backend_.route_health()));
 }
 
@@ -21,6 +23,7 @@ Response ApiCore::get_route_health(Call&) {
 // application/json, text/csv or text/plain). Every line is validated before anything is kept:
 // 400 with "errors" (one "POST /api/v1/probes:LINE: field: message" each) otherwise.
 Response ApiCore::post_probes(Call& c) {
+  only_own_fabric(c);
   std::string type = c.request.header("content-type");
   type = type.substr(0, type.find(';'));
   while (!type.empty() && type.back() == ' ') type.pop_back();

@@ -92,7 +92,7 @@ Response ApiCore::patch_workorder(Call& c) {
   std::string assignee = body_string(body, "assignee", kMaxAssignee);
   std::string note = body_string(body, "note", kMaxNote);
 
-  auto st = backend_.open_store(/*writable=*/true);
+  auto st = backend_.open_store(c.fabric, /*writable=*/true);
   // Read, change, write only if nobody (the action worker reopening the order, another PATCH)
   // wrote it in between. After such a write, an assignee or note is applied to the newest
   // order; a status is not when the order was reopened or re-graded meanwhile: the client
@@ -167,6 +167,8 @@ Response ApiCore::port_action(Call& c, PortActionKind kind) {
     force = it->get<bool>();
   }
   if (force && c.who.role < Role::admin) throw ApiError(403, "force: needs the admin role");
+  // Never on another fabric: this instance's executor reaches its own fabric only.
+  only_own_fabric(c);
   auto list = port_list(c);
   store::PortRecord p = find_port(c, *list);
   PortActionRequest r;
@@ -180,15 +182,17 @@ Response ApiCore::port_action(Call& c, PortActionKind kind) {
   store::DecisionRecord d = backend_.port_action(r);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    ports_.reset();  // the disabled list changed
-    ++ports_generation_;
+    PortCache& pc = ports_[c.fabric];
+    pc.list.reset();  // the disabled list changed
+    ++pc.generation;
   }
   // executed and dry_run: 200; refused by the guard: 409; failed on the fabric: 502.
   int status = d.status == "refused" ? 409 : d.status == "failed" ? 502 : 200;
   return json_response(status, ordered(store::decision_json(d)));
 }
 
-Response ApiCore::get_audit(Call&) {
+Response ApiCore::get_audit(Call& c) {
+  only_own_fabric(c);
   auto audit = backend_.last_audit();
   if (!audit) throw ApiError(404, "no audit has run yet (POST /api/v1/audit runs one)");
   return json_response(200, ordered(*audit));
@@ -196,6 +200,7 @@ Response ApiCore::get_audit(Call&) {
 
 Response ApiCore::post_audit(Call& c) {
   body_object(c.request, {});
+  only_own_fabric(c);
   return json_response(200, ordered(backend_.run_audit()));
 }
 

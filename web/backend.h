@@ -46,7 +46,16 @@ struct Health {
   // for /metrics; < 0 unknown (not exported).
   int max_disabled_total = -1;
   int max_actions_per_hour = -1;
+  // High availability: whether this instance holds its fabric's lease and acts (the holder
+  // polls, probes and acts; a standby serves the web UI). True without HA.
+  bool leader = true;
 };
+
+// Source health as the JSON array that GET /fabrics shows and a lease row carries
+// (store::Lease::sources): [{"name", "status", "detail", "last_ok"}], last_ok ISO UTC ("" unknown,
+// as /health). The daemon stores this text with each lease renewal so that other instances can show
+// it.
+std::string sources_json(const std::vector<SourceHealth>& sources);
 
 enum class PortActionKind : uint8_t { disable, enable };
 
@@ -66,10 +75,18 @@ class ApiBackend {
  public:
   virtual ~ApiBackend() = default;
 
-  // A new connection to the daemon's store (store::Store::open(path, !writable)). Read-only
-  // connections are cached by the API, one per concurrent request; writable ones serve
-  // PATCH /workorders and are closed after the request.
-  virtual std::unique_ptr<store::Store> open_store(bool writable) = 0;
+  // A new connection to the rows of one fabric of the daemon's store (store::Store::open with
+  // the spec's fabric replaced; "" = this instance's own fabric). A fabric the store does not
+  // hold throws ApiError(404, "no fabric NAME in the store"). Read-only connections are cached
+  // by the API per fabric, one per concurrent request; writable ones serve PATCH /workorders
+  // and are closed after the request.
+  virtual std::unique_ptr<store::Store> open_store(const std::string& fabric, bool writable) = 0;
+
+  // This instance's fabric (fabric.name): the default of ?fabric= and the one it watches.
+  virtual std::string fabric() { return "default"; }
+  // Every fabric in the store with its lease row (store::Store::fabrics of the own fabric's
+  // store): one entry without a lease for SQLite; many, with leases, for PostgreSQL.
+  virtual std::vector<store::FabricEntry> fabrics() { return open_store("", false)->fabrics(); }
 
   // Per-source health and the last sweep, for /health and /metrics.
   virtual Health health() = 0;

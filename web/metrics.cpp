@@ -23,11 +23,20 @@ std::string number(double v) {
 
 class Writer {
  public:
+  // base: labels every sample carries first ('fabric="x"'; "" none).
+  explicit Writer(std::string base) : base_(std::move(base)) {}
   void family(const char* name, const char* help) {
     out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
   }
-  void sample(const char* name, double v) { out_ += std::string(name) + " " + number(v) + "\n"; }
+  void sample(const char* name, double v) {
+    out_ += std::string(name) + (base_.empty() ? "" : "{" + base_ + "}") + " " + number(v) + "\n";
+  }
   void sample(const char* name, const std::string& labels, double v) {
+    out_ += std::string(name) + "{" + base_ + (base_.empty() ? "" : ",") + labels + "} " +
+            number(v) + "\n";
+  }
+  // Without the base labels (a family labelled by the fabric it describes).
+  void own_labels(const char* name, const std::string& labels, double v) {
     out_ += std::string(name) + "{" + labels + "} " + number(v) + "\n";
   }
   // A family of one unlabelled sample: HELP, TYPE and the value.
@@ -38,6 +47,7 @@ class Writer {
   std::string take() { return std::move(out_); }
 
  private:
+  std::string base_;
   std::string out_;
 };
 
@@ -45,34 +55,16 @@ std::string label(const char* name, const std::string& value) {
   return std::string(name) + "=\"" + escape_label(value) + "\"";
 }
 
-}  // namespace metrics_detail
-
-std::string escape_label(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string render_metrics(const MetricsSnapshot& m) {
-  using metrics_detail::label;
-  metrics_detail::Writer w;
-  w.gauge("ibwarden_up", "1 while the ibwarden web API answers.", 1);
-
+// The families about this daemon's own state (not in a scrape of another fabric).
+void rules_families(Writer& w, const MetricsSnapshot& m) {
   w.gauge("ibwarden_rules_loaded",
           "Enabled health rules loaded (0 with no rules file: nothing is evaluated).",
           std::max(0, m.health.rules_loaded));
   w.gauge("ibwarden_actions_enforce", "1 when actions.mode is enforce, 0 in dry-run.",
           m.health.enforce ? 1 : 0);
+}
 
+void source_families(Writer& w, const MetricsSnapshot& m) {
   w.family("ibwarden_source_status",
            "Health of each event source: 1 for its current status (ok, degraded, down, disabled).");
   for (const auto& s : m.health.sources)
@@ -87,6 +79,9 @@ std::string render_metrics(const MetricsSnapshot& m) {
     if (s.last_ok_us > 0)
       w.sample("ibwarden_source_last_ok_timestamp_seconds", label("source", s.name),
                static_cast<double>(s.last_ok_us) / 1e6);
+}
+
+void sweep_families(Writer& w, const MetricsSnapshot& m) {
   bool swept = m.health.sweep_seconds >= 0;
   w.gauge("ibwarden_sweep_duration_seconds",
           "Duration of the last counter sweep (NaN before the first one).",
@@ -108,9 +103,9 @@ std::string render_metrics(const MetricsSnapshot& m) {
   w.gauge("ibwarden_webhook_configured",
           "1 when work orders are delivered to a webhook (workorders.webhook is set).",
           m.webhook ? 1 : 0);
+}
 
-  w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",
-          m.store_up ? 1 : 0);
+void cursed_families(Writer& w, const MetricsSnapshot& m) {
   // Cursed routes: the family is always listed; its sample only once something was localized.
   w.family("ibwarden_cursed_route_suspects",
            "Suspect link groups of the last cursed-route localization (no sample when probing "
@@ -121,8 +116,10 @@ std::string render_metrics(const MetricsSnapshot& m) {
            "Route observations in the probe window (no sample when probing is off).");
   if (m.probe_observations)
     w.sample("ibwarden_probe_window_observations", static_cast<double>(*m.probe_observations));
-  if (!m.store_up) return w.take();
+}
 
+// Read from the store (when it could be read).
+void store_families(Writer& w, const MetricsSnapshot& m) {
   w.gauge("ibwarden_events_per_second", "Stored events with a time in the last 60 s, per second.",
           m.events_per_second);
   w.family("ibwarden_ports", "Ports by PortState.");
@@ -168,6 +165,54 @@ std::string render_metrics(const MetricsSnapshot& m) {
     w.sample("ibwarden_workorders_open", label("severity", severity), static_cast<double>(n));
   w.gauge("ibwarden_workorders_needs_human", "Open work orders that need a human.",
           static_cast<double>(m.needs_human));
+}
+
+// Per fabric in the store, labelled by that fabric.
+void fabric_families(Writer& w, const MetricsSnapshot& m) {
+  w.family("ibwarden_ha_leader",
+           "1 when this instance holds the fabric's lease and acts on it (without HA: 1 for its "
+           "own fabric), one series per fabric in the store.");
+  for (const auto& f : m.fabrics)
+    w.own_labels("ibwarden_ha_leader", label("fabric", f.name), f.leads ? 1 : 0);
+  w.family("ibwarden_fabric_lease_expires_seconds",
+           "When the fabric's lease expires (Unix seconds, store server clock), one series per "
+           "fabric with a lease, labelled with its holder.");
+  for (const auto& f : m.fabrics)
+    if (f.leader && f.expires_us > 0)
+      w.own_labels("ibwarden_fabric_lease_expires_seconds",
+                   label("fabric", f.name) + "," + label("leader", *f.leader),
+                   static_cast<double>(f.expires_us) / 1e6);
+}
+
+}  // namespace metrics_detail
+
+std::string escape_label(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string render_metrics(const MetricsSnapshot& m) {
+  using namespace metrics_detail;
+  Writer w(label("fabric", m.fabric));
+  w.gauge("ibwarden_up", "1 while the ibwarden web API answers.", 1);
+  if (m.live) rules_families(w, m);
+  source_families(w, m);
+  if (m.live) sweep_families(w, m);
+  w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",
+          m.store_up ? 1 : 0);
+  if (m.live) cursed_families(w, m);
+  fabric_families(w, m);
+  if (m.store_up) store_families(w, m);
   return w.take();
 }
 

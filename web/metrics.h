@@ -3,6 +3,8 @@
 // the store). Every family has its HELP and TYPE lines whenever its source is readable, even
 // with no sample (e.g. no port disabled), so that a scrape lists every name rules may use.
 //
+// Every series carries the label fabric="NAME" (the fabric scraped: this instance's own, or
+// ?fabric=NAME), first; the two per-fabric families below carry the fabric they describe.
 // Metrics (all gauges):
 //   ibwarden_up                                      1 while the API answers
 //   ibwarden_rules_loaded                            enabled health rules loaded (0: none)
@@ -46,6 +48,14 @@
 //                                                    localization (no sample when probing is
 //                                                    off or nothing was localized yet)
 //   ibwarden_probe_window_observations               route observations in the probe window
+//   ibwarden_ha_leader{fabric}                       per fabric in the store: 1 when this
+//                                                    instance holds its lease (own fabric
+//                                                    without HA: 1), else 0
+//   ibwarden_fabric_lease_expires_seconds{fabric,leader}  per fabric with a lease row: when
+//                                                    the holder's lease expires (Unix seconds,
+//                                                    the store server's clock)
+// A scrape of another fabric (/metrics?fabric=NAME) leaves out the families about this
+// daemon's own state: rules, enforce, sweeps, guard caps, webhook_configured, cursed routes.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +69,10 @@
 namespace ibw::web {
 
 struct MetricsSnapshot {
+  std::string fabric = "default";  // the fabric="..." label of every series
+  // False for a scrape of another fabric (?fabric=): the families about this daemon's own
+  // state (rules, enforce mode, sweeps, guard caps, webhook, cursed routes) are left out.
+  bool live = true;
   Health health;
   bool store_up = false;
   // The rest is read from the store (ignored when !store_up).
@@ -87,6 +101,14 @@ struct MetricsSnapshot {
   // Cursed routes (from the backend; absent when probing is off).
   std::optional<int64_t> cursed_suspects;
   std::optional<int64_t> probe_observations;
+  // Every fabric in the store (labelled by its own name, not `fabric`'s).
+  struct FabricLease {
+    std::string name;
+    std::optional<std::string> leader;  // lease holder; nullopt: no lease row
+    int64_t expires_us = 0;
+    bool leads = false;  // this instance holds the fabric's lease (own fabric, no HA: true)
+  };
+  std::vector<FabricLease> fabrics;
 };
 
 std::string render_metrics(const MetricsSnapshot& m);

@@ -59,7 +59,7 @@ EventStream::EventStream(ApiBackend& backend, std::function<int64_t()> now_us, O
 std::string EventStream::start() {
   using namespace stream_detail;
   int64_t now = now_us_();
-  store_ = backend_.open_store(/*writable=*/false);
+  store_ = backend_.open_store(options_.fabric, /*writable=*/false);
   if (pickup_since_us_ == 0) {
     pickup_since_us_ = now - kMinute;
     cursor_.event_id = newest_id(now, [&](int64_t since, int64_t after, size_t limit) {
@@ -132,7 +132,7 @@ EventStream::Poll EventStream::poll() {
     if (!started_) {
       start();  // the first start failed: the hello is not sent again
     } else if (!store_) {
-      store_ = backend_.open_store(/*writable=*/false);
+      store_ = backend_.open_store(options_.fabric, /*writable=*/false);
     }
     poll_events(out);
     poll_decisions(out);

@@ -2,7 +2,8 @@
 // The server calls poll() every ServerOptions::stream_poll on a worker thread and writes what
 // it returns; unit tests call it directly.
 //
-// It is a poll over the store's ids, per connection, with its own read-only connection:
+// It is a poll over the store's ids, per connection, with its own read-only connection to one
+// fabric's rows (Options::fabric, from ?fabric=):
 //  - events (event JSON, CLI shape) with id > the last one sent;
 //  - decisions (decision JSON) with id > the last one sent;
 //  - work orders (work-order JSON) whose version changed since the previous poll (the
@@ -46,6 +47,7 @@ class EventStream {
   struct Options {
     size_t batch = 200;
     int64_t keepalive_us = 15'000'000;
+    std::string fabric;  // whose rows (ApiBackend::open_store; "" = the instance's own)
   };
   struct Poll {
     std::vector<std::string> messages;  // each a whole SSE message (or comment)

@@ -163,8 +163,8 @@ TEST_CASE("web api: enforce mode with no rules loaded is degraded in health and 
   CHECK(j["rules"]["loaded"].is_null());
   CHECK(j["rules"]["mode"] == "enforce");
   auto text = b.api()->handle(request("GET", "/api/v1/metrics")).body;
-  CHECK(text.find("\nibwarden_rules_loaded 0\n") != std::string::npos);
-  CHECK(text.find("\nibwarden_actions_enforce 1\n") != std::string::npos);
+  CHECK(text.find("\nibwarden_rules_loaded{fabric=\"default\"} 0\n") != std::string::npos);
+  CHECK(text.find("\nibwarden_actions_enforce{fabric=\"default\"} 1\n") != std::string::npos);
   b.backend.health_value.rules_loaded = 0;  // a rules file with every rule disabled
   CHECK(body_of(b.api()->handle(request("GET", "/api/v1/health")))["rules"]["loaded"] == 0);
   CHECK(body_of(b.api()->handle(request("GET", "/api/v1/health")))["status"] == "degraded");
@@ -174,7 +174,7 @@ TEST_CASE("web api: enforce mode with no rules loaded is degraded in health and 
   CHECK(j["rules"]["status"] == "ok");
   CHECK(j["rules"]["loaded"] == 7);
   text = b.api()->handle(request("GET", "/api/v1/metrics")).body;
-  CHECK(text.find("\nibwarden_rules_loaded 7\n") != std::string::npos);
+  CHECK(text.find("\nibwarden_rules_loaded{fabric=\"default\"} 7\n") != std::string::npos);
   b.backend.health_value.enforce = false;  // dry-run with no rules: nothing to act on anyway
   b.backend.health_value.rules_loaded = -1;
   CHECK(body_of(b.api()->handle(request("GET", "/api/v1/health")))["status"] == "ok");
@@ -250,17 +250,21 @@ TEST_CASE("web api: disabled by ibwarden - errors since cleared - down links cou
   j = body_of(api->handle(request("GET", "/api/v1/ports?has_errors=true")));
   REQUIRE(j["total"] == 2);  // leaf001/1 (rose in the last sweep) and node0001 (count 7)
   std::string text = api->handle(request("GET", "/api/v1/metrics")).body;
-  CHECK(text.find("ibwarden_ports_down 1\n") != std::string::npos);
+  CHECK(text.find("ibwarden_ports_down{fabric=\"default\"} 1\n") != std::string::npos);
 }
 
 TEST_CASE("web api: metrics are all present before the first sweep and with no orders", "[web]") {
   WebBench b;
   b.backend.health_value.sweep_seconds = -1;  // no sweep yet
   std::string text = b.api()->handle(request("GET", "/api/v1/metrics")).body;
-  CHECK(text.find("ibwarden_sweep_duration_seconds NaN\n") != std::string::npos);
-  CHECK(text.find("ibwarden_last_sweep_timestamp_seconds 0\n") != std::string::npos);
-  CHECK(text.find("ibwarden_workorders_open{severity=\"info\"} 0\n") != std::string::npos);
-  CHECK(text.find("ibwarden_workorders_open{severity=\"critical\"} 1\n") != std::string::npos);
+  CHECK(text.find("ibwarden_sweep_duration_seconds{fabric=\"default\"} NaN\n") !=
+        std::string::npos);
+  CHECK(text.find("ibwarden_last_sweep_timestamp_seconds{fabric=\"default\"} 0\n") !=
+        std::string::npos);
+  CHECK(text.find("ibwarden_workorders_open{fabric=\"default\",severity=\"info\"} 0\n") !=
+        std::string::npos);
+  CHECK(text.find("ibwarden_workorders_open{fabric=\"default\",severity=\"critical\"} 1\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("web api: ports paginate with limit and offset", "[web]") {
@@ -381,17 +385,19 @@ TEST_CASE("web api: metrics in Prometheus text and 503 on a broken store", "[web
   Response r = api->handle(request("GET", "/api/v1/metrics"));
   CHECK(r.status == 200);
   CHECK(r.content_type == "text/plain; version=0.0.4");
-  CHECK(r.body.find("ibwarden_disabled_ports 1\n") != std::string::npos);
-  CHECK(r.body.find("ibwarden_links 2\n") != std::string::npos);
-  CHECK(r.body.find("ibwarden_events_per_second 0\n") != std::string::npos);
-  CHECK(r.body.find("ibwarden_workorders_open{severity=\"critical\"} 1\n") != std::string::npos);
-  CHECK(r.body.find("ibwarden_source_status{source=\"opensm\",status=\"ok\"} 1\n") !=
+  CHECK(r.body.find("ibwarden_disabled_ports{fabric=\"default\"} 1\n") != std::string::npos);
+  CHECK(r.body.find("ibwarden_links{fabric=\"default\"} 2\n") != std::string::npos);
+  CHECK(r.body.find("ibwarden_events_per_second{fabric=\"default\"} 0\n") != std::string::npos);
+  CHECK(r.body.find("ibwarden_workorders_open{fabric=\"default\",severity=\"critical\"} 1\n") !=
+        std::string::npos);
+  CHECK(r.body.find(
+            "ibwarden_source_status{fabric=\"default\",source=\"opensm\",status=\"ok\"} 1\n") !=
         std::string::npos);
   b.backend.fail_store = true;
   auto fresh = b.api();  // no cached connection
   r = fresh->handle(request("GET", "/api/v1/metrics"));
   CHECK(r.status == 200);
-  CHECK(r.body.find("ibwarden_store_up 0\n") != std::string::npos);
+  CHECK(r.body.find("ibwarden_store_up{fabric=\"default\"} 0\n") != std::string::npos);
   r = fresh->handle(request("GET", "/api/v1/events"));
   CHECK(r.status == 503);
   CHECK(error_of(r).rfind("store: cannot open", 0) == 0);

@@ -46,11 +46,26 @@ class FakeBackend : public web::ApiBackend {
  public:
   explicit FakeBackend(std::string path) : path_(std::move(path)) {}
 
-  std::unique_ptr<store::Store> open_store(bool writable) override {
+  // fabric "" is the own one (own_name, at path_); others are in `others` (a SQLite file
+  // each, standing in for one PostgreSQL store's fabrics).
+  std::unique_ptr<store::Store> open_store(const std::string& fabric, bool writable) override {
     std::lock_guard<std::mutex> lock(mutex_);
     if (fail_store) throw store::StoreError("cannot open " + path_ + ": disk on fire");
     ++opens;
-    return store::Store::open(path_, !writable);
+    if (fabric.empty() || fabric == own_name) return store::Store::open(path_, !writable);
+    for (const auto& o : others)
+      if (o.entry.name == fabric) {
+        ++other_opens;
+        return store::Store::open(o.path, !writable);
+      }
+    throw web::ApiError(404, "no fabric " + fabric + " in the store");
+  }
+  std::string fabric() override { return own_name; }
+  std::vector<store::FabricEntry> fabrics() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<store::FabricEntry> all{{own_name, own_lease}};
+    for (const auto& o : others) all.push_back(o.entry);
+    return all;
   }
   web::Health health() override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -94,6 +109,13 @@ class FakeBackend : public web::ApiBackend {
   bool webhook_outbox() override { return outbox; }
 
   // Set by tests (before requests run).
+  struct OtherFabric {
+    store::FabricEntry entry;
+    std::string path;
+  };
+  std::string own_name = "default";
+  std::optional<store::Lease> own_lease;
+  std::vector<OtherFabric> others;
   web::Health health_value;
   std::string action_status = "executed";
   int throw_status = 0;
@@ -104,6 +126,7 @@ class FakeBackend : public web::ApiBackend {
   std::vector<web::PortActionRequest> actions;
   int audits_run = 0;
   int opens = 0;
+  int other_opens = 0;
 
  private:
   std::mutex mutex_;

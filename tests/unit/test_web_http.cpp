@@ -226,24 +226,29 @@ TEST_CASE("web metrics: Prometheus text with one-hot source status", "[web]") {
   m.open_orders_by_severity = {{"critical", 1}};
   m.disabled_ports = 1;
   std::string text = render_metrics(m);
-  CHECK(text.find("ibwarden_source_status{source=\"opensm\",status=\"ok\"} 1\n") !=
+  CHECK(
+      text.find("ibwarden_source_status{fabric=\"default\",source=\"opensm\",status=\"ok\"} 1\n") !=
+      std::string::npos);
+  CHECK(text.find(
+            "ibwarden_source_status{fabric=\"default\",source=\"opensm\",status=\"down\"} 0\n") !=
         std::string::npos);
-  CHECK(text.find("ibwarden_source_status{source=\"opensm\",status=\"down\"} 0\n") !=
+  CHECK(text.find(
+            "ibwarden_source_status{fabric=\"default\",source=\"ufm\",status=\"disabled\"} 1\n") !=
         std::string::npos);
-  CHECK(text.find("ibwarden_source_status{source=\"ufm\",status=\"disabled\"} 1\n") !=
-        std::string::npos);
-  CHECK(text.find("ibwarden_source_last_ok_timestamp_seconds{source=\"opensm\"} 1800000000\n") !=
-        std::string::npos);
+  CHECK(text.find("ibwarden_source_last_ok_timestamp_seconds{fabric=\"default\",source=\"opensm\"} "
+                  "1800000000\n") != std::string::npos);
   CHECK(text.find("source_last_ok_timestamp_seconds{source=\"ufm\"}") == std::string::npos);
-  CHECK(text.find("ibwarden_sweep_duration_seconds 0.25\n") != std::string::npos);
-  CHECK(text.find("ibwarden_events_per_second 0.5\n") != std::string::npos);
-  CHECK(text.find("ibwarden_ports{state=\"Down\"} 2\n") != std::string::npos);
-  CHECK(text.find("ibwarden_workorders_open{severity=\"critical\"} 1\n") != std::string::npos);
-  CHECK(text.find("# TYPE ibwarden_disabled_ports gauge\nibwarden_disabled_ports 1\n") !=
+  CHECK(text.find("ibwarden_sweep_duration_seconds{fabric=\"default\"} 0.25\n") !=
         std::string::npos);
+  CHECK(text.find("ibwarden_events_per_second{fabric=\"default\"} 0.5\n") != std::string::npos);
+  CHECK(text.find("ibwarden_ports{fabric=\"default\",state=\"Down\"} 2\n") != std::string::npos);
+  CHECK(text.find("ibwarden_workorders_open{fabric=\"default\",severity=\"critical\"} 1\n") !=
+        std::string::npos);
+  CHECK(text.find("# TYPE ibwarden_disabled_ports "
+                  "gauge\nibwarden_disabled_ports{fabric=\"default\"} 1\n") != std::string::npos);
   m.store_up = false;
   text = render_metrics(m);
-  CHECK(text.find("ibwarden_store_up 0\n") != std::string::npos);
+  CHECK(text.find("ibwarden_store_up{fabric=\"default\"} 0\n") != std::string::npos);
   CHECK(text.find("ibwarden_disabled_ports") == std::string::npos);
   CHECK(escape_label("a\"b\\c\nd") == "a\\\"b\\\\c\\nd");
 }

@@ -15,8 +15,15 @@ using web::Response;
 
 namespace web_metrics_test {
 
-// The value of one series ("name" or "name{labels}") in a scrape; nullopt when absent.
-std::optional<double> series(const std::string& text, const std::string& name) {
+// The value of one series ("name" or "name{labels}") of fabric `fabric` (its label comes
+// first) in a scrape; nullopt when absent.
+std::optional<double> series(const std::string& text, std::string name,
+                             const std::string& fabric = "default") {
+  std::string label = "fabric=\"" + fabric + "\"";
+  size_t brace = name.find('{');
+  name = brace == std::string::npos
+             ? name + "{" + label + "}"
+             : name.substr(0, brace + 1) + label + "," + name.substr(brace + 1);
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {

@@ -1,9 +1,26 @@
-// api.js: the dashboard's only door to the daemon. JSON calls to /api/v1 with the bearer
+// api.js: the dashboard's only door to the daemon. JSON calls to /api/v1 (about the fabric
+// selected in the URL, ?fabric=) with the bearer
 // token kept in sessionStorage (never a cookie, never in a URL), and the live feed read from
 // /api/v1/stream with fetch() (EventSource cannot send an Authorization header), resumed after
 // a drop with Last-Event-ID.
 
 const kTokenKey = 'ibwarden.token';
+
+// The fabric shown (many fabrics in one store): kept in the page's URL as ?fabric=NAME, so a
+// link or a reload shows the same one, and added to every API call. '' = the instance's own.
+export function fabric() { return new URLSearchParams(location.search).get('fabric') || ''; }
+export function setFabric(name) {
+  const q = new URLSearchParams(location.search);
+  if (name) q.set('fabric', name); else q.delete('fabric');
+  const search = q.toString();
+  location.search = search ? '?' + search : '';  // reloads: every view and the feed start over
+}
+// path (relative to /api/v1) with ?fabric= (or &fabric=) when a fabric is selected.
+export function withFabric(path) {
+  const f = fabric();
+  if (!f) return path;
+  return path + (path.includes('?') ? '&' : '?') + 'fabric=' + encodeURIComponent(f);
+}
 
 export class ApiFailure extends Error {
   constructor(status, message, data) {
@@ -30,7 +47,7 @@ function headers(extra) {
 export async function api(path, { method = 'GET', body } = {}) {
   let res;
   try {
-    res = await fetch('/api/v1' + path, {
+    res = await fetch('/api/v1' + withFabric(path), {
       method,
       headers: headers(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
       body: body !== undefined ? JSON.stringify(body) : undefined,
@@ -100,7 +117,8 @@ export function openStream(onMessage, onState) {
     const h = headers({ Accept: 'text/event-stream' });
     if (lastId) h['Last-Event-ID'] = lastId;
     lastByte = Date.now();
-    const res = await fetch('/api/v1/stream', { headers: h, signal: controller.signal, cache: 'no-store' });
+    const res = await fetch('/api/v1' + withFabric('/stream'),
+      { headers: h, signal: controller.signal, cache: 'no-store' });
     if (res.status === 401) { onState('unauthorized'); return false; }
     if (!res.ok || !res.body) throw new Error('HTTP ' + res.status);
     onState('live');

@@ -1,7 +1,7 @@
 // app.js: the dashboard's shell. Signs in (token in this tab only), keeps the header's health
 // badges fresh, routes "#/..." to a view, and fans the live feed out to the current view.
 // Views (view_*.js) export render(root, ctx, params) and may return {onLive(type, data), stop()}.
-import { api, ApiFailure, openStream, setToken, token } from './api.js';
+import { api, ApiFailure, fabric, openStream, setFabric, setToken, token } from './api.js';
 import { badge, h, replace, showBanner } from './ui.js';
 import * as overview from './view_overview.js';
 import * as ports from './view_ports.js';
@@ -56,9 +56,42 @@ function confirmAction(title, text, { allowForce = false, onSubmit } = {}) {
   form.reason.focus();
 }
 
+// One line about a fabric's leader: "leader host-a" (lease expired: "no live leader, last
+// host-a"), or '' without HA (SQLite: one instance, no lease).
+function leaderText(leader, expires) {
+  if (!leader) return '';
+  if (expires && Date.parse(expires) < Date.now()) return `no live leader (last ${leader})`;
+  return `leader ${leader}`;
+}
+
+// The fabric selector: every fabric in the store, with its leader; hidden with one fabric.
+// Choosing one reloads the page with ?fabric=NAME (every API call then asks about it).
+async function loadFabrics(shown) {
+  const list = await api('/fabrics');
+  const pick = document.getElementById('fabric-pick');
+  const sel = document.getElementById('fabric');
+  pick.hidden = list.length < 2;
+  sel.disabled = list.length < 2;
+  replace(sel, list.map((f) => {
+    const lead = leaderText(f.leader, f.lease_expires);
+    const o = h('option', { value: f.name }, f.name + (lead ? ` (${lead})` : ''));
+    if (f.name === shown) o.selected = true;
+    return o;
+  }));
+  sel.onchange = () => setFabric(sel.value);
+}
+
+let fabricsLoaded = false;
 async function refreshHealth() {
   try {
     const hl = await api('/health');
+    const info = document.getElementById('fabric-info');
+    const lead = leaderText(hl.leader, hl.lease_expires);
+    info.textContent = hl.fabric ? `${hl.fabric}${lead ? ' · ' + lead : ''}` : '';
+    if (!fabricsLoaded && hl.fabric) {
+      fabricsLoaded = true;
+      loadFabrics(fabric() || hl.fabric).catch(() => { fabricsLoaded = false; });
+    }
     const el = document.getElementById('health');
     el.textContent = hl.status;
     el.className = 'badge ' + hl.status;

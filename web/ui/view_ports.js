@@ -12,7 +12,7 @@
 // Filters are the API's own (node name or 0xGUID, state, with errors), so a filtered grid
 // pages the same way. Live changes (link events, decisions) and a 15 s timer refetch the
 // pages in view; the old cells stay until the new ones arrive.
-import { api, token } from './api.js';
+import { api, token, withFabric } from './api.js';
 import { debounce } from './actions.js';
 import { errorRate, h, panel, portHref, replace } from './ui.js';
 
@@ -91,7 +91,7 @@ function page(path) {
   return new Promise((resolve) => {
     const id = ++nextId;
     waiting.set(id, { path, resolve });
-    worker.postMessage({ id, path, token: token() });
+    worker.postMessage({ id, path: withFabric(path), token: token() });
   });
 }
 
