@@ -100,6 +100,8 @@ void start_web(Runtime& rt) {
   deps.probes = rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir ? &rt.probe_state : nullptr;
   deps.started_us = rt.clock.now_us();
   deps.rules_loaded = rt.rules_loaded;
+  if (rt.keeper)  // a standby serves the UI but refuses port actions (409 naming the leader)
+    deps.is_leader = [k = rt.keeper.get(), &rt] { return rt.acting && k->held(); };
   rt.web_backend = std::make_unique<WebBackend>(std::move(deps));
   web::ApiOptions api_options;
   api_options.read_only = rt.cfg.web.read_only;
@@ -210,6 +212,9 @@ bool stand_by(Runtime& rt, const std::string& config_path, std::unique_ptr<Runti
 // pending intents before the sources resume from their stored cursors.
 void take_over(Runtime& rt) {
   rt.spec.fence = rt.keeper->fence();
+  // Paused inside a transaction (SIGSTOP, a VM stall), this holder's session is ended by the
+  // server after half a lease, so its row locks cannot hold a standby's takeover back.
+  rt.spec.idle_tx_timeout_ms = std::max<int64_t>(500, rt.cfg.ha.lease_us / 2000);
   rt.db = store::Store::open(rt.spec);
   size_t warmed = 0;
   if (rt.rules) {  // the last hour as the previous holder stored it: flaps span a takeover

@@ -1,5 +1,6 @@
 #include "daemon/lease.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "daemon/logger.h"
@@ -9,6 +10,8 @@ namespace ibw::daemon {
 LeaseKeeper::LeaseKeeper(store::StoreSpec spec, const config::HaSection& ha)
     : spec_(std::move(spec)), instance_(ha.instance), lease_us_(ha.lease_us) {
   spec_.fence.reset();
+  // A request waiting behind a row lock gives up before the next renewal is due.
+  spec_.lock_timeout_ms = std::max<int64_t>(100, ha.renew_us / 2000);
 }
 
 bool LeaseKeeper::tick(const std::string& sources_json) {

@@ -121,8 +121,9 @@ void counter_loop(Runtime& rt);
 // The holder's lease thread: renews every ha.renew with the sources' health; sets
 // rt.lease_lost when the lease is gone (taken over, or not renewed in time).
 void lease_loop(Runtime& rt);
-// The sources' health as the lease row carries it: [{name, status, detail, last_ok_us}].
-std::string sources_json(const Runtime& rt);
+// The sources' health as the lease row carries it (web::sources_json: what /fabrics and
+// /health?fabric= of any instance show for this fabric).
+std::string sources_json(Runtime& rt);
 // The UFM source's view of this runtime (daemon/ufm_source.h).
 UfmSourceHooks ufm_hooks(Runtime& rt);
 // Writes one batch, retrying while the store fails. When shutting down it gives up after a

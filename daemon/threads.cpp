@@ -6,8 +6,6 @@
 #include <filesystem>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "daemon/link_check.h"
 #include "daemon/logger.h"
 #include "daemon/runtime.h"
@@ -282,21 +280,24 @@ UfmSourceHooks ufm_hooks(Runtime& rt) {
 }
 
 void lease_loop(Runtime& rt) {
+  LeaseKeeper* keeper = rt.keeper.get();  // a reload hands it on to the next generation
   while (rt.running && !rt.lease_lost) {
     rt.nap(std::chrono::microseconds(rt.cfg.ha.renew_us));
     if (!rt.running) break;
-    if (!rt.keeper->tick(sources_json(rt))) rt.lease_lost = true;
+    if (!keeper->tick(sources_json(rt))) rt.lease_lost = true;
   }
 }
 
-std::string sources_json(const Runtime& rt) {
-  nlohmann::json out = nlohmann::json::array();
+std::string sources_json(Runtime& rt) {
+  if (rt.web_backend) return web::sources_json(rt.web_backend->health().sources);
+  std::vector<web::SourceHealth> list;
   for (const auto& e : rt.health.snapshot())
-    out.push_back({{"name", e.name},
-                   {"status", ingest::health_state_name(e.state)},
-                   {"detail", e.detail},
-                   {"last_ok_us", e.last_ok_us}});
-  return out.dump();
+    list.push_back({e.name,
+                    e.state == ingest::HealthState::ok         ? web::SourceStatus::ok
+                    : e.state == ingest::HealthState::degraded ? web::SourceStatus::degraded
+                                                               : web::SourceStatus::down,
+                    e.detail, e.last_ok_us});
+  return web::sources_json(list);
 }
 
 // Batches with at least this many counter samples log their write time ("counters stored").

@@ -27,6 +27,40 @@ std::string trimmed(const char* msg) {
 
 using namespace pg_db_detail;
 
+std::string valid_utf8(std::string_view v) {
+  std::string out;
+  size_t i = 0, n = v.size();
+  auto cont = [&](size_t k) { return k < n && (static_cast<unsigned char>(v[k]) & 0xC0) == 0x80; };
+  bool clean = true;
+  while (i < n) {
+    unsigned char c = static_cast<unsigned char>(v[i]);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
+    bool ok = len != 0 && c != 0 && (len < 2 || c >= 0xC2);
+    for (size_t k = 1; ok && k < len; ++k) ok = cont(i + k);
+    if (ok && len == 3) {  // no overlong forms, no surrogates
+      unsigned char d = static_cast<unsigned char>(v[i + 1]);
+      ok = !(c == 0xE0 && d < 0xA0) && !(c == 0xED && d >= 0xA0);
+    }
+    if (ok && len == 4) {
+      unsigned char d = static_cast<unsigned char>(v[i + 1]);
+      ok = !(c == 0xF0 && d < 0x90) && !(c == 0xF4 && d >= 0x90) && c <= 0xF4;
+    }
+    if (ok) {
+      if (!clean) out.append(v.substr(i, len));
+      i += len;
+      continue;
+    }
+    if (clean) out.assign(v.substr(0, i)), clean = false;
+    out += "\xEF\xBF\xBD";  // U+FFFD for each byte that is not UTF-8 (and for NUL)
+    ++i;
+  }
+  return clean ? std::string(v) : out;
+}
+
 // ---- formats ----
 
 void append_i64(std::string& out, int64_t v) {
@@ -112,7 +146,7 @@ void parse_f64_array(std::string_view text, double* out, size_t n, std::string_v
 // ---- Params ----
 
 Params& Params::text(std::string_view v) {
-  values_.emplace_back(v);
+  values_.push_back(valid_utf8(v));
   null_.push_back(false);
   return *this;
 }
@@ -260,11 +294,29 @@ Result Db::check(PGresult* r, const std::string& sql) {
   throw DbError("store " + server_ + ": " + sql_head(sql) + ": " + msg, std::move(sqlstate));
 }
 
+void Db::set_session(const std::string& sql) {
+  exec(sql);
+  session_.push_back(sql);
+}
+
+void Db::revive() {
+  if (PQstatus(conn_) == CONNECTION_OK) return;
+  PQreset(conn_);
+  if (PQstatus(conn_) != CONNECTION_OK)
+    throw DbError("store " + server_ +
+                      ": connection lost and not reopened: " + trimmed(PQerrorMessage(conn_)),
+                  "");
+  prepared_.clear();  // the server forgot them with the old session
+  for (const auto& s : session_) check(PQexec(conn_, s.c_str()), s);
+}
+
 Result Db::exec(const std::string& sql) {
+  if (tx_depth_ == 0) revive();
   return check(PQexec(conn_, sql.c_str()), sql);
 }
 
 Result Db::exec(const std::string& sql, const Params& params) {
+  if (tx_depth_ == 0) revive();
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
     std::string name = "ibw" + std::to_string(prepared_.size() + 1);
@@ -280,18 +332,21 @@ Result Db::exec(const std::string& sql, const Params& params) {
 // ---- Transaction ----
 
 Transaction::Transaction(Db& db, const char* begin) : db_(db) {
-  db_.exec(begin);
+  db_.exec(begin);  // revives a dropped connection first
+  ++db_.tx_depth_;
 }
 
 Transaction::~Transaction() {
   if (done_) return;
+  --db_.tx_depth_;
   PGresult* r = PQexec(db_.handle(), "ROLLBACK");
   if (r) PQclear(r);
 }
 
 void Transaction::commit() {
-  const Result r = db_.exec("COMMIT");
   done_ = true;
+  --db_.tx_depth_;
+  const Result r = db_.exec("COMMIT");
   // COMMIT of a transaction that already failed answers ROLLBACK instead of an error.
   if (std::string_view(PQcmdStatus(r.get())) != "COMMIT")
     db_.fail("commit", "the transaction was rolled back");

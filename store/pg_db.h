@@ -75,6 +75,10 @@ class Result {
   std::unique_ptr<PGresult, void (*)(PGresult*)> r_;
 };
 
+// v as PostgreSQL accepts text: each byte that does not start a valid UTF-8 sequence, and
+// each NUL, becomes U+FFFD (an OpenSM or UFM line with a stray byte is stored, not refused).
+std::string valid_utf8(std::string_view v);
+
 class Db {
  public:
   // Connects (throws DbError naming the server when it cannot).
@@ -93,12 +97,21 @@ class Db {
   Result exec(const std::string& sql, const Params& params);
   // "store <server>: <what>: <detail>" as a StoreError.
   [[noreturn]] void fail(const std::string& what, const std::string& detail) const;
+  // Runs a session setting now (e.g. "SET lock_timeout = '500ms'") and again after every
+  // reconnection.
+  void set_session(const std::string& sql);
+  // A connection the server dropped (restart, idle-in-transaction timeout, network) is
+  // opened again, outside a transaction only: statements run outside a transaction and every
+  // Transaction start call it, so a transaction never continues on a new connection.
+  void revive();
 
  private:
+  friend class Transaction;
   Result check(PGresult* r, const std::string& sql);
 
   PGconn* conn_ = nullptr;
-  std::string server_;
+  int tx_depth_ = 0;                                       // open Transactions
+  std::vector<std::string> session_;                       // set_session() statements
   std::unordered_map<std::string, std::string> prepared_;  // SQL -> statement name
 };
 

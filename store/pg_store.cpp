@@ -36,6 +36,11 @@ PgStore::PgStore(const StoreSpec& spec, bool read_only)
       fence_(spec.fence),
       read_only_(read_only) {
   if (fabric_.empty()) throw StoreError("store " + db_.server() + ": empty fabric name");
+  if (spec.lock_timeout_ms > 0)
+    db_.set_session("SET lock_timeout = " + std::to_string(spec.lock_timeout_ms));
+  if (spec.idle_tx_timeout_ms > 0)
+    db_.set_session("SET idle_in_transaction_session_timeout = " +
+                    std::to_string(spec.idle_tx_timeout_ms));
   if (read_only_) {
     pg_schema::check_read_only(db_);
     db_.exec("SET default_transaction_read_only = on");

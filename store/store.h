@@ -72,6 +72,11 @@ struct StoreSpec {
   std::string fabric = "default";
   // When set (the lease holder's connections), writes are fenced (see Fence). Postgres only.
   std::optional<Fence> fence;
+  // postgres: SET lock_timeout (a lease request must not wait behind a paused holder's row
+  // lock) and idle_in_transaction_session_timeout (the server ends the session of a holder
+  // paused inside a transaction, releasing its locks); 0 = the server's defaults.
+  int64_t lock_timeout_ms = 0;
+  int64_t idle_tx_timeout_ms = 0;
 };
 
 // One fabric's lease row (PostgreSQL): who watches it. Times are the database server's clock,

@@ -205,8 +205,7 @@ TEST_CASE("ha lab: kill -9 of the leader in a fault storm - the standby takes ov
 
   // Every trap line of the storm is one event: none lost across the kill, none twice.
   auto events = wait_query(
-      "events", w.config_b, {},
-      [](const json& j) { return trap_tids(j).size() >= 160; }, 20s);
+      "events", w.config_b, {}, [](const json& j) { return trap_tids(j).size() >= 160; }, 20s);
   auto traps = trap_tids(events);
   CHECK(traps.size() == 160);
   CHECK(std::set<unsigned>(traps.begin(), traps.end()).size() == 160);
