@@ -96,7 +96,9 @@ Lease PgStore::take_lease(const std::string& holder, int64_t epoch, int64_t leas
                    " FROM leases WHERE fabric = $1",
                pg_detail::Params().text(fabric_));
   tx.commit();
-  return pg_store_detail::read_lease(after, 0);
+  Lease out = pg_store_detail::read_lease(after, 0);
+  out.taken = expired || (l.holder == holder && l.epoch == epoch);
+  return out;
 }
 
 bool PgStore::release_lease(const std::string& holder, int64_t epoch) {
