@@ -83,6 +83,8 @@ struct Lease {
   int64_t expires_us = 0;  // the holder must renew before this
   int64_t now_us = 0;      // the server's clock when this was read
   std::string sources;     // the holder's source health, JSON array text ("[]" unknown)
+  bool taken = false;      // take_lease: true when THIS call took or renewed the lease (false:
+                           // unchanged, e.g. held by another process with the same name)
 };
 
 // A fabric the store holds (Store::fabrics): its lease when HA is on.

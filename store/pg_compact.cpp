@@ -1,0 +1,261 @@
+// PgStore::compact and the hourly aggregates it maintains, with SqliteStore::compact's semantics
+// (store/sqlite_compact.cpp, store.h SampleAggregate): raw samples older than the raw window are
+// folded, port by port in time order, into (port, hour) rows; a bucket that already has a row is
+// merged into, and a port's first sample of a run is compared with the last sample already
+// folded (the newest aggregate at or before its hour), so no interval is lost between runs.
+// Raw samples are plain rows here (no stage to transpose into packed blocks: that is SQLite's
+// optimization of one embedded file). The old samples are read in keyset pages in index order,
+// the aggregates they need are loaded up front in two queries, and the results are upserted in
+// bulk, so memory is O(ports folded) and round trips O(rows / page).
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "store/pg_rows.h"
+#include "store/pg_store.h"
+
+namespace ibw::store {
+
+namespace pg_compact_detail {
+
+using pg_detail::ArrayText;
+using pg_detail::Params;
+using pg_detail::Result;
+
+constexpr int64_t kHourUs = 3600LL * 1000000;
+constexpr int64_t kPageRows = 50000;
+constexpr size_t kFlushRows = 20000;
+
+constexpr const char* kAggregateColumns =
+    "node_guid, port, bucket_us, sample_count, first_time_us, last_time_us, last_values, "
+    "last_valid, last_saturated, last_extended, max_delta, delta_valid";
+// The hour (start) of a time column in SQL, floored also before 1970.
+#define IBW_PG_HOUR(t) "(" t " - (((" t " % 3600000000) + 3600000000) % 3600000000))"
+
+int64_t hour_of(int64_t t) {
+  int64_t q = t / kHourUs;
+  if (t % kHourUs < 0) --q;
+  return q * kHourUs;
+}
+
+SampleAggregate read_aggregate(const Result& r, int row) {
+  SampleAggregate a;
+  a.node_guid = r.u64(row, 0);
+  a.port = r.i32(row, 1);
+  a.bucket_us = r.i64(row, 2);
+  a.sample_count = r.i64(row, 3);
+  a.first_time_us = r.i64(row, 4);
+  a.last.node_guid = a.node_guid;
+  a.last.port = a.port;
+  a.last.time_us = r.i64(row, 5);
+  a.last.value = pg_rows::parse_values(r.text(row, 6), "sample_aggregates.last_values");
+  a.last.valid = static_cast<uint32_t>(r.i64(row, 7));
+  a.last.saturated = static_cast<uint32_t>(r.i64(row, 8));
+  a.last.extended = r.boolean(row, 9);
+  a.max_delta = pg_rows::parse_values(r.text(row, 10), "sample_aggregates.max_delta");
+  a.delta_valid = static_cast<uint32_t>(r.i64(row, 11));
+  return a;
+}
+
+// Folds the interval prev -> cur into agg's max deltas (rules in store.h, SampleAggregate).
+void fold_delta(SampleAggregate& agg, const ingest::CounterSample& prev,
+                const ingest::CounterSample& cur) {
+  if (prev.extended != cur.extended || prev.time_us > cur.time_us) return;
+  for (size_t i = 0; i < ingest::kCounterCount; ++i) {
+    const uint32_t bit = 1u << i;
+    if (!(prev.valid & bit) || !(cur.valid & bit) || (prev.saturated & bit)) continue;
+    const uint64_t d = cur.value[i] >= prev.value[i] ? cur.value[i] - prev.value[i] : cur.value[i];
+    if (!(agg.delta_valid & bit) || d > agg.max_delta[i]) agg.max_delta[i] = d;
+    agg.delta_valid |= bit;
+  }
+}
+
+using PortKey = std::pair<uint64_t, int>;
+using BucketKey = std::tuple<uint64_t, int, int64_t>;
+
+// Upserts aggregates (each (port, bucket) at most once per call).
+void store_aggregates(pg_detail::Db& db, const std::string& fabric,
+                      std::vector<SampleAggregate>& aggs) {
+  if (aggs.empty()) return;
+  static const std::string sql =
+      std::string("INSERT INTO sample_aggregates (fabric, ") + kAggregateColumns +
+      ") SELECT $1, t.node_guid, t.port, t.bucket_us, t.sample_count, t.first_time_us, "
+      "t.last_time_us, t.last_values::bigint[], t.last_valid, t.last_saturated, t.last_extended, "
+      "t.max_delta::bigint[], t.delta_valid FROM unnest($2::bigint[], $3::integer[], "
+      "$4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::bigint[], "
+      "$10::bigint[], $11::boolean[], $12::text[], $13::bigint[]) AS t(" +
+      kAggregateColumns +
+      ") ON CONFLICT (fabric, node_guid, port, bucket_us) DO UPDATE SET sample_count = "
+      "excluded.sample_count, first_time_us = excluded.first_time_us, last_time_us = "
+      "excluded.last_time_us, last_values = excluded.last_values, last_valid = "
+      "excluded.last_valid, last_saturated = excluded.last_saturated, last_extended = "
+      "excluded.last_extended, max_delta = excluded.max_delta, delta_valid = excluded.delta_valid";
+  std::vector<ArrayText> c(12);
+  for (const SampleAggregate& a : aggs) {
+    c[0].u64(a.node_guid);
+    c[1].i64(a.port);
+    c[2].i64(a.bucket_us);
+    c[3].i64(a.sample_count);
+    c[4].i64(a.first_time_us);
+    c[5].i64(a.last.time_us);
+    c[6].text(pg_rows::values_text(a.last.value));
+    c[7].i64(a.last.valid);
+    c[8].i64(a.last.saturated);
+    c[9].text(a.last.extended ? "t" : "f");
+    c[10].text(pg_rows::values_text(a.max_delta));
+    c[11].i64(a.delta_valid);
+  }
+  Params p;
+  p.text(fabric);
+  for (ArrayText& a : c) p.text(a.take());
+  db.exec(sql, p);
+  aggs.clear();
+}
+
+}  // namespace pg_compact_detail
+
+size_t PgStore::fold_samples(int64_t cutoff_us) {
+  using namespace pg_compact_detail;
+  const Params key = Params().text(fabric_).i64(cutoff_us);
+  // The last sample folded before this run, per port: the newest aggregate at or before the
+  // hour of the port's first sample to fold.
+  std::map<PortKey, ingest::CounterSample> prev_of;
+  {
+    static const std::string sql =
+        "WITH f AS (SELECT node_guid, port, min(time_us) AS t FROM samples WHERE fabric = $1 "
+        "AND time_us < $2 GROUP BY node_guid, port) SELECT a.* FROM f CROSS JOIN LATERAL "
+        "(SELECT " +
+        std::string(kAggregateColumns) +
+        " FROM sample_aggregates a WHERE a.fabric = $1 AND a.node_guid = f.node_guid AND a.port = "
+        "f.port AND a.bucket_us <= " IBW_PG_HOUR("f.t") " ORDER BY a.bucket_us DESC LIMIT 1) a";
+    const Result r = db_.exec(sql, key);
+    for (int i = 0; i < r.rows(); ++i) {
+      SampleAggregate a = read_aggregate(r, i);
+      prev_of[{a.node_guid, a.port}] = a.last;
+    }
+  }
+  // Aggregate rows of the hours the samples fall in, to merge into.
+  std::map<BucketKey, SampleAggregate> existing;
+  {
+    static const std::string sql =
+        std::string("SELECT ") + kAggregateColumns +
+        " FROM sample_aggregates WHERE fabric = $1 AND (node_guid, port, bucket_us) IN (SELECT "
+        "DISTINCT node_guid, port, " IBW_PG_HOUR("time_us") " FROM samples WHERE fabric = $1 AND "
+        "time_us < $2)";
+    const Result r = db_.exec(sql, key);
+    for (int i = 0; i < r.rows(); ++i) {
+      SampleAggregate a = read_aggregate(r, i);
+      existing[{a.node_guid, a.port, a.bucket_us}] = a;
+    }
+  }
+  static const std::string page_sql =
+      "SELECT " + pg_rows::names(pg_rows::kSampleCols) +
+      ", id FROM samples WHERE fabric = $1 AND time_us < $2 AND (node_guid, port, time_us, id) > "
+      "($3, $4, $5, $6) ORDER BY node_guid, port, time_us, id LIMIT " +
+      std::to_string(kPageRows);
+  std::vector<SampleAggregate> out;
+  std::optional<PortKey> port;                // the port being folded
+  std::optional<ingest::CounterSample> prev;  // its last sample folded
+  std::optional<SampleAggregate> agg;         // its hour being folded
+  auto flush_agg = [&] {
+    if (agg) out.push_back(*agg);
+    agg.reset();
+    if (out.size() >= kFlushRows) store_aggregates(db_, fabric_, out);
+  };
+  size_t folded = 0;
+  int64_t after[4] = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int32_t>::min(),
+                      std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::min()};
+  for (;;) {
+    const Result r = db_.exec(
+        page_sql,
+        Params().text(fabric_).i64(cutoff_us).i64(after[0]).i64(after[1]).i64(after[2]).i64(
+            after[3]));
+    for (int i = 0; i < r.rows(); ++i) {
+      const ingest::CounterSample cur = pg_rows::read_sample(r, i, 0);
+      const PortKey k{cur.node_guid, cur.port};
+      const int64_t bucket = hour_of(cur.time_us);
+      if (!port || *port != k) {
+        flush_agg();
+        port = k;
+        prev.reset();
+        if (auto it = prev_of.find(k); it != prev_of.end() && it->second.time_us <= cur.time_us)
+          prev = it->second;  // (a later one: a late sample has no base)
+      }
+      if (!agg || agg->bucket_us != bucket) {
+        flush_agg();
+        if (auto it = existing.find({k.first, k.second, bucket}); it != existing.end()) {
+          agg = it->second;
+        } else {
+          agg.emplace();
+          agg->node_guid = k.first;
+          agg->port = k.second;
+          agg->bucket_us = bucket;
+        }
+      }
+      if (prev) fold_delta(*agg, *prev, cur);
+      if (agg->sample_count == 0 || cur.time_us < agg->first_time_us)
+        agg->first_time_us = cur.time_us;
+      if (agg->sample_count == 0 || cur.time_us >= agg->last.time_us) agg->last = cur;
+      ++agg->sample_count;
+      prev = cur;
+      ++folded;
+    }
+    if (r.rows() < kPageRows) break;
+    const int last = r.rows() - 1;
+    after[0] = r.i64(last, 0);
+    after[1] = r.i64(last, 1);
+    after[2] = r.i64(last, 2);
+    after[3] = r.i64(last, static_cast<int>(pg_rows::kSampleCols.size()));
+  }
+  flush_agg();
+  store_aggregates(db_, fabric_, out);
+  db_.exec("DELETE FROM samples WHERE fabric = $1 AND time_us < $2", key);
+  return folded;
+}
+
+size_t PgStore::compact(int64_t now_us, const Retention& retention) {
+  if (read_only_) throw StoreError("store " + db_.server() + ": opened read-only, cannot compact");
+  size_t removed = 0;
+  try {
+    pg_detail::Transaction tx(db_);
+    check_fence();
+    removed += fold_samples(now_us - retention.raw_window_us);
+    // Drop an hour once all of it is past the aggregate window.
+    removed += static_cast<size_t>(
+        db_.exec("DELETE FROM sample_aggregates WHERE fabric = $1 AND bucket_us <= $2",
+                 pg_detail::Params().text(fabric_).i64(now_us - retention.aggregate_window_us -
+                                                       pg_compact_detail::kHourUs))
+            .affected());
+    // Events, decisions and delivered webhook items share the event window (work orders stay).
+    for (const char* sql : {"DELETE FROM events WHERE fabric = $1 AND time_us < $2",
+                            "DELETE FROM decisions WHERE fabric = $1 AND time_us < $2",
+                            "DELETE FROM outbox WHERE fabric = $1 AND delivered_us > 0 AND "
+                            "delivered_us < $2"})
+      removed += static_cast<size_t>(
+          db_.exec(sql, pg_detail::Params().text(fabric_).i64(now_us - retention.event_window_us))
+              .affected());
+    tx.commit();
+  } catch (const StoreError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw StoreError("store " + db_.server() + ": compact failed: " + e.what());
+  }
+  return removed;
+}
+
+std::vector<SampleAggregate> PgStore::aggregates(uint64_t node_guid, int port, int64_t since_us) {
+  static const std::string sql = std::string("SELECT ") + pg_compact_detail::kAggregateColumns +
+                                 " FROM sample_aggregates WHERE fabric = $1 AND node_guid = $2 "
+                                 "AND port = $3 AND bucket_us + 3600000000 > $4 ORDER BY bucket_us";
+  const pg_detail::Result r =
+      db_.exec(sql, pg_detail::Params().text(fabric_).u64(node_guid).i64(port).i64(since_us));
+  std::vector<SampleAggregate> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(pg_compact_detail::read_aggregate(r, i));
+  return out;
+}
+
+}  // namespace ibw::store
+
+#undef IBW_PG_HOUR

@@ -1,0 +1,153 @@
+// Thin RAII layer over libpq, used only inside store/ (the PostgreSQL store, store/pg_store.h).
+//
+// Db owns one connection, opened with PQconnectdbParams and expand_dbname, so StoreSpec::url may
+// be a URI or a "key=value" string and the password travels as its own keyword (never in the
+// url). Client notices (NOTICE, WARNING) are silenced. Every failure throws DbError (a
+// StoreError) naming the server (the url with any password masked) and what failed.
+// Db::exec(sql, params) prepares each distinct SQL text once per connection and reuses it.
+// Parameters and results are in text format: GUIDs and 64-bit counters travel as the signed
+// BIGINT holding the uint64 bit pattern (Params::u64, Result::u64), exact both ways.
+// Transaction is BEGIN .. COMMIT, rolled back by its destructor unless committed.
+// Bulk writes pass whole columns as one array parameter (ArrayText) and unnest() them.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "store/store.h"
+
+namespace ibw::store::pg_detail {
+
+// A failed libpq call. sqlstate() is the server's SQLSTATE ("" for client-side failures).
+class DbError : public StoreError {
+ public:
+  DbError(const std::string& message, std::string sqlstate)
+      : StoreError(message), sqlstate_(std::move(sqlstate)) {}
+  const std::string& sqlstate() const { return sqlstate_; }
+
+ private:
+  std::string sqlstate_;
+};
+
+// Text parameters of one statement, $1 first.
+class Params {
+ public:
+  Params& text(std::string_view v);
+  Params& i64(int64_t v);
+  Params& u64(uint64_t v) { return i64(static_cast<int64_t>(v)); }  // bit pattern
+  Params& f64(double v);  // shortest exact form; NaN, Infinity, -Infinity
+  Params& boolean(bool v) { return text(v ? "t" : "f"); }
+  Params& null();
+  size_t size() const { return values_.size(); }
+  // The pointer array libpq wants (nullptr = SQL NULL); valid while this object lives.
+  std::vector<const char*> pointers() const;
+
+ private:
+  std::vector<std::string> values_;
+  std::vector<bool> null_;
+};
+
+// An owned PGresult of a successful command. Rows and columns are 0-based.
+class Result {
+ public:
+  explicit Result(PGresult* r) : r_(r, &PQclear) {}
+  int rows() const { return PQntuples(r_.get()); }
+  int cols() const { return PQnfields(r_.get()); }
+  // Rows an INSERT/UPDATE/DELETE touched (PQcmdTuples).
+  int64_t affected() const;
+  bool is_null(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
+  std::string_view text(int row, int col) const;  // NULL reads as ""
+  std::string str(int row, int col) const { return std::string(text(row, col)); }
+  int64_t i64(int row, int col) const;  // NULL reads as 0
+  uint64_t u64(int row, int col) const { return static_cast<uint64_t>(i64(row, col)); }
+  int i32(int row, int col) const { return static_cast<int>(i64(row, col)); }
+  double f64(int row, int col) const;
+  bool boolean(int row, int col) const { return text(row, col) == "t"; }
+  PGresult* get() const { return r_.get(); }
+
+ private:
+  std::unique_ptr<PGresult, void (*)(PGresult*)> r_;
+};
+
+class Db {
+ public:
+  // Connects (throws DbError naming the server when it cannot).
+  Db(const std::string& url, const std::string& password);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  // The url with any password masked: for messages.
+  const std::string& server() const { return server_; }
+  PGconn* handle() { return conn_; }
+
+  // Runs SQL without parameters (simple protocol: may hold several statements).
+  Result exec(const std::string& sql);
+  // Runs one statement with text parameters ($1..$n); prepared on first use, then reused.
+  Result exec(const std::string& sql, const Params& params);
+  // "store <server>: <what>: <detail>" as a StoreError.
+  [[noreturn]] void fail(const std::string& what, const std::string& detail) const;
+
+ private:
+  Result check(PGresult* r, const std::string& sql);
+
+  PGconn* conn_ = nullptr;
+  std::string server_;
+  std::unordered_map<std::string, std::string> prepared_;  // SQL -> statement name
+};
+
+// BEGIN (or `begin`, e.g. "BEGIN ISOLATION LEVEL SERIALIZABLE") .. COMMIT; ROLLBACK in the
+// destructor unless committed (errors of the rollback itself are ignored).
+class Transaction {
+ public:
+  explicit Transaction(Db& db, const char* begin = "BEGIN");
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Db& db_;
+  bool done_ = false;
+};
+
+// A PostgreSQL array literal ("{1,2,NULL}", "{\"a\",\"b\"}"), built element by element, for
+// one array parameter holding a whole column of a bulk write (unnest($n::bigint[]) ...).
+// Elements that are themselves arrays (a counter array per row) are added with text() and
+// cast in SQL (unnest($n::text[])::bigint[]).
+class ArrayText {
+ public:
+  ArrayText() : s_("{") {}
+  void i64(int64_t v);
+  void u64(uint64_t v) { i64(static_cast<int64_t>(v)); }
+  void f64(double v);
+  void text(std::string_view v);  // quoted and escaped
+  void null();
+  // The literal; the builder is empty again afterwards.
+  std::string take();
+
+ private:
+  void sep();
+  std::string s_;
+  bool first_ = true;
+};
+
+// Formats used in parameters and array literals.
+void append_i64(std::string& out, int64_t v);
+void append_f64(std::string& out, double v);  // NaN, Infinity, -Infinity, else shortest exact
+
+// Parses a one-dimensional array of numbers in PostgreSQL's text output ("{1,-2,3}").
+// Missing trailing elements read as 0 (like counter_json); throws StoreError naming `what`.
+void parse_i64_array(std::string_view text, int64_t* out, size_t n, std::string_view what);
+void parse_f64_array(std::string_view text, double* out, size_t n, std::string_view what);
+
+// The url with a password in it (URI user:pass@ or password=...) replaced by "***".
+std::string mask_password(const std::string& url);
+
+}  // namespace ibw::store::pg_detail

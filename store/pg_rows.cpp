@@ -1,0 +1,232 @@
+#include "store/pg_rows.h"
+
+namespace ibw::store::pg_rows {
+
+namespace pg_rows_detail {
+
+constexpr Col kEvent[] = {
+    {"time_us", "bigint"},   {"source", "text"},         {"kind", "text"},
+    {"severity", "integer"}, {"node_guid", "bigint"},    {"port", "integer"},
+    {"lid", "integer"},      {"trap_number", "integer"}, {"message", "text"},
+    {"node", "text"},        {"peer_node", "text"},      {"peer_port", "integer"},
+    {"peer_guid", "bigint"}, {"cable_id", "text"},       {"dedup_key", "text"}};
+
+constexpr Col kPort[] = {{"node_guid", "bigint"},
+                         {"port", "integer"},
+                         {"node", "text"},
+                         {"lid", "integer"},
+                         {"peer_guid", "bigint"},
+                         {"peer_node", "text"},
+                         {"peer_port", "integer"},
+                         {"cable_id", "text"},
+                         {"state", "integer"},
+                         {"phys_state", "integer"},
+                         {"width", "integer"},
+                         {"speed", "text"},
+                         {"counters_time_us", "bigint"},
+                         {"counters_node_guid", "bigint"},
+                         {"counters_port", "integer"},
+                         {"counter_values", "bigint[]"},
+                         {"counters_valid", "bigint"},
+                         {"counters_saturated", "bigint"},
+                         {"counters_extended", "boolean"},
+                         {"rates", "double precision[]"},
+                         {"rates_valid", "bigint"},
+                         {"deltas", "bigint[]"},
+                         {"deltas_valid", "bigint"},
+                         {"deltas_at_least", "bigint"},
+                         {"last_change_us", "bigint"}};
+
+constexpr Col kUfm[] = {
+    {"node_guid", "bigint"},   {"port", "integer"},           {"name", "text"},
+    {"system_guid", "bigint"}, {"system_name", "text"},       {"dname", "text"},
+    {"logical_state", "text"}, {"physical_state", "text"},    {"speed", "text"},
+    {"width", "text"},         {"high_ber_severity", "text"}, {"severity", "text"},
+    {"peer_guid", "bigint"},   {"peer_port", "integer"},      {"peer_node", "text"},
+    {"peer_from", "text"},     {"since_us", "bigint"}};
+
+constexpr Col kSample[] = {{"node_guid", "bigint"}, {"port", "integer"},
+                           {"time_us", "bigint"},   {"counter_values", "bigint[]"},
+                           {"valid", "bigint"},     {"saturated", "bigint"},
+                           {"extended", "boolean"}};
+
+bool is_array(const Col& c) {
+  return std::string_view(c.type).ends_with("[]");
+}
+
+ingest::EventSource parse_source(std::string_view s, int64_t id) {
+  for (auto v :
+       {ingest::EventSource::opensm, ingest::EventSource::counters, ingest::EventSource::ufm})
+    if (ingest::source_name(v) == s) return v;
+  throw StoreError("event " + std::to_string(id) + ": unknown source '" + std::string(s) + "'");
+}
+
+ingest::Severity parse_severity(int64_t v, int64_t id) {
+  if (v < 0 || v > static_cast<int64_t>(ingest::Severity::critical))
+    throw StoreError("event " + std::to_string(id) + ": unknown severity " + std::to_string(v));
+  return static_cast<ingest::Severity>(v);
+}
+
+}  // namespace pg_rows_detail
+
+const std::span<const Col> kEventCols{pg_rows_detail::kEvent};
+const std::span<const Col> kPortCols{pg_rows_detail::kPort};
+const std::span<const Col> kUfmCols{pg_rows_detail::kUfm};
+const std::span<const Col> kSampleCols{pg_rows_detail::kSample};
+
+std::string names(std::span<const Col> cols, const std::string& prefix) {
+  std::string s;
+  for (const Col& c : cols) s += (s.empty() ? "" : ", ") + prefix + c.name;
+  return s;
+}
+
+std::string unnest_select(std::span<const Col> cols, bool ordered) {
+  std::string sel = "SELECT $1";
+  std::string params;
+  int n = 2;
+  for (const Col& c : cols) {
+    const bool arr = pg_rows_detail::is_array(c);
+    sel += std::string(", t.") + c.name + (arr ? std::string("::") + c.type : "");
+    params += (params.empty() ? "$" : ", $") + std::to_string(n++) +
+              "::" + (arr ? std::string("text") : std::string(c.type)) + "[]";
+  }
+  std::string s = sel + " FROM unnest(" + params + ")";
+  if (ordered) s += " WITH ORDINALITY";
+  s += " AS t(" + names(cols) + (ordered ? ", ord)" : ")");
+  if (ordered) s += " ORDER BY t.ord";
+  return s;
+}
+
+std::string set_excluded(std::span<const Col> cols) {
+  std::string s;
+  for (const Col& c : cols) {
+    const std::string_view n = c.name;
+    if (n == "node_guid" || n == "port") continue;
+    s += (s.empty() ? "" : ", ") + std::string(n) + " = excluded." + std::string(n);
+  }
+  return s;
+}
+
+std::string values_text(const Values& v) {
+  std::string s = "{";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    pg_detail::append_i64(s, static_cast<int64_t>(v[i]));
+  }
+  return s + "}";
+}
+
+std::string rates_text(const Rates& r) {
+  std::string s = "{";
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (i) s += ',';
+    pg_detail::append_f64(s, r[i]);
+  }
+  return s + "}";
+}
+
+Values parse_values(std::string_view text, std::string_view what) {
+  std::array<int64_t, ingest::kCounterCount> raw{};
+  pg_detail::parse_i64_array(text, raw.data(), raw.size(), what);
+  Values v{};
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint64_t>(raw[i]);
+  return v;
+}
+
+Rates parse_rates(std::string_view text, std::string_view what) {
+  Rates r{};
+  pg_detail::parse_f64_array(text, r.data(), r.size(), what);
+  return r;
+}
+
+StoredEvent read_event(const pg_detail::Result& r, int row) {
+  using namespace pg_rows_detail;
+  StoredEvent out;
+  out.id = r.i64(row, 0);
+  ingest::Event& e = out.event;
+  e.time_us = r.i64(row, 1);
+  e.source = parse_source(r.text(row, 2), out.id);
+  e.kind = r.str(row, 3);
+  e.severity = parse_severity(r.i64(row, 4), out.id);
+  e.node_guid = r.u64(row, 5);
+  e.port = r.i32(row, 6);
+  e.lid = static_cast<uint16_t>(r.i64(row, 7));
+  e.trap_number = r.i32(row, 8);
+  e.message = r.str(row, 9);
+  e.node = r.str(row, 10);
+  e.peer_node = r.str(row, 11);
+  e.peer_port = r.i32(row, 12);
+  e.peer_guid = r.u64(row, 13);
+  e.cable_id = r.str(row, 14);
+  e.dedup_key = r.str(row, 15);  // NULL reads as ""
+  return out;
+}
+
+PortRecord read_port(const pg_detail::Result& r, int row) {
+  PortRecord p;
+  p.node_guid = r.u64(row, 0);
+  p.port = r.i32(row, 1);
+  p.node = r.str(row, 2);
+  p.lid = static_cast<uint16_t>(r.i64(row, 3));
+  p.peer_guid = r.u64(row, 4);
+  p.peer_node = r.str(row, 5);
+  p.peer_port = r.i32(row, 6);
+  p.cable_id = r.str(row, 7);
+  p.state = r.i32(row, 8);
+  p.phys_state = r.i32(row, 9);
+  p.width = r.i32(row, 10);
+  p.speed = r.str(row, 11);
+  p.counters.time_us = r.i64(row, 12);
+  p.counters.node_guid = r.u64(row, 13);
+  p.counters.port = r.i32(row, 14);
+  p.counters.value = parse_values(r.text(row, 15), "ports.counter_values");
+  p.counters.valid = static_cast<uint32_t>(r.i64(row, 16));
+  p.counters.saturated = static_cast<uint32_t>(r.i64(row, 17));
+  p.counters.extended = r.boolean(row, 18);
+  p.rates = parse_rates(r.text(row, 19), "ports.rates");
+  p.rates_valid = static_cast<uint32_t>(r.i64(row, 20));
+  p.deltas = parse_values(r.text(row, 21), "ports.deltas");
+  p.deltas_valid = static_cast<uint32_t>(r.i64(row, 22));
+  p.deltas_at_least = static_cast<uint32_t>(r.i64(row, 23));
+  p.last_change_us = r.i64(row, 24);
+  const int first = static_cast<int>(kPortCols.size());
+  if (r.cols() > first && !r.is_null(row, first)) p.ufm = read_ufm_port(r, row, first);
+  return p;
+}
+
+ingest::UfmPortState read_ufm_port(const pg_detail::Result& r, int row, int first) {
+  ingest::UfmPortState u;
+  int c = first;
+  u.node_guid = r.u64(row, c++);
+  u.port = r.i32(row, c++);
+  u.name = r.str(row, c++);
+  u.system_guid = r.u64(row, c++);
+  u.system_name = r.str(row, c++);
+  u.dname = r.str(row, c++);
+  u.logical_state = r.str(row, c++);
+  u.physical_state = r.str(row, c++);
+  u.speed = r.str(row, c++);
+  u.width = r.str(row, c++);
+  u.high_ber_severity = r.str(row, c++);
+  u.severity = r.str(row, c++);
+  u.peer_guid = r.u64(row, c++);
+  u.peer_port = r.i32(row, c++);
+  u.peer_node = r.str(row, c++);
+  u.peer_from = r.str(row, c++);
+  u.since_us = r.i64(row, c++);
+  return u;
+}
+
+ingest::CounterSample read_sample(const pg_detail::Result& r, int row, int first) {
+  ingest::CounterSample s;
+  s.node_guid = r.u64(row, first);
+  s.port = r.i32(row, first + 1);
+  s.time_us = r.i64(row, first + 2);
+  s.value = parse_values(r.text(row, first + 3), "samples.counter_values");
+  s.valid = static_cast<uint32_t>(r.i64(row, first + 4));
+  s.saturated = static_cast<uint32_t>(r.i64(row, first + 5));
+  s.extended = r.boolean(row, first + 6);
+  return s;
+}
+
+}  // namespace ibw::store::pg_rows

@@ -1,0 +1,299 @@
+// PgStore::write and the core rows of a batch: one transaction (after the fence check), each
+// kind of row written with one statement per chunk of rows, whole columns passed as array
+// parameters and unnest()ed (see pg_rows.h), instead of one round trip per row.
+#include <algorithm>
+#include <map>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "store/pg_rows.h"
+#include "store/pg_store.h"
+
+namespace ibw::store {
+
+namespace pg_write_detail {
+
+using pg_detail::ArrayText;
+using pg_detail::Db;
+using pg_detail::Params;
+using pg_detail::Result;
+using pg_rows::Col;
+
+constexpr size_t kChunkRows = 20000;  // rows per statement (bounds the size of one message)
+
+// Runs `sql` over rows in chunks: fill(row, columns) appends one row to the column arrays;
+// done(chunk_first, result) sees each chunk's result.
+template <typename T, typename Fill, typename Done>
+void bulk(Db& db, const std::string& sql, const std::string& fabric, std::span<const T> rows,
+          size_t ncols, Fill fill, Done done) {
+  std::vector<ArrayText> cols(ncols);
+  for (size_t first = 0; first < rows.size(); first += kChunkRows) {
+    const size_t end = std::min(rows.size(), first + kChunkRows);
+    for (size_t i = first; i < end; ++i) fill(rows[i], cols);
+    Params p;
+    p.text(fabric);
+    for (ArrayText& c : cols) p.text(c.take());
+    done(first, db.exec(sql, p));
+  }
+}
+
+template <typename T, typename Fill>
+void bulk(Db& db, const std::string& sql, const std::string& fabric, std::span<const T> rows,
+          size_t ncols, Fill fill) {
+  bulk(db, sql, fabric, rows, ncols, fill, [](size_t, const Result&) {});
+}
+
+// The rows of `rows` keyed by key(row), the last one of each key kept (what a row-by-row
+// upsert leaves), in first-seen order. A key repeated in one INSERT .. ON CONFLICT DO UPDATE
+// is an error in PostgreSQL.
+template <typename T, typename Key, typename KeyOf>
+std::vector<T> last_per_key(const std::vector<T>& rows, KeyOf key_of) {
+  std::map<Key, size_t> last;
+  for (size_t i = 0; i < rows.size(); ++i) last[key_of(rows[i])] = i;
+  if (last.size() == rows.size()) return rows;
+  std::vector<T> out;
+  out.reserve(last.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (last[key_of(rows[i])] == i) out.push_back(rows[i]);
+  return out;
+}
+
+using PortKey = std::pair<uint64_t, int>;
+
+void fill_event(const ingest::Event& e, std::vector<ArrayText>& c) {
+  c[0].i64(e.time_us);
+  c[1].text(ingest::source_name(e.source));
+  c[2].text(e.kind);
+  c[3].i64(static_cast<int64_t>(e.severity));
+  c[4].u64(e.node_guid);
+  c[5].i64(e.port);
+  c[6].i64(e.lid);
+  c[7].i64(e.trap_number);
+  c[8].text(e.message);
+  c[9].text(e.node);
+  c[10].text(e.peer_node);
+  c[11].i64(e.peer_port);
+  c[12].u64(e.peer_guid);
+  c[13].text(e.cable_id);
+  if (e.dedup_key.empty())
+    c[14].null();
+  else
+    c[14].text(e.dedup_key);
+}
+
+// Columns counters_time_us .. deltas_at_least (kPortCols[12..23]) of a record.
+void fill_counter_columns(const PortRecord& p, std::vector<ArrayText>& c, size_t at) {
+  c[at + 0].i64(p.counters.time_us);
+  c[at + 1].u64(p.counters.node_guid);
+  c[at + 2].i64(p.counters.port);
+  c[at + 3].text(pg_rows::values_text(p.counters.value));
+  c[at + 4].i64(p.counters.valid);
+  c[at + 5].i64(p.counters.saturated);
+  c[at + 6].text(p.counters.extended ? "t" : "f");
+  c[at + 7].text(pg_rows::rates_text(p.rates));
+  c[at + 8].i64(p.rates_valid);
+  c[at + 9].text(pg_rows::values_text(p.deltas));
+  c[at + 10].i64(p.deltas_valid);
+  c[at + 11].i64(p.deltas_at_least);
+}
+
+void fill_port(const PortRecord& p, std::vector<ArrayText>& c) {
+  c[0].u64(p.node_guid);
+  c[1].i64(p.port);
+  c[2].text(p.node);
+  c[3].i64(p.lid);
+  c[4].u64(p.peer_guid);
+  c[5].text(p.peer_node);
+  c[6].i64(p.peer_port);
+  c[7].text(p.cable_id);
+  c[8].i64(p.state);
+  c[9].i64(p.phys_state);
+  c[10].i64(p.width);
+  c[11].text(p.speed);
+  fill_counter_columns(p, c, 12);
+  c[24].i64(p.last_change_us);
+}
+
+void fill_ufm(const ingest::UfmPortState& u, std::vector<ArrayText>& c) {
+  size_t i = 0;
+  c[i++].u64(u.node_guid);
+  c[i++].i64(u.port);
+  c[i++].text(u.name);
+  c[i++].u64(u.system_guid);
+  c[i++].text(u.system_name);
+  c[i++].text(u.dname);
+  c[i++].text(u.logical_state);
+  c[i++].text(u.physical_state);
+  c[i++].text(u.speed);
+  c[i++].text(u.width);
+  c[i++].text(u.high_ber_severity);
+  c[i++].text(u.severity);
+  c[i++].u64(u.peer_guid);
+  c[i++].i64(u.peer_port);
+  c[i++].text(u.peer_node);
+  c[i++].text(u.peer_from);
+  c[i++].i64(u.since_us);
+}
+
+void fill_sample(const ingest::CounterSample& s, std::vector<ArrayText>& c) {
+  c[0].u64(s.node_guid);
+  c[1].i64(s.port);
+  c[2].i64(s.time_us);
+  c[3].text(pg_rows::values_text(s.value));
+  c[4].i64(s.valid);
+  c[5].i64(s.saturated);
+  c[6].text(s.extended ? "t" : "f");
+}
+
+const std::vector<Col>& port_counter_cols() {
+  static const std::vector<Col> cols = [] {
+    std::vector<Col> v{pg_rows::kPortCols[0], pg_rows::kPortCols[1]};
+    for (const Col& c : pg_rows::kPortCols.subspan(12, 12)) v.push_back(c);
+    return v;
+  }();
+  return cols;
+}
+
+struct Sql {
+  std::string events, samples, ports, port_counters, ufm_ports, ufm_removed, cursors;
+};
+
+const Sql& sql() {
+  using namespace pg_rows;
+  static const Sql s = [] {
+    Sql q;
+    q.events = "INSERT INTO events (fabric, " + names(kEventCols) + ") " +
+               unnest_select(kEventCols, true) +
+               " ON CONFLICT (fabric, dedup_key) DO NOTHING RETURNING id, dedup_key";
+    // Array order is write order (the id among samples of equal time): a function scan
+    // without a sort feeds the INSERT in array order.
+    q.samples = "INSERT INTO samples (fabric, " + names(kSampleCols) + ") " +
+                unnest_select(kSampleCols, false);
+    q.ports = "INSERT INTO ports (fabric, " + names(kPortCols) + ") " +
+              unnest_select(kPortCols, false) +
+              " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " + set_excluded(kPortCols);
+    std::string set;
+    for (const Col& c : std::span<const Col>(port_counter_cols()).subspan(2))
+      set += (set.empty() ? "" : ", ") + std::string(c.name) + " = t." + c.name;
+    q.port_counters = "UPDATE ports p SET " + set + " FROM (" +
+                      unnest_select(port_counter_cols(), false) +
+                      ") t WHERE p.fabric = $1 AND p.node_guid = t.node_guid AND p.port = t.port";
+    q.ufm_ports = "INSERT INTO ufm_ports (fabric, " + names(kUfmCols) + ") " +
+                  unnest_select(kUfmCols, false) +
+                  " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " + set_excluded(kUfmCols);
+    q.ufm_removed =
+        "DELETE FROM ufm_ports u USING unnest($2::bigint[], $3::integer[]) AS t(node_guid, port) "
+        "WHERE u.fabric = $1 AND u.node_guid = t.node_guid AND u.port = t.port";
+    q.cursors =
+        "INSERT INTO cursors (fabric, source, value) SELECT $1, t.source, t.value FROM "
+        "unnest($2::text[], $3::text[]) AS t(source, value) "
+        "ON CONFLICT (fabric, source) DO UPDATE SET value = excluded.value";
+    return q;
+  }();
+  return s;
+}
+
+bool empty(const WriteBatch& b) {
+  return b.events.empty() && b.samples.empty() && b.ports.empty() && b.port_counters.empty() &&
+         b.ufm_ports.empty() && b.ufm_ports_removed.empty() && b.cursors.empty() &&
+         b.decisions.empty() && b.decisions_completed.empty() && b.workorders.empty() &&
+         b.disabled_add.empty() && b.disabled_remove.empty();
+}
+
+// Ids of inserted events, in batch order: the RETURNING rows (id order is insert order, which
+// is batch order) matched greedily to the batch's events; a skipped duplicate gets 0.
+void map_event_ids(std::span<const ingest::Event> events, size_t first, const Result& r,
+                   WriteResult& result) {
+  std::vector<std::pair<int64_t, int>> ret;  // id, row
+  for (int i = 0; i < r.rows(); ++i) ret.emplace_back(r.i64(i, 0), i);
+  std::sort(ret.begin(), ret.end());
+  size_t j = 0;
+  const size_t end = std::min(events.size(), first + kChunkRows);
+  for (size_t i = first; i < end; ++i) {
+    const std::string& key = events[i].dedup_key;
+    bool match = false;
+    if (j < ret.size()) {
+      const int row = ret[j].second;
+      match = key.empty() ? r.is_null(row, 1) : (!r.is_null(row, 1) && r.text(row, 1) == key);
+    }
+    result.event_ids.push_back(match ? ret[j++].first : 0);
+    if (match) ++result.events_inserted;
+  }
+}
+
+}  // namespace pg_write_detail
+
+WriteResult PgStore::write(const WriteBatch& batch) {
+  WriteResult result;
+  if (pg_write_detail::empty(batch)) return result;
+  check_writable();
+  try {
+    pg_detail::Transaction tx(db_);
+    check_fence();
+    write_rows(batch, result);
+    tx.commit();
+  } catch (const StoreError&) {
+    throw;  // the transaction has been rolled back by its destructor
+  } catch (const std::exception& e) {
+    throw StoreError("store " + db_.server() + ": write failed: " + e.what());
+  }
+  return result;
+}
+
+void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
+  using namespace pg_write_detail;
+  const Sql& q = sql();
+  result.event_ids.reserve(batch.events.size());
+  bulk(db_, q.events, fabric_, std::span(batch.events), pg_rows::kEventCols.size(), fill_event,
+       [&](size_t first, const Result& r) {
+         map_event_ids(std::span(batch.events), first, r, result);
+       });
+  bulk(db_, q.samples, fabric_, std::span(batch.samples), pg_rows::kSampleCols.size(), fill_sample);
+  if (!batch.ports.empty()) {
+    const auto ports = last_per_key<PortRecord, PortKey>(batch.ports, [](const PortRecord& p) {
+      return PortKey{p.node_guid, p.port};
+    });
+    bulk(db_, q.ports, fabric_, std::span(ports), pg_rows::kPortCols.size(), fill_port);
+  }
+  if (!batch.port_counters.empty()) {
+    const auto deltas = last_per_key<ingest::CounterDelta, PortKey>(
+        batch.port_counters, [](const ingest::CounterDelta& d) {
+          return PortKey{d.sample.node_guid, d.sample.port};
+        });
+    bulk(db_, q.port_counters, fabric_, std::span(deltas), port_counter_cols().size(),
+         [](const ingest::CounterDelta& d, std::vector<ArrayText>& c) {
+           PortRecord p;  // the counter part only: what set_counters() gives a record
+           set_counters(p, d);
+           c[0].u64(d.sample.node_guid);
+           c[1].i64(d.sample.port);
+           fill_counter_columns(p, c, 2);
+         });
+  }
+  if (!batch.ufm_ports.empty()) {
+    const auto ufm = last_per_key<ingest::UfmPortState, PortKey>(
+        batch.ufm_ports, [](const ingest::UfmPortState& u) {
+          return PortKey{u.node_guid, u.port};
+        });
+    bulk(db_, q.ufm_ports, fabric_, std::span(ufm), pg_rows::kUfmCols.size(), fill_ufm);
+  }
+  bulk(db_, q.ufm_removed, fabric_, std::span(batch.ufm_ports_removed), 2,
+       [](const std::pair<uint64_t, int>& k, std::vector<ArrayText>& c) {
+         c[0].u64(k.first);
+         c[1].i64(k.second);
+       });
+  if (!batch.cursors.empty()) {
+    using Cursor = std::pair<std::string, std::string>;
+    const auto cursors =
+        last_per_key<Cursor, std::string>(batch.cursors, [](const Cursor& c) { return c.first; });
+    bulk(db_, q.cursors, fabric_, std::span(cursors), 2,
+         [](const Cursor& k, std::vector<ArrayText>& c) {
+           c[0].text(k.first);
+           c[1].text(k.second);
+         });
+  }
+  write_remedy_rows(batch, result);
+}
+
+}  // namespace ibw::store
