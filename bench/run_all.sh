@@ -35,7 +35,7 @@ BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >"$out/build.log" 2>&1 ||
   { echo "run_all.sh: build failed, see $out/build.log" >&2 && exit 1; }
 
 # Goal benches first, in the table order; then the ones that only report figures.
-order=(audit rules lab counters remedy opensm_ingest web dashboard store_day localize
+order=(audit rules lab counters remedy opensm_ingest web dashboard store_day store localize
   daemon probe ufm)
 scripts=()
 for name in "${order[@]}"; do [[ -x bench/bench_$name.sh ]] && scripts+=("bench/bench_$name.sh"); done

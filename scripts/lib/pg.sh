@@ -51,6 +51,10 @@ start_private_pg() {
       useradd --system --user-group --no-create-home --shell /usr/sbin/nologin postgres
     fi
     chown postgres: "$dir"
+    if ! runuser -u postgres -- test -x "$dir"; then
+      echo "pg.sh: the user postgres cannot reach $dir (a parent directory is private?)" >&2
+      return 1
+    fi
   fi
   chmod 700 "$dir"
   if ! (cd "$dir" && _pg_as "$PG_BIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 \

@@ -1,5 +1,5 @@
-// Store (SQLite): field-exact round trips, de-duplication, queries, and a timing of a large
-// batch.
+// Store: field-exact round trips, de-duplication and queries on both backends, and a timing
+// of a large SQLite batch.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -19,8 +19,9 @@ using store::Store;
 using store::StoreError;
 
 TEST_CASE("store: every event field round-trips", "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WriteBatch b;
   b.events.push_back(full_event(1));
   ingest::Event bare;  // defaults; no dedup key (stored as NULL)
@@ -33,7 +34,7 @@ TEST_CASE("store: every event field round-trips", "[store]") {
   CHECK(r.event_ids[1] > r.event_ids[0]);
 
   s.reset();
-  s = Store::open(dir.file("w.db"), /*read_only=*/true);
+  s = db.open(/*read_only=*/true);
   auto got = s->events({});
   REQUIRE(got.size() == 2);
   CHECK(got[0].id == r.event_ids[0]);
@@ -43,8 +44,9 @@ TEST_CASE("store: every event field round-trips", "[store]") {
 
 TEST_CASE("store: ports round-trip with counters - rates and masks - and upserts replace",
           "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WriteBatch b;
   b.ports.push_back(full_port(0xfe80'0000'0000'00aaULL, 1, "leaf001"));
   b.ports.push_back(full_port(0x0002'c902'0040'4f80ULL, 2, "leaf001"));
@@ -66,8 +68,9 @@ TEST_CASE("store: ports round-trip with counters - rates and masks - and upserts
 }
 
 TEST_CASE("store: samples keep 64-bit values and come back oldest first", "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   const uint64_t guid = 0xf452'1403'0012'3450ULL;
   store::WriteBatch b;
   for (int64_t t : {300, 100, 200}) b.samples.push_back(big_sample(guid, 7, t));
@@ -84,8 +87,9 @@ TEST_CASE("store: samples keep 64-bit values and come back oldest first", "[stor
 }
 
 TEST_CASE("store: a dedup_key is stored once and the duplicate gets id 0", "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   auto e = full_event(5);
   auto r1 = s->write({.events = {e}});
   REQUIRE(r1.events_inserted == 1);
@@ -103,8 +107,9 @@ TEST_CASE("store: a dedup_key is stored once and the duplicate gets id 0", "[sto
 }
 
 TEST_CASE("store: event queries filter by time - port and id - in id order", "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WriteBatch b;
   for (int i = 0; i < 10; ++i) {
     ingest::Event e = full_event(i);
@@ -146,8 +151,9 @@ TEST_CASE("store: event queries filter by time - port and id - in id order", "[s
 }
 
 TEST_CASE("store: ports filter by display name or 0xGUID - ordered by name then port", "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   s->write({.ports = {full_port(0xfe80'0000'0000'0002ULL, 2, "leaf002"),
                       full_port(0xfe80'0000'0000'0002ULL, 1, "leaf002"),
                       full_port(0x0000'0000'0000'0001ULL, 10, "leaf001"),
@@ -172,6 +178,7 @@ TEST_CASE("store: timing of 10000 samples + 2000 port upserts in one batch", "[s
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
   };
+  // SQLite only: its synchronous modes (bench/bench_store.sh compares the backends).
   TempDir dir;
   for (bool full_sync : {false, true}) {
     store::SqliteStore s(dir.file(full_sync ? "full.db" : "normal.db"), {.full_sync = full_sync});

@@ -3,6 +3,7 @@
 // batch committed before the copy started, and hold only whole batches (its cursor and its
 // rows agree). And the refusals: an existing FILE, a missing store, a file that is not SQLite,
 // an SQLite file that is not an ibwarden store; none leaves a file behind.
+// SQLite only: a backup is a copy of the SQLite file (PostgreSQL has pg_dump and its own tools).
 #include <catch2/catch.hpp>
 
 #include <atomic>

@@ -1,5 +1,6 @@
 // Store compaction: raw samples folded into hourly aggregates (count, last sample, max delta
-// per counter), incremental runs equal to one run, and retention of aggregates and events.
+// per counter), incremental runs equal to one run, and retention of aggregates and events; on
+// both backends.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -8,7 +9,7 @@
 #include "tests/unit/test_store_helpers.h"
 
 using namespace ibw;
-using ibw::store_test::TempDir;
+using ibw::store_test::open_test_store;
 using ingest::Counter;
 using store::Store;
 
@@ -63,8 +64,9 @@ store::Retention retention(int64_t raw) {
 }  // namespace
 
 TEST_CASE("store compaction: raw samples fold into hourly aggregates", "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   auto all = three_hours();
   s->write({.samples = all});
   // Port 4 of the same node, written interleaved, with doubled error counts.
@@ -122,9 +124,11 @@ TEST_CASE("store compaction: raw samples fold into hourly aggregates", "[store]"
 }
 
 TEST_CASE("store compaction: runs ending mid-hour merge into the same aggregates", "[store]") {
-  TempDir dir;
-  auto once = Store::open(dir.file("once.db"));
-  auto steps = Store::open(dir.file("steps.db"));
+  STORE_BACKEND(backend);
+  auto db_once = open_test_store(backend, "once");
+  auto once = db_once.open();
+  auto db_steps = open_test_store(backend, "steps");
+  auto steps = db_steps.open();
   auto all = three_hours();
   all[4].saturated = 1u << kSym;  // 0:40 saturated: the 0:40 -> 0:50 interval has no base
   all[5].value[kSym] = 1000;
@@ -157,8 +161,9 @@ TEST_CASE("store compaction: runs ending mid-hour merge into the same aggregates
 }
 
 TEST_CASE("store compaction: retention drops old aggregates and events", "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   s->write({.samples = three_hours()});
   store::WriteBatch events;
   for (int i = 0; i < 6; ++i) {

@@ -1,6 +1,7 @@
-// Store across threads and processes: a read-only reader sees only whole batches while the
-// writer writes (WAL), and a writer process killed with SIGKILL at random points leaves every
-// batch either fully present or fully absent, with the cursor at the last complete batch.
+// Store across threads and processes, on both backends: a read-only reader sees only whole
+// batches while the writer writes, and a writer process killed with SIGKILL at random points
+// leaves every batch either fully present or fully absent, with the cursor at the last complete
+// batch. SQLite only: automatic checkpoints keep its WAL file bounded.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -21,6 +22,8 @@
 #include "tests/unit/test_store_helpers.h"
 
 using namespace ibw;
+using ibw::store_test::open_test_store;
+using ibw::store_test::StoreUnderTest;
 using ibw::store_test::TempDir;
 using store::Store;
 
@@ -65,8 +68,8 @@ store::WriteBatch numbered_batch(int n) {
 }
 
 // Checks the all-or-nothing invariant; returns the cursor (-1 when there is none).
-int check_whole_batches(const std::string& path) {
-  auto s = Store::open(path, true);
+int check_whole_batches(const StoreUnderTest& db) {
+  auto s = db.open(true);
   const auto cur = s->cursor("src");
   const int last = cur ? std::stoi(*cur) : -1;
   store::EventQuery q;
@@ -96,16 +99,16 @@ int check_whole_batches(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("store: a reader sees whole batches while the writer writes (WAL)", "[store]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto writer = Store::open(path);
+TEST_CASE("store: a reader sees whole batches while the writer writes", "[store]") {
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto writer = db.open();
   writer->write(numbered_batch(0));
   std::atomic<bool> done{false};
   std::atomic<int> reads{0}, torn{0}, errors{0};
   std::thread reader([&] {
     try {
-      auto ro = Store::open(path, true);
+      auto ro = db.open(true);
       store::EventQuery q;
       q.limit = 0;
       while (!done) {
@@ -128,12 +131,12 @@ TEST_CASE("store: a reader sees whole batches while the writer writes (WAL)", "[
   CHECK(errors == 0);
   CHECK(torn == 0);
   CHECK(reads > 0);
-  CHECK(check_whole_batches(path) == 199);
+  CHECK(check_whole_batches(db) == 199);
 }
 
 TEST_CASE("store: SIGKILL of a writer process leaves only whole batches", "[store]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
   const unsigned seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937 rng(seed);
@@ -143,7 +146,7 @@ TEST_CASE("store: SIGKILL of a writer process leaves only whole batches", "[stor
   // middle of creating it leaves a rollback journal that only a read-write open (the daemon's,
   // on restart) rolls back, not the read-only check below (SQLITE_READONLY_ROLLBACK; seen once
   // in CI when the first kill came before the child had made the schema).
-  { auto made = Store::open(path); }
+  { auto made = db.open(); }
   for (int round = 0; round < 6; ++round) {
     const int first = last + 1;
     const pid_t pid = fork();
@@ -151,7 +154,7 @@ TEST_CASE("store: SIGKILL of a writer process leaves only whole batches", "[stor
     if (pid == 0) {
       // Child: write numbered batches as fast as possible until killed.
       try {
-        auto s = Store::open(path);
+        auto s = db.open();
         for (int n = first;; ++n) s->write(numbered_batch(n));
       } catch (...) {
         _exit(3);
@@ -163,7 +166,7 @@ TEST_CASE("store: SIGKILL of a writer process leaves only whole batches", "[stor
     REQUIRE(waitpid(pid, &status, 0) == pid);
     INFO("round " << round);
     REQUIRE(WIFSIGNALED(status));  // not an early exit on an error
-    const int now_last = check_whole_batches(path);
+    const int now_last = check_whole_batches(db);
     CHECK(now_last >= last);
     last = now_last;
     progress += " " + std::to_string(last);
@@ -171,13 +174,14 @@ TEST_CASE("store: SIGKILL of a writer process leaves only whole batches", "[stor
   std::printf("store crash test (seed %u): cursor after each SIGKILL:%s\n", seed, progress.c_str());
   CHECK(last > 0);  // the writers did get batches in
   // The writer that reopens after the kills continues exactly where the cursor says.
-  auto s = Store::open(path);
+  auto s = db.open();
   auto r = s->write(numbered_batch(last + 1));
   CHECK(r.events_inserted == kEventsPerBatch);
 }
 
 TEST_CASE("store: automatic checkpoints keep the WAL bounded under back-to-back writes",
           "[store]") {
+  // SQLite only: its WAL file and checkpoints (PostgreSQL manages its own WAL).
   TempDir dir;
   const std::string path = dir.file("w.db");
   store::SqliteStore s(path, {});

@@ -1,10 +1,12 @@
-// Fixtures shared by the store's unit tests (test_store*.cpp): temporary directories, raw
-// SQLite access to the file behind a Store, records with every field set, and field-by-field
+// Fixtures shared by the store's unit tests (test_store*.cpp): the backends every
+// interface-level case runs on (STORE_BACKEND, open_test_store), temporary directories, raw
+// SQL access to the database behind a Store, records with every field set, and field-by-field
 // comparisons.
 #pragma once
 
 #include <catch2/catch.hpp>
 
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -12,9 +14,17 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "store/store.h"
+#include "tests/lab/pg_server.h"
+
+// One run of the enclosing test case per store backend (Catch2 GENERATE), as `const
+// std::string var` = "sqlite" or "postgres"; every failure message names the backend.
+#define STORE_BACKEND(var)                                                   \
+  const std::string var = GENERATE(as<std::string>{}, "sqlite", "postgres"); \
+  INFO("store backend: " << var)
 
 namespace ibw::store_test {
 
@@ -29,6 +39,45 @@ struct TempDir {
   ~TempDir() { std::filesystem::remove_all(path); }
   std::string file(const std::string& name) const { return (path / name).string(); }
 };
+
+// A fresh, empty store of one backend, for one test case: a SQLite file in a temp dir, or a
+// fresh database on the test PostgreSQL (tests/lab/pg_server.h). open() opens it (again), as
+// the daemon or a CLI command would; every open sees the same data.
+struct StoreUnderTest {
+  std::string backend;
+  store::StoreSpec spec;
+  std::unique_ptr<TempDir> dir;  // sqlite
+
+  std::unique_ptr<store::Store> open(bool read_only = false) const {
+    return store::Store::open(spec, read_only);
+  }
+  // The same database seen as another fabric (postgres: one database, many fabrics).
+  std::unique_ptr<store::Store> open_fabric(const std::string& fabric,
+                                            bool read_only = false) const {
+    store::StoreSpec other = spec;
+    other.fabric = fabric;
+    return store::Store::open(other, read_only);
+  }
+  // What the server or file is called in error messages: the path or the URL.
+  const std::string& where() const { return backend == "sqlite" ? spec.path : spec.url; }
+};
+
+// backend: "sqlite" or "postgres"; `name` names the file or prefixes the database.
+inline StoreUnderTest open_test_store(const std::string& backend,
+                                      const std::string& name = "store") {
+  StoreUnderTest t;
+  t.backend = backend;
+  t.spec.backend = backend;
+  t.spec.fabric = "default";
+  if (backend == "sqlite") {
+    t.dir = std::make_unique<TempDir>();
+    t.spec.path = t.dir->file(name + ".db");
+  } else {
+    REQUIRE(backend == "postgres");
+    t.spec.url = lab::pg_test_database(name);
+  }
+  return t;
+}
 
 inline void raw_exec(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
@@ -62,6 +111,21 @@ inline int64_t raw_int(const std::string& path, const std::string& sql) {
     v = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   sqlite3_close(db);
+  return v;
+}
+
+// One integer from a query run straight on the database behind `t` (the SQLite file, or the
+// PostgreSQL database over libpq); -1 when the query fails or returns no row.
+inline int64_t raw_int(const StoreUnderTest& t, const std::string& sql) {
+  if (t.backend == "sqlite") return raw_int(t.spec.path, sql);
+  PGconn* c = PQconnectdb(t.spec.url.c_str());
+  REQUIRE(PQstatus(c) == CONNECTION_OK);
+  PGresult* r = PQexec(c, sql.c_str());
+  int64_t v = -1;
+  if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0))
+    v = std::stoll(PQgetvalue(r, 0, 0));
+  PQclear(r);
+  PQfinish(c);
   return v;
 }
 

@@ -1,5 +1,5 @@
-// Store (SQLite): atomic batches, lock contention, cursors across reopen, schema migrations
-// and refused files, read-only opens.
+// Store: cursors across reopen and read-only opens on both backends; SQLite only: atomic
+// batches through its failure hook, lock contention, schema versions and refused files.
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
@@ -19,6 +19,7 @@ using store::Store;
 using store::StoreError;
 
 TEST_CASE("store: a batch failing midway leaves nothing behind", "[store]") {
+  // SQLite only: the failure hook (fail_write_after_rows_for_testing) is SqliteStore's.
   TempDir dir;
   const std::string path = dir.file("w.db");
   store::SqliteStore s(path, {});
@@ -60,6 +61,7 @@ TEST_CASE("store: a batch failing midway leaves nothing behind", "[store]") {
 }
 
 TEST_CASE("store: a write blocked by another writer fails cleanly after busy_timeout", "[store]") {
+  // SQLite only: its file lock and busy_timeout.
   TempDir dir;
   const std::string path = dir.file("w.db");
   store::SqliteStore s(path, {.busy_timeout_ms = 50});
@@ -82,22 +84,23 @@ TEST_CASE("store: a write blocked by another writer fails cleanly after busy_tim
 }
 
 TEST_CASE("store: cursors persist across reopen", "[store]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
   {
-    auto s = Store::open(path);
+    auto s = db.open();
     CHECK_FALSE(s->cursor("opensm").has_value());
     s->write({.cursors = {{"opensm", "a"}, {"ufm", "b"}}});
     s->write({.cursors = {{"opensm", "c"}}});
   }
-  auto s = Store::open(path);
+  auto s = db.open();
   CHECK(s->cursor("opensm") == "c");
   CHECK(s->cursor("ufm") == "b");
-  auto ro = Store::open(path, true);
+  auto ro = db.open(true);
   CHECK(ro->cursor("opensm") == "c");
 }
 
 TEST_CASE("store: schema version is recorded - newer or foreign files are refused", "[store]") {
+  // SQLite only: PRAGMA user_version and application_id of a file, and files not ours.
   TempDir dir;
   const std::string path = dir.file("w.db");
   {
@@ -144,6 +147,7 @@ TEST_CASE("store: schema version is recorded - newer or foreign files are refuse
 }
 
 TEST_CASE("store: read-only open of a missing file names it and creates nothing", "[store]") {
+  // SQLite only: a file path.
   TempDir dir;
   const std::string path = dir.file("missing.db");
   try {
@@ -155,11 +159,11 @@ TEST_CASE("store: read-only open of a missing file names it and creates nothing"
   CHECK_FALSE(std::filesystem::exists(path));
 }
 
-TEST_CASE("store: read-only store reads a closed WAL database and refuses writes", "[store]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  Store::open(path)->write({.events = {full_event(1)}, .cursors = {{"x", "1"}}});
-  auto ro = Store::open(path, true);
+TEST_CASE("store: a read-only store reads what was written and refuses writes", "[store]") {
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  db.open()->write({.events = {full_event(1)}, .cursors = {{"x", "1"}}});
+  auto ro = db.open(true);
   CHECK(event_count(*ro) == 1);
   CHECK_THROWS_AS(ro->write({.cursors = {{"x", "2"}}}), StoreError);
   CHECK_THROWS_AS(ro->compact(0, {}), StoreError);

@@ -1,6 +1,6 @@
 // Unit tests for WriteBatch::port_counters (store/store.h): a counter reading sets the counter
 // columns of a port's row exactly as a whole record after store::set_counters() does, leaves the
-// other columns alone, and skips a port that has no row.
+// other columns alone, and skips a port that has no row; on both backends.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -35,9 +35,11 @@ ibw::ingest::CounterDelta reading(uint64_t guid, int port, int64_t t) {
 }  // namespace
 
 TEST_CASE("store: port_counters set the same rows as whole records after set_counters", "[store]") {
-  TempDir dir;
-  auto whole = Store::open(dir.file("whole.db"));
-  auto counters = Store::open(dir.file("counters.db"));
+  STORE_BACKEND(backend);
+  auto db_whole = open_test_store(backend, "whole");
+  auto whole = db_whole.open();
+  auto db_counters = open_test_store(backend, "counters");
+  auto counters = db_counters.open();
   std::vector<ibw::store::PortRecord> records = {
       full_port(0xfe80'0000'0000'00aaULL, 1, "leaf001"),
       full_port(0x0002'c902'0040'4f80ULL, 2, "leaf002"),

@@ -1,6 +1,7 @@
-// Store (SQLite): remediation records - decisions, work orders and their webhook outbox,
-// disabled ports - round trips, de-duplication, upsert versions, queries, atomicity, read-only
-// opens, migration from a version-1 store, link keys and the JSON contract.
+// Store: remediation records - decisions, work orders and their webhook outbox, disabled
+// ports - round trips, de-duplication, upsert versions, queries, read-only opens and
+// conditional writes on both backends; SQLite only: atomicity through its failure hook and
+// migration from a version-1 file. Link keys and the JSON contract.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -126,6 +127,10 @@ int64_t outbox_rows(const std::string& path) {
   return raw_int(path, "SELECT count(*) FROM outbox");
 }
 
+int64_t outbox_rows(const StoreUnderTest& db) {
+  return raw_int(db, "SELECT count(*) FROM outbox");
+}
+
 std::set<std::string> table_names(const std::string& path) {
   std::set<std::string> out;
   sqlite3* db = nullptr;
@@ -146,9 +151,9 @@ using namespace remedy_test;
 
 TEST_CASE("store remedy: every decision field round-trips and a dedup_key is stored once",
           "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto s = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::DecisionRecord bare;  // defaults; no dedup key (stored as NULL)
   bare.action = "none";
   auto r = s->write({.decisions = {full_decision(1), bare, bare}});
@@ -165,7 +170,7 @@ TEST_CASE("store remedy: every decision field round-trips and a dedup_key is sto
   CHECK(again.decision_ids[1] > r.decision_ids[2]);
 
   s.reset();
-  s = Store::open(path, /*read_only=*/true);
+  s = db.open(/*read_only=*/true);
   auto got = s->decisions({});
   REQUIRE(got.size() == 4);
   CHECK(got[0].id == r.decision_ids[0]);
@@ -177,8 +182,9 @@ TEST_CASE("store remedy: every decision field round-trips and a dedup_key is sto
 
 TEST_CASE("store remedy: decision queries filter by time - id and link in id order",
           "[store][remedy]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WriteBatch b;
   for (int i = 0; i < 10; ++i) {
     store::DecisionRecord d = full_decision(i);
@@ -211,9 +217,9 @@ TEST_CASE("store remedy: decision queries filter by time - id and link in id ord
 
 TEST_CASE("store remedy: a new work order is stored at version 1 with every field",
           "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto s = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   const std::string key = store::link_key(kLeaf, 36, kSpine, 17);
   store::WorkOrder o = full_order(key);
   o.id = 999;      // ignored
@@ -226,7 +232,7 @@ TEST_CASE("store remedy: a new work order is stored at version 1 with every fiel
   CHECK(id != 999);
 
   s.reset();
-  s = Store::open(path, /*read_only=*/true);
+  s = db.open(/*read_only=*/true);
   auto got = s->workorder(id);
   REQUIRE(got.has_value());
   CHECK(got->id == id);
@@ -244,12 +250,12 @@ TEST_CASE("store remedy: a new work order is stored at version 1 with every fiel
 
 TEST_CASE("store remedy: an unchanged work order keeps its version and adds no outbox item",
           "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto s = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
-  REQUIRE(outbox_rows(path) == 1);
+  REQUIRE(outbox_rows(db) == 1);
 
   // Only updated_us (and the ignored id/version) differ: nothing is written.
   store::WorkOrder same = o;
@@ -261,14 +267,14 @@ TEST_CASE("store remedy: an unchanged work order keeps its version and adds no o
   REQUIRE(got.has_value());
   CHECK(got->version == 1);
   CHECK(got->updated_us == o.updated_us);  // the row was left alone
-  CHECK(outbox_rows(path) == 1);
+  CHECK(outbox_rows(db) == 1);
 }
 
 TEST_CASE("store remedy: a changed work order bumps its version and adds one outbox item",
           "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto s = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
 
@@ -306,16 +312,16 @@ TEST_CASE("store remedy: a changed work order bumps its version and adds one out
 
 TEST_CASE("store remedy: without the outbox flag changes bump the version but add no item",
           "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto s = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}}).workorder_ids.at(0);
   o.offences = 4;
   o.status = "reopened";
   s->write({.workorders = {o}});
   CHECK(s->workorder(id)->version == 2);
-  CHECK(outbox_rows(path) == 0);
+  CHECK(outbox_rows(db) == 0);
   // The next change with the flag carries the version it reaches.
   o.assignee = "bob";
   s->write({.workorders = {o}, .outbox = true});
@@ -326,8 +332,9 @@ TEST_CASE("store remedy: without the outbox flag changes bump the version but ad
 }
 
 TEST_CASE("store remedy: opened_us 0 keeps the stored opening time", "[store][remedy]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}}).workorder_ids.at(0);
 
@@ -354,9 +361,9 @@ TEST_CASE("store remedy: opened_us 0 keeps the stored opening time", "[store][re
 
 TEST_CASE("store remedy: the same link twice in one batch is one order at version 2",
           "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto s = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WorkOrder first = full_order("L1");
   store::WorkOrder second = first;
   second.status = "open";
@@ -365,12 +372,13 @@ TEST_CASE("store remedy: the same link twice in one batch is one order at versio
   CHECK(r.workorder_ids[0] == r.workorder_ids[1]);
   CHECK(s->workorders({}).size() == 1);
   CHECK(s->workorder(r.workorder_ids[0])->version == 2);
-  CHECK(outbox_rows(path) == 2);
+  CHECK(outbox_rows(db) == 2);
 }
 
 TEST_CASE("store remedy: work-order queries filter by status and page by id", "[store][remedy]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   const std::vector<std::string> statuses = {"open",     "in_progress", "resolved",
                                              "verified", "reopened",    "open"};
   store::WriteBatch b;
@@ -400,9 +408,9 @@ TEST_CASE("store remedy: work-order queries filter by status and page by id", "[
 }
 
 TEST_CASE("store remedy: disabled ports are upserted by port and removed", "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto s = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   s->write({.disabled_add = {{kLeaf, 36, kT0 + 2, 11, "L1"}, {kSpine, 17, kT0 + 1, 10, "L2"}}});
   auto got = s->disabled_ports();
   REQUIRE(got.size() == 2);
@@ -418,7 +426,7 @@ TEST_CASE("store remedy: disabled ports are upserted by port and removed", "[sto
   s->write({.disabled_add = {{kLeaf, 36, kT0 + 5, 12, "L1b"}},
             .disabled_remove = {{kSpine, 17}, {kSpine, 18}}});
   s.reset();
-  s = Store::open(path, /*read_only=*/true);
+  s = db.open(/*read_only=*/true);
   got = s->disabled_ports();
   REQUIRE(got.size() == 1);
   CHECK(got[0].node_guid == kLeaf);
@@ -429,8 +437,9 @@ TEST_CASE("store remedy: disabled ports are upserted by port and removed", "[sto
 
 TEST_CASE("store remedy: compaction drops old decisions and delivered outbox items only",
           "[store][remedy]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("c.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WriteBatch b;
   b.decisions = {full_decision(0), full_decision(1)};
   b.decisions[1].time_us = kT0 + 10 * 86'400'000'000LL;  // ten days later
@@ -454,8 +463,9 @@ TEST_CASE("store remedy: compaction drops old decisions and delivered outbox ite
 
 TEST_CASE("store remedy: disabled ports take the batch's decision id when given none",
           "[store][remedy]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("d.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WriteBatch b;
   b.decisions = {full_decision(0)};
   b.disabled_add = {{kLeaf, 36, kT0, 0, "L1"}};
@@ -466,8 +476,9 @@ TEST_CASE("store remedy: disabled ports take the batch's decision id when given 
 
 TEST_CASE("store remedy: disable_times lists only executed disables since a time",
           "[store][remedy]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   auto decision = [](int64_t t, const std::string& action, const std::string& status) {
     store::DecisionRecord d;
     d.time_us = t;
@@ -490,9 +501,9 @@ TEST_CASE("store remedy: disable_times lists only executed disables since a time
 }
 
 TEST_CASE("store remedy: outbox items come due and are delivered or retried", "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto s = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WriteBatch b{.outbox = true};
   for (int i = 0; i < 3; ++i) b.workorders.push_back(full_order("L" + std::to_string(i)));
   s->write(b);
@@ -516,7 +527,7 @@ TEST_CASE("store remedy: outbox items come due and are delivered or retried", "[
   CHECK(later[0].next_attempt_us == kT0 + 300);
   CHECK(later[0].last_error == "timeout");
   CHECK(later[0].delivered_us == 0);
-  CHECK(raw_int(path, "SELECT delivered_us FROM outbox WHERE id = " + std::to_string(due[0].id)) ==
+  CHECK(raw_int(db, "SELECT delivered_us FROM outbox WHERE id = " + std::to_string(due[0].id)) ==
         kT0 + 1);
 
   s->outbox_delivered(due[1].id, kT0 + 301);
@@ -529,17 +540,17 @@ TEST_CASE("store remedy: outbox items come due and are delivered or retried", "[
 
 TEST_CASE("store remedy: a read-only store reads every record and refuses outbox updates",
           "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
   const std::string key = store::link_key(kLeaf, 36, kSpine, 17);
   {
-    auto s = Store::open(path);
+    auto s = db.open();
     s->write({.decisions = {full_decision(1)},
               .workorders = {full_order(key)},
               .outbox = true,
               .disabled_add = {{kLeaf, 36, kT0, 1, key}}});
   }
-  auto ro = Store::open(path, /*read_only=*/true);
+  auto ro = db.open(/*read_only=*/true);
   CHECK(ro->decisions({.link_key = key}).size() == 1);
   CHECK(ro->workorders({.status = "active"}).size() == 1);
   auto o = ro->workorder_by_link(key);
@@ -557,6 +568,7 @@ TEST_CASE("store remedy: a read-only store reads every record and refuses outbox
 
 TEST_CASE("store remedy: a batch failing midway leaves neither order nor outbox item",
           "[store][remedy]") {
+  // SQLite only: the failure hook (fail_write_after_rows_for_testing) is SqliteStore's.
   TempDir dir;
   const std::string path = dir.file("w.db");
   store::SqliteStore s(path, {});
@@ -603,8 +615,9 @@ TEST_CASE("store remedy: a batch failing midway leaves neither order nor outbox 
 }
 
 TEST_CASE("store remedy: a work order without link_key fails the whole batch", "[store][remedy]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   store::WorkOrder o = full_order("");
   CHECK_THROWS_WITH(s->write({.cursors = {{"opensm", "1"}}, .workorders = {o}}),
                     Catch::Contains("without link_key"));
@@ -613,6 +626,7 @@ TEST_CASE("store remedy: a work order without link_key fails the whole batch", "
 }
 
 TEST_CASE("store remedy: a version-1 store is migrated and keeps its data", "[store][remedy]") {
+  // SQLite only: legacy files (PostgreSQL stores start at the current schema).
   TempDir dir;
   const std::string path = dir.file("v1.db");
   const std::set<std::string> v1_tables = {
@@ -750,10 +764,10 @@ TEST_CASE("store remedy: workorder_json has the contract fields and the extras",
 
 TEST_CASE("store remedy: a conditional order write loses to a concurrent change and writes nothing",
           "[store][remedy]") {
-  TempDir dir;
-  const std::string path = dir.file("w.db");
-  auto web = Store::open(path);
-  auto worker = Store::open(path);
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto web = db.open();
+  auto worker = db.open();
   store::WorkOrder o = full_order("L1");
   const int64_t id = worker->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
 

@@ -1,7 +1,7 @@
 // Packed counter samples (store/sample_codec.h, store/sample_tables.h): blobs round-trip every
 // field, samples read the same from the stage and from runs, a run split by folding keeps
-// its newer samples, and a store written with the old one-row-per-sample table (schema 3)
-// migrates without losing a sample.
+// its newer samples (both backends), and a SQLite store written with the old
+// one-row-per-sample table (schema 3) migrates without losing a sample.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -16,6 +16,7 @@
 using namespace ibw;
 using ibw::store_test::big_sample;
 using ibw::store_test::check_same_sample;
+using ibw::store_test::open_test_store;
 using ibw::store_test::raw_exec;
 using ibw::store_test::raw_int;
 using ibw::store_test::TempDir;
@@ -88,8 +89,9 @@ TEST_CASE("sample codec: blocks - chunks and time lists round-trip every field",
 }
 
 TEST_CASE("store samples: the same from the stage - from runs - and after a split", "[store]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   std::vector<std::vector<ingest::CounterSample>> ports;
   for (int p = 1; p <= 40; ++p) ports.push_back(history(0x1000 + p / 8, p, 120, p));
   // One batch per minute, every port in it, as a sweep writes them.
@@ -124,6 +126,7 @@ TEST_CASE("store samples: the same from the stage - from runs - and after a spli
 }
 
 TEST_CASE("store migration: samples of a schema 3 store survive the move to blocks", "[store]") {
+  // SQLite only: legacy files (PostgreSQL stores start at the current schema).
   TempDir dir;
   const std::string path = dir.file("old.db");
   {

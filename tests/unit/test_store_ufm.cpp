@@ -1,6 +1,7 @@
 // Store: UFM's port view (table ufm_ports, migration 3): a version-2 store is migrated and keeps
 // its data, rows are upserted and removed in a batch, ports() attaches the view to the port
-// with the same GUID and number, and port_json shows it as the "ufm" object only then.
+// with the same GUID and number (both backends), and port_json shows it as the "ufm" object
+// only then.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -51,6 +52,7 @@ using namespace store_ufm_test;
 
 TEST_CASE("store ufm: a version-2 store is migrated to ufm_ports and keeps its data",
           "[store][ufm]") {
+  // SQLite only: legacy files (PostgreSQL stores start at the current schema).
   TempDir dir;
   const std::string path = dir.file("v2.db");
   {
@@ -78,8 +80,9 @@ TEST_CASE("store ufm: a version-2 store is migrated to ufm_ports and keeps its d
 }
 
 TEST_CASE("store ufm: the view is upserted and removed and joined to its port", "[store][ufm]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("u.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   s->write({.ports = {full_port(0x10, 1, "leaf001"), full_port(0x10, 2, "leaf001")},
             .ufm_ports = {ufm_state(0x10, 1, ""), ufm_state(0x10, 9, "error")}});
   auto all = s->ufm_ports();
@@ -136,8 +139,9 @@ TEST_CASE("store ufm: port_json has the ufm object only when UFM reported the po
 }
 
 TEST_CASE("store ufm: a daemon without a ufm section drops the stale view", "[store][ufm]") {
-  TempDir dir;
-  auto s = Store::open(dir.file("u.db"));
+  STORE_BACKEND(backend);
+  auto db = open_test_store(backend);
+  auto s = db.open();
   s->write({.ports = {full_port(0x10, 1, "leaf001")},
             .ufm_ports = {ufm_state(0x10, 1, "error"), ufm_state(0x10, 9, "")}});
   REQUIRE(s->ports()[0].ufm.has_value());
