@@ -110,6 +110,7 @@ class Db {
   Result check(PGresult* r, const std::string& sql);
 
   PGconn* conn_ = nullptr;
+  std::string server_;
   int tx_depth_ = 0;                                       // open Transactions
   std::vector<std::string> session_;                       // set_session() statements
   std::unordered_map<std::string, std::string> prepared_;  // SQL -> statement name
