@@ -4,6 +4,7 @@ notify protocol) and checks: READY=1 arrives; /metrics answers on the shipped we
 store appears under /var/lib/ibwarden owned by ibwarden; `ibwarden store backup` works as that
 user; SIGHUP gives RELOADING=1 then READY=1; SIGTERM gives STOPPING=1 and exit 0.
 Needs root (to run as ibwarden) and the package installed. Exit 0 ok, 1 failed, 77 skipped."""
+import re
 import os
 import pwd
 import signal
@@ -67,7 +68,8 @@ def main():
                 break
             except OSError:
                 time.sleep(0.25)
-        check("GET /metrics on the shipped web.listen", "ibwarden_up 1" in body)
+        check("GET /metrics on the shipped web.listen",
+              re.search(r"^ibwarden_up(\{[^}]*\})? 1$", body, re.M) is not None)
         owner = pwd.getpwuid(os.stat(STORE).st_uid).pw_name if os.path.exists(STORE) else None
         check("store created under /var/lib/ibwarden, owned by ibwarden", owner == "ibwarden")
         backup = subprocess.run(
