@@ -227,8 +227,10 @@ TEST_CASE("cursed lab: the daemon disables a cursed link and opens its work orde
 
   auto metrics = run_cmd({"curl", "-s", "-H", "Authorization: Bearer " + kViewer,
                           "http://127.0.0.1:" + std::to_string(port) + "/api/v1/metrics"});
-  CHECK(metrics.out.find("\nibwarden_cursed_route_suspects{fabric=\"fabric\"} ") != std::string::npos);
-  CHECK(metrics.out.find("ibwarden_source_status{fabric=\"fabric\",source=\"probes\",status=\"ok\"} 1") !=
+  CHECK(metrics.out.find("\nibwarden_cursed_route_suspects{fabric=\"fabric\"} ") !=
+        std::string::npos);
+  CHECK(metrics.out.find(
+            "ibwarden_source_status{fabric=\"fabric\",source=\"probes\",status=\"ok\"} 1") !=
         std::string::npos);
 
   // The next rounds show the fabric clean.

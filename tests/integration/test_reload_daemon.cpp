@@ -204,8 +204,8 @@ TEST_CASE("reload daemon: SIGHUP applies new rules and tokens - bad files keep t
   };
   const int before = loaded(A);
   REQUIRE(before >= 2);
-  CHECK(metrics(port, A).find("ibwarden_rules_loaded{fabric=\"fabric\"} " + std::to_string(before)) !=
-        std::string::npos);
+  CHECK(metrics(port, A).find("ibwarden_rules_loaded{fabric=\"fabric\"} " +
+                              std::to_string(before)) != std::string::npos);
 
   // (1) A good rules file (one rule disabled) and a new token: applied on SIGHUP.
   std::ofstream(lab.path("rules.yaml")) << rules_with("    enabled: false\n");
@@ -215,8 +215,8 @@ TEST_CASE("reload daemon: SIGHUP applies new rules and tokens - bad files keep t
   REQUIRE(d.wait_log("web API listening", 2, 20s));
   port = last_web_port(d);
   CHECK(loaded(C) == before - 1);
-  CHECK(metrics(port, C).find("ibwarden_rules_loaded{fabric=\"fabric\"} " + std::to_string(before - 1)) !=
-        std::string::npos);
+  CHECK(metrics(port, C).find("ibwarden_rules_loaded{fabric=\"fabric\"} " +
+                              std::to_string(before - 1)) != std::string::npos);
   CHECK(http_call(port, "GET", "/api/v1/health", A).status == 401);  // removed
   CHECK(http_call(port, "GET", "/api/v1/health", B).status == 200);  // kept
 
