@@ -15,6 +15,7 @@
 
 #include "store/pg_rows.h"
 #include "store/pg_store.h"
+#include "store/sample_fold.h"
 
 namespace ibw::store {
 
@@ -57,19 +58,6 @@ SampleAggregate read_aggregate(const Result& r, int row) {
   a.max_delta = pg_rows::parse_values(r.text(row, 10), "sample_aggregates.max_delta");
   a.delta_valid = static_cast<uint32_t>(r.i64(row, 11));
   return a;
-}
-
-// Folds the interval prev -> cur into agg's max deltas (rules in store.h, SampleAggregate).
-void fold_delta(SampleAggregate& agg, const ingest::CounterSample& prev,
-                const ingest::CounterSample& cur) {
-  if (prev.extended != cur.extended || prev.time_us > cur.time_us) return;
-  for (size_t i = 0; i < ingest::kCounterCount; ++i) {
-    const uint32_t bit = 1u << i;
-    if (!(prev.valid & bit) || !(cur.valid & bit) || (prev.saturated & bit)) continue;
-    const uint64_t d = cur.value[i] >= prev.value[i] ? cur.value[i] - prev.value[i] : cur.value[i];
-    if (!(agg.delta_valid & bit) || d > agg.max_delta[i]) agg.max_delta[i] = d;
-    agg.delta_valid |= bit;
-  }
 }
 
 using PortKey = std::pair<uint64_t, int>;
@@ -194,7 +182,7 @@ size_t PgStore::fold_samples(int64_t cutoff_us) {
           agg->bucket_us = bucket;
         }
       }
-      if (prev) fold_delta(*agg, *prev, cur);
+      if (prev) sample_fold::fold_delta(*agg, *prev, cur);
       if (agg->sample_count == 0 || cur.time_us < agg->first_time_us)
         agg->first_time_us = cur.time_us;
       if (agg->sample_count == 0 || cur.time_us >= agg->last.time_us) agg->last = cur;

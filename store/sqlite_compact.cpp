@@ -14,6 +14,7 @@
 
 #include "store/counter_json.h"
 #include "store/sample_tables.h"
+#include "store/sample_fold.h"
 #include "store/sqlite_store.h"
 
 namespace ibw::store {
@@ -115,19 +116,6 @@ struct PortFold {
   std::optional<SampleAggregate> agg;         // the hour being folded
 };
 
-// Folds the interval prev -> cur into agg's max deltas (rules in store.h, SampleAggregate).
-void fold_delta(SampleAggregate& agg, const ingest::CounterSample& prev,
-                const ingest::CounterSample& cur) {
-  if (prev.extended != cur.extended || prev.time_us > cur.time_us) return;
-  for (size_t i = 0; i < ingest::kCounterCount; ++i) {
-    const uint32_t bit = 1u << i;
-    if (!(prev.valid & bit) || !(cur.valid & bit) || (prev.saturated & bit)) continue;
-    const uint64_t d = cur.value[i] >= prev.value[i] ? cur.value[i] - prev.value[i] : cur.value[i];
-    if (!(agg.delta_valid & bit) || d > agg.max_delta[i]) agg.max_delta[i] = d;
-    agg.delta_valid |= bit;
-  }
-}
-
 }  // namespace compact_detail
 
 size_t SqliteStore::fold_samples(int64_t cutoff_us) {
@@ -155,7 +143,7 @@ size_t SqliteStore::fold_samples(int64_t cutoff_us) {
           }
         }
         SampleAggregate& agg = *f.agg;
-        if (f.prev) fold_delta(agg, *f.prev, cur);
+        if (f.prev) sample_fold::fold_delta(agg, *f.prev, cur);
         if (agg.sample_count == 0 || cur.time_us < agg.first_time_us)
           agg.first_time_us = cur.time_us;
         if (agg.sample_count == 0 || cur.time_us >= agg.last.time_us) agg.last = cur;
