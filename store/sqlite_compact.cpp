@@ -13,8 +13,8 @@
 #include <unordered_map>
 
 #include "store/counter_json.h"
-#include "store/sample_tables.h"
 #include "store/sample_fold.h"
+#include "store/sample_tables.h"
 #include "store/sqlite_store.h"
 
 namespace ibw::store {
