@@ -3,17 +3,18 @@
 // folded, port by port in time order, into (port, hour) rows; a bucket that already has a row is
 // merged into, and a port's first sample of a run is compared with the last sample already
 // folded (the newest aggregate at or before its hour), so no interval is lost between runs.
-// Raw samples are plain rows here (no stage to transpose into packed blocks: that is SQLite's
-// optimization of one embedded file). The old samples are read in keyset pages in index order,
-// the aggregates they need are loaded up front in two queries, and the results are upserted in
-// bulk, so memory is O(ports folded) and round trips O(rows / page).
-#include <limits>
+// The old samples are taken out of the packed chunks one partition of ports at a time
+// (pg_samples::take_older), the aggregates a partition needs are loaded in two queries, and the
+// results are upserted in bulk, so memory is O(one partition's old samples) and round trips
+// O(partitions).
 #include <map>
 #include <optional>
 #include <tuple>
 #include <vector>
 
+#include "store/pg_binary.h"
 #include "store/pg_rows.h"
+#include "store/pg_samples.h"
 #include "store/pg_store.h"
 #include "store/sample_fold.h"
 
@@ -26,7 +27,6 @@ using pg_detail::Params;
 using pg_detail::Result;
 
 constexpr int64_t kHourUs = 3600LL * 1000000;
-constexpr int64_t kPageRows = 50000;
 constexpr size_t kFlushRows = 20000;
 
 constexpr const char* kAggregateColumns =
@@ -104,64 +104,76 @@ void store_aggregates(pg_detail::Db& db, const std::string& fabric,
 
 }  // namespace pg_compact_detail
 
+namespace pg_compact_detail {
+
+// The aggregates one partition's fold needs: per port, the newest aggregate at or before the
+// hour of its first sample (its last sample folded earlier), and the rows of the hours its
+// samples fall in (to merge into). old: sorted by port, then time.
+void load_aggregates(pg_detail::Db& db, const std::string& fabric,
+                     const std::vector<ingest::CounterSample>& old,
+                     std::map<PortKey, ingest::CounterSample>& prev_of,
+                     std::map<BucketKey, SampleAggregate>& existing) {
+  using pg_detail::ArrayBinary;
+  using pg_detail::ElemType;
+  ArrayBinary fg(ElemType::int8), fp(ElemType::int4), ft(ElemType::int8);
+  ArrayBinary bg(ElemType::int8), bp(ElemType::int4), bb(ElemType::int8);
+  std::optional<BucketKey> last;
+  for (const ingest::CounterSample& s : old) {
+    const BucketKey k{s.node_guid, s.port, hour_of(s.time_us)};
+    if (!last || std::get<0>(*last) != s.node_guid || std::get<1>(*last) != s.port) {
+      fg.u64(s.node_guid);
+      fp.i32(s.port);
+      ft.i64(s.time_us);
+    }
+    if (!last || *last != k) {
+      bg.u64(s.node_guid);
+      bp.i32(s.port);
+      bb.i64(std::get<2>(k));
+    }
+    last = k;
+  }
+  static const std::string prev_sql =
+      "SELECT a.* FROM unnest($2::bigint[], $3::integer[], $4::bigint[]) AS f(node_guid, port, "
+      "t) CROSS JOIN LATERAL (SELECT " +
+      std::string(kAggregateColumns) +
+      " FROM sample_aggregates a WHERE a.fabric = $1 AND a.node_guid = f.node_guid AND a.port = "
+      "f.port AND a.bucket_us <= " IBW_PG_HOUR("f.t") " ORDER BY a.bucket_us DESC LIMIT 1) a";
+  const Result r = db.exec(
+      prev_sql, Params().text(fabric).binary(fg.take()).binary(fp.take()).binary(ft.take()));
+  for (int i = 0; i < r.rows(); ++i) {
+    SampleAggregate a = read_aggregate(r, i);
+    prev_of[{a.node_guid, a.port}] = a.last;
+  }
+  static const std::string existing_sql =
+      std::string("SELECT ") + kAggregateColumns +
+      " FROM sample_aggregates WHERE fabric = $1 AND (node_guid, port, bucket_us) IN (SELECT * "
+      "FROM unnest($2::bigint[], $3::integer[], $4::bigint[]))";
+  const Result e = db.exec(
+      existing_sql, Params().text(fabric).binary(bg.take()).binary(bp.take()).binary(bb.take()));
+  for (int i = 0; i < e.rows(); ++i) {
+    SampleAggregate a = read_aggregate(e, i);
+    existing[{a.node_guid, a.port, a.bucket_us}] = a;
+  }
+}
+
+}  // namespace pg_compact_detail
+
 size_t PgStore::fold_samples(int64_t cutoff_us) {
   using namespace pg_compact_detail;
-  const Params key = Params().text(fabric_).i64(cutoff_us);
-  // The last sample folded before this run, per port: the newest aggregate at or before the
-  // hour of the port's first sample to fold.
-  std::map<PortKey, ingest::CounterSample> prev_of;
-  {
-    static const std::string sql =
-        "WITH f AS (SELECT node_guid, port, min(time_us) AS t FROM samples WHERE fabric = $1 "
-        "AND time_us < $2 GROUP BY node_guid, port) SELECT a.* FROM f CROSS JOIN LATERAL "
-        "(SELECT " +
-        std::string(kAggregateColumns) +
-        " FROM sample_aggregates a WHERE a.fabric = $1 AND a.node_guid = f.node_guid AND a.port = "
-        "f.port AND a.bucket_us <= " IBW_PG_HOUR("f.t") " ORDER BY a.bucket_us DESC LIMIT 1) a";
-    const Result r = db_.exec(sql, key);
-    for (int i = 0; i < r.rows(); ++i) {
-      SampleAggregate a = read_aggregate(r, i);
-      prev_of[{a.node_guid, a.port}] = a.last;
-    }
-  }
-  // Aggregate rows of the hours the samples fall in, to merge into.
-  std::map<BucketKey, SampleAggregate> existing;
-  {
-    static const std::string sql =
-        std::string("SELECT ") + kAggregateColumns +
-        " FROM sample_aggregates WHERE fabric = $1 AND (node_guid, port, bucket_us) IN (SELECT "
-        "DISTINCT node_guid, port, " IBW_PG_HOUR("time_us") " FROM samples WHERE fabric = $1 AND "
-        "time_us < $2)";
-    const Result r = db_.exec(sql, key);
-    for (int i = 0; i < r.rows(); ++i) {
-      SampleAggregate a = read_aggregate(r, i);
-      existing[{a.node_guid, a.port, a.bucket_us}] = a;
-    }
-  }
-  static const std::string page_sql =
-      "SELECT " + pg_rows::names(pg_rows::kSampleCols) +
-      ", id FROM samples WHERE fabric = $1 AND time_us < $2 AND (node_guid, port, time_us, id) > "
-      "($3, $4, $5, $6) ORDER BY node_guid, port, time_us, id LIMIT " +
-      std::to_string(kPageRows);
   std::vector<SampleAggregate> out;
-  std::optional<PortKey> port;                // the port being folded
-  std::optional<ingest::CounterSample> prev;  // its last sample folded
-  std::optional<SampleAggregate> agg;         // its hour being folded
-  auto flush_agg = [&] {
-    if (agg) out.push_back(*agg);
-    agg.reset();
-    if (out.size() >= kFlushRows) store_aggregates(db_, fabric_, out);
-  };
-  size_t folded = 0;
-  int64_t after[4] = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int32_t>::min(),
-                      std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::min()};
-  for (;;) {
-    const Result r = db_.exec(
-        page_sql,
-        Params().text(fabric_).i64(cutoff_us).i64(after[0]).i64(after[1]).i64(after[2]).i64(
-            after[3]));
-    for (int i = 0; i < r.rows(); ++i) {
-      const ingest::CounterSample cur = pg_rows::read_sample(r, i, 0);
+  auto fold = [&](const std::vector<ingest::CounterSample>& old) {
+    std::map<PortKey, ingest::CounterSample> prev_of;
+    std::map<BucketKey, SampleAggregate> existing;
+    load_aggregates(db_, fabric_, old, prev_of, existing);
+    std::optional<PortKey> port;                // the port being folded
+    std::optional<ingest::CounterSample> prev;  // its last sample folded
+    std::optional<SampleAggregate> agg;         // its hour being folded
+    auto flush_agg = [&] {
+      if (agg) out.push_back(*agg);
+      agg.reset();
+      if (out.size() >= kFlushRows) store_aggregates(db_, fabric_, out);
+    };
+    for (const ingest::CounterSample& cur : old) {
       const PortKey k{cur.node_guid, cur.port};
       const int64_t bucket = hour_of(cur.time_us);
       if (!port || *port != k) {
@@ -188,18 +200,11 @@ size_t PgStore::fold_samples(int64_t cutoff_us) {
       if (agg->sample_count == 0 || cur.time_us >= agg->last.time_us) agg->last = cur;
       ++agg->sample_count;
       prev = cur;
-      ++folded;
     }
-    if (r.rows() < kPageRows) break;
-    const int last = r.rows() - 1;
-    after[0] = r.i64(last, 0);
-    after[1] = r.i64(last, 1);
-    after[2] = r.i64(last, 2);
-    after[3] = r.i64(last, static_cast<int>(pg_rows::kSampleCols.size()));
-  }
-  flush_agg();
+    flush_agg();
+  };
+  const size_t folded = pg_samples::take_older(db_, fabric_, cutoff_us, fold);
   store_aggregates(db_, fabric_, out);
-  db_.exec("DELETE FROM samples WHERE fabric = $1 AND time_us < $2", key);
   return folded;
 }
 

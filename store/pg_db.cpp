@@ -173,10 +173,31 @@ Params& Params::null() {
   return *this;
 }
 
+Params& Params::binary(std::string v) {
+  values_.push_back(std::move(v));
+  null_.push_back(false);
+  binary_.resize(values_.size(), false);
+  binary_.back() = true;
+  any_binary_ = true;
+  return *this;
+}
+
 std::vector<const char*> Params::pointers() const {
   std::vector<const char*> p(values_.size());
   for (size_t i = 0; i < values_.size(); ++i) p[i] = null_[i] ? nullptr : values_[i].c_str();
   return p;
+}
+
+std::vector<int> Params::lengths() const {
+  std::vector<int> l(values_.size());
+  for (size_t i = 0; i < values_.size(); ++i) l[i] = static_cast<int>(values_[i].size());
+  return l;
+}
+
+std::vector<int> Params::formats() const {
+  std::vector<int> f(values_.size(), 0);
+  for (size_t i = 0; i < binary_.size(); ++i) f[i] = binary_[i] ? 1 : 0;
+  return f;
 }
 
 // ---- ArrayText ----
@@ -252,6 +273,25 @@ double Result::f64(int row, int col) const {
   return v;
 }
 
+std::string Result::bytea(int row, int col) const {
+  const std::string_view t = text(row, col);
+  auto bad = [&] {
+    return StoreError("column " + std::string(PQfname(r_.get(), col)) + ": not bytea hex output");
+  };
+  if (t.empty()) return {};  // NULL
+  if (t.size() % 2 != 0 || t.substr(0, 2) != "\\x") throw bad();
+  auto nibble = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    throw bad();
+  };
+  std::string out((t.size() - 2) / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<char>(nibble(t[2 + 2 * i]) << 4 | nibble(t[3 + 2 * i]));
+  return out;
+}
+
 // ---- Db ----
 
 Db::Db(const std::string& url, const std::string& password) : server_(mask_password(url)) {
@@ -324,8 +364,13 @@ Result Db::exec(const std::string& sql, const Params& params) {
     it = prepared_.emplace(sql, std::move(name)).first;
   }
   const std::vector<const char*> p = params.pointers();
+  if (!params.any_binary())
+    return check(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(p.size()), p.data(),
+                                nullptr, nullptr, 0),
+                 sql);
+  const std::vector<int> lengths = params.lengths(), formats = params.formats();
   return check(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(p.size()), p.data(),
-                              nullptr, nullptr, 0),
+                              lengths.data(), formats.data(), 0),
                sql);
 }
 

@@ -5,10 +5,12 @@
 // url). Client notices (NOTICE, WARNING) are silenced. Every failure throws DbError (a
 // StoreError) naming the server (the url with any password masked) and what failed.
 // Db::exec(sql, params) prepares each distinct SQL text once per connection and reuses it.
-// Parameters and results are in text format: GUIDs and 64-bit counters travel as the signed
+// Parameters and results are in text format, except Params::binary (a value already in the
+// type's binary wire format, store/pg_binary.h): GUIDs and 64-bit counters travel as the signed
 // BIGINT holding the uint64 bit pattern (Params::u64, Result::u64), exact both ways.
 // Transaction is BEGIN .. COMMIT, rolled back by its destructor unless committed.
-// Bulk writes pass whole columns as one array parameter (ArrayText) and unnest() them.
+// Bulk writes pass whole columns as one array parameter (ArrayText, or ArrayBinary of
+// store/pg_binary.h) and unnest() them.
 #pragma once
 
 #include <libpq-fe.h>
@@ -44,13 +46,20 @@ class Params {
   Params& f64(double v);  // shortest exact form; NaN, Infinity, -Infinity
   Params& boolean(bool v) { return text(v ? "t" : "f"); }
   Params& null();
+  // A value in binary format (bytea: the raw bytes; an array: store/pg_binary.h ArrayBinary).
+  Params& binary(std::string v);
   size_t size() const { return values_.size(); }
-  // The pointer array libpq wants (nullptr = SQL NULL); valid while this object lives.
+  bool any_binary() const { return any_binary_; }
+  // The arrays libpq wants (pointer nullptr = SQL NULL); valid while this object lives.
   std::vector<const char*> pointers() const;
+  std::vector<int> lengths() const;
+  std::vector<int> formats() const;
 
  private:
   std::vector<std::string> values_;
   std::vector<bool> null_;
+  std::vector<bool> binary_;
+  bool any_binary_ = false;
 };
 
 // An owned PGresult of a successful command. Rows and columns are 0-based.
@@ -69,6 +78,8 @@ class Result {
   int i32(int row, int col) const { return static_cast<int>(i64(row, col)); }
   double f64(int row, int col) const;
   bool boolean(int row, int col) const { return text(row, col) == "t"; }
+  // A bytea column (text output "\\x0a1b..."), decoded; throws StoreError if malformed.
+  std::string bytea(int row, int col) const;
   PGresult* get() const { return r_.get(); }
 
  private:

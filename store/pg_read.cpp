@@ -6,6 +6,7 @@
 
 #include "fabric/model.h"
 #include "store/pg_rows.h"
+#include "store/pg_samples.h"
 #include "store/pg_store.h"
 
 namespace ibw::store {
@@ -95,15 +96,7 @@ std::optional<std::string> PgStore::cursor(const std::string& source) {
 
 std::vector<ingest::CounterSample> PgStore::samples(uint64_t node_guid, int port,
                                                     int64_t since_us) {
-  static const std::string sql = "SELECT " + pg_rows::names(pg_rows::kSampleCols) +
-                                 " FROM samples WHERE fabric = $1 AND node_guid = $2 AND port = "
-                                 "$3 AND time_us >= $4 ORDER BY time_us, id";
-  const pg_detail::Result r =
-      db_.exec(sql, pg_detail::Params().text(fabric_).u64(node_guid).i64(port).i64(since_us));
-  std::vector<ingest::CounterSample> out;
-  out.reserve(static_cast<size_t>(r.rows()));
-  for (int i = 0; i < r.rows(); ++i) out.push_back(pg_rows::read_sample(r, i, 0));
-  return out;
+  return pg_samples::read(db_, fabric_, node_guid, port, since_us);
 }
 
 }  // namespace ibw::store

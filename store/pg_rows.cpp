@@ -1,5 +1,7 @@
 #include "store/pg_rows.h"
 
+#include "store/sample_codec.h"
+
 namespace ibw::store::pg_rows {
 
 namespace pg_rows_detail {
@@ -11,31 +13,12 @@ constexpr Col kEvent[] = {
     {"node", "text"},        {"peer_node", "text"},      {"peer_port", "integer"},
     {"peer_guid", "bigint"}, {"cable_id", "text"},       {"dedup_key", "text"}};
 
-constexpr Col kPort[] = {{"node_guid", "bigint"},
-                         {"port", "integer"},
-                         {"node", "text"},
-                         {"lid", "integer"},
-                         {"peer_guid", "bigint"},
-                         {"peer_node", "text"},
-                         {"peer_port", "integer"},
-                         {"cable_id", "text"},
-                         {"state", "integer"},
-                         {"phys_state", "integer"},
-                         {"width", "integer"},
-                         {"speed", "text"},
-                         {"counters_time_us", "bigint"},
-                         {"counters_node_guid", "bigint"},
-                         {"counters_port", "integer"},
-                         {"counter_values", "bigint[]"},
-                         {"counters_valid", "bigint"},
-                         {"counters_saturated", "bigint"},
-                         {"counters_extended", "boolean"},
-                         {"rates", "double precision[]"},
-                         {"rates_valid", "bigint"},
-                         {"deltas", "bigint[]"},
-                         {"deltas_valid", "bigint"},
-                         {"deltas_at_least", "bigint"},
-                         {"last_change_us", "bigint"}};
+constexpr Col kPort[] = {
+    {"node_guid", "bigint"},      {"port", "integer"},     {"node", "text"},
+    {"lid", "integer"},           {"peer_guid", "bigint"}, {"peer_node", "text"},
+    {"peer_port", "integer"},     {"cable_id", "text"},    {"state", "integer"},
+    {"phys_state", "integer"},    {"width", "integer"},    {"speed", "text"},
+    {"last_change_us", "bigint"}, {"counters", "bytea"}};
 
 constexpr Col kUfm[] = {
     {"node_guid", "bigint"},   {"port", "integer"},           {"name", "text"},
@@ -176,19 +159,8 @@ PortRecord read_port(const pg_detail::Result& r, int row) {
   p.phys_state = r.i32(row, 9);
   p.width = r.i32(row, 10);
   p.speed = r.str(row, 11);
-  p.counters.time_us = r.i64(row, 12);
-  p.counters.node_guid = r.u64(row, 13);
-  p.counters.port = r.i32(row, 14);
-  p.counters.value = parse_values(r.text(row, 15), "ports.counter_values");
-  p.counters.valid = static_cast<uint32_t>(r.i64(row, 16));
-  p.counters.saturated = static_cast<uint32_t>(r.i64(row, 17));
-  p.counters.extended = r.boolean(row, 18);
-  p.rates = parse_rates(r.text(row, 19), "ports.rates");
-  p.rates_valid = static_cast<uint32_t>(r.i64(row, 20));
-  p.deltas = parse_values(r.text(row, 21), "ports.deltas");
-  p.deltas_valid = static_cast<uint32_t>(r.i64(row, 22));
-  p.deltas_at_least = static_cast<uint32_t>(r.i64(row, 23));
-  p.last_change_us = r.i64(row, 24);
+  p.last_change_us = r.i64(row, 12);
+  sample_codec::decode_port_state(r.bytea(row, 13), p);
   const int first = static_cast<int>(kPortCols.size());
   if (r.cols() > first && !r.is_null(row, first)) p.ufm = read_ufm_port(r, row, first);
   return p;

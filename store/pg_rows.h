@@ -2,7 +2,7 @@
 // only inside store/: one column list per table (name and SQL type, in bind and read order),
 // the bulk-write SELECT over unnest()ed array parameters built from it, and readers of result
 // rows. Counter arrays travel as array literals ("{1,2,3}") and are stored as BIGINT[] (uint64
-// bit patterns) or DOUBLE PRECISION[] (rates).
+// bit patterns); a port's counter state is one bytea (sample_codec::encode_port_state).
 #pragma once
 
 #include <array>
@@ -29,7 +29,7 @@ struct Col {
 extern const std::span<const Col> kEventCols;   // events without fabric and id
 extern const std::span<const Col> kPortCols;    // ports without fabric
 extern const std::span<const Col> kUfmCols;     // ufm_ports without fabric
-extern const std::span<const Col> kSampleCols;  // samples without fabric and id
+extern const std::span<const Col> kSampleCols;  // v1 table samples (migration 2 reads it)
 
 // "a, b, c" (with `prefix` before each name).
 std::string names(std::span<const Col> cols, const std::string& prefix = "");

@@ -11,8 +11,10 @@
 // - `fabric TEXT NOT NULL` is the first column of the table and of every primary key, unique
 //   constraint and index; a store reads and writes only its fabric's rows.
 // - GUIDs and 64-bit counters are BIGINT holding the uint64 bit pattern (exact both ways).
-// - Counter arrays are BIGINT[] (values, as bit patterns) and DOUBLE PRECISION[] (rates), in
-//   ingest::Counter order; masks are BIGINT bit sets, bit i = counter i.
+// - Counter arrays are BIGINT[] (values, as bit patterns), in ingest::Counter order; masks are
+//   BIGINT bit sets, bit i = counter i. Hot-path counter data is packed bytea instead (since
+//   migration 2): raw samples in sample_chunks (store/pg_samples.h) and a port's counter state
+//   in ports.counters (sample_codec::encode_port_state).
 // - Ids are identity columns (never reused, so after_id paging stays valid); times are UTC
 //   microseconds (BIGINT).
 #pragma once
@@ -29,8 +31,9 @@ inline constexpr int64_t kMigrationLock = 0x6962770000000001;  // "ibw" .. 1
 int latest_version();
 // The schema version of the database (0 = no ibwarden tables).
 int version(pg_detail::Db& db);
-// Creates or upgrades the schema. Throws StoreError naming the server.
-void migrate(pg_detail::Db& db);
+// Creates or upgrades the schema (to `target`, default the latest: tests build older schemas
+// with a lower one). Throws StoreError naming the server.
+void migrate(pg_detail::Db& db, int target = 0);
 // For read-only opens: throws unless the schema is exactly this build's.
 void check_read_only(pg_detail::Db& db);
 

@@ -36,6 +36,7 @@ PgStore::PgStore(const StoreSpec& spec, bool read_only)
       fence_(spec.fence),
       read_only_(read_only) {
   if (fabric_.empty()) throw StoreError("store " + db_.server() + ": empty fabric name");
+  db_.set_session("SET bytea_output = 'hex'");  // what Result::bytea reads
   if (spec.lock_timeout_ms > 0)
     db_.set_session("SET lock_timeout = " + std::to_string(spec.lock_timeout_ms));
   if (spec.idle_tx_timeout_ms > 0)

@@ -1,6 +1,8 @@
 // PgStore::write and the core rows of a batch: one transaction (after the fence check), each
 // kind of row written with one statement per chunk of rows, whole columns passed as array
-// parameters and unnest()ed (see pg_rows.h), instead of one round trip per row.
+// parameters and unnest()ed (see pg_rows.h), instead of one round trip per row. A counter
+// sweep, the largest write, skips the server's text parsing: port states go as binary arrays
+// of bytea (sample_codec::encode_port_state), samples as packed chunks (store/pg_samples.h).
 #include <algorithm>
 #include <map>
 #include <span>
@@ -8,8 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "store/pg_binary.h"
 #include "store/pg_rows.h"
+#include "store/pg_samples.h"
 #include "store/pg_store.h"
+#include "store/sample_codec.h"
 
 namespace ibw::store {
 
@@ -23,15 +28,24 @@ using pg_rows::Col;
 
 constexpr size_t kChunkRows = 20000;  // rows per statement (bounds the size of one message)
 
-// Runs `sql` over rows in chunks: fill(row, columns) appends one row to the column arrays;
-// done(chunk_first, result) sees each chunk's result.
-template <typename T, typename Fill, typename Done>
-void bulk(Db& db, const std::string& sql, const std::string& fabric, std::span<const T> rows,
-          size_t ncols, Fill fill, Done done) {
+template <typename T>
+const T& row_at(const T& v) {
+  return v;
+}
+template <typename T>
+const T& row_at(const T* p) {
+  return *p;
+}
+
+// Runs `sql` over rows (values or pointers to them) in chunks: fill(row, columns) appends one
+// row to the column arrays; done(chunk_first, result) sees each chunk's result.
+template <typename Rows, typename Fill, typename Done>
+void bulk(Db& db, const std::string& sql, const std::string& fabric, const Rows& rows, size_t ncols,
+          Fill fill, Done done) {
   std::vector<ArrayText> cols(ncols);
   for (size_t first = 0; first < rows.size(); first += kChunkRows) {
     const size_t end = std::min(rows.size(), first + kChunkRows);
-    for (size_t i = first; i < end; ++i) fill(rows[i], cols);
+    for (size_t i = first; i < end; ++i) fill(row_at(rows[i]), cols);
     Params p;
     p.text(fabric);
     for (ArrayText& c : cols) p.text(c.take());
@@ -39,9 +53,9 @@ void bulk(Db& db, const std::string& sql, const std::string& fabric, std::span<c
   }
 }
 
-template <typename T, typename Fill>
-void bulk(Db& db, const std::string& sql, const std::string& fabric, std::span<const T> rows,
-          size_t ncols, Fill fill) {
+template <typename Rows, typename Fill>
+void bulk(Db& db, const std::string& sql, const std::string& fabric, const Rows& rows, size_t ncols,
+          Fill fill) {
   bulk(db, sql, fabric, rows, ncols, fill, [](size_t, const Result&) {});
 }
 
@@ -49,14 +63,13 @@ void bulk(Db& db, const std::string& sql, const std::string& fabric, std::span<c
 // upsert leaves), in first-seen order. A key repeated in one INSERT .. ON CONFLICT DO UPDATE
 // is an error in PostgreSQL.
 template <typename T, typename Key, typename KeyOf>
-std::vector<T> last_per_key(const std::vector<T>& rows, KeyOf key_of) {
+std::vector<const T*> last_per_key(const std::vector<T>& rows, KeyOf key_of) {
   std::map<Key, size_t> last;
   for (size_t i = 0; i < rows.size(); ++i) last[key_of(rows[i])] = i;
-  if (last.size() == rows.size()) return rows;
-  std::vector<T> out;
+  std::vector<const T*> out;
   out.reserve(last.size());
   for (size_t i = 0; i < rows.size(); ++i)
-    if (last[key_of(rows[i])] == i) out.push_back(rows[i]);
+    if (last.size() == rows.size() || last[key_of(rows[i])] == i) out.push_back(&rows[i]);
   return out;
 }
 
@@ -83,22 +96,6 @@ void fill_event(const ingest::Event& e, std::vector<ArrayText>& c) {
     c[14].text(e.dedup_key);
 }
 
-// Columns counters_time_us .. deltas_at_least (kPortCols[12..23]) of a record.
-void fill_counter_columns(const PortRecord& p, std::vector<ArrayText>& c, size_t at) {
-  c[at + 0].i64(p.counters.time_us);
-  c[at + 1].u64(p.counters.node_guid);
-  c[at + 2].i64(p.counters.port);
-  c[at + 3].text(pg_rows::values_text(p.counters.value));
-  c[at + 4].i64(p.counters.valid);
-  c[at + 5].i64(p.counters.saturated);
-  c[at + 6].text(p.counters.extended ? "t" : "f");
-  c[at + 7].text(pg_rows::rates_text(p.rates));
-  c[at + 8].i64(p.rates_valid);
-  c[at + 9].text(pg_rows::values_text(p.deltas));
-  c[at + 10].i64(p.deltas_valid);
-  c[at + 11].i64(p.deltas_at_least);
-}
-
 void fill_port(const PortRecord& p, std::vector<ArrayText>& c) {
   c[0].u64(p.node_guid);
   c[1].i64(p.port);
@@ -112,8 +109,8 @@ void fill_port(const PortRecord& p, std::vector<ArrayText>& c) {
   c[9].i64(p.phys_state);
   c[10].i64(p.width);
   c[11].text(p.speed);
-  fill_counter_columns(p, c, 12);
-  c[24].i64(p.last_change_us);
+  c[12].i64(p.last_change_us);
+  c[13].text(pg_detail::bytea_hex(sample_codec::encode_port_state(p)));
 }
 
 void fill_ufm(const ingest::UfmPortState& u, std::vector<ArrayText>& c) {
@@ -137,27 +134,8 @@ void fill_ufm(const ingest::UfmPortState& u, std::vector<ArrayText>& c) {
   c[i++].i64(u.since_us);
 }
 
-void fill_sample(const ingest::CounterSample& s, std::vector<ArrayText>& c) {
-  c[0].u64(s.node_guid);
-  c[1].i64(s.port);
-  c[2].i64(s.time_us);
-  c[3].text(pg_rows::values_text(s.value));
-  c[4].i64(s.valid);
-  c[5].i64(s.saturated);
-  c[6].text(s.extended ? "t" : "f");
-}
-
-const std::vector<Col>& port_counter_cols() {
-  static const std::vector<Col> cols = [] {
-    std::vector<Col> v{pg_rows::kPortCols[0], pg_rows::kPortCols[1]};
-    for (const Col& c : pg_rows::kPortCols.subspan(12, 12)) v.push_back(c);
-    return v;
-  }();
-  return cols;
-}
-
 struct Sql {
-  std::string events, samples, ports, port_counters, ufm_ports, ufm_removed, cursors;
+  std::string events, ports, port_counters, ufm_ports, ufm_removed, cursors;
 };
 
 const Sql& sql() {
@@ -167,19 +145,13 @@ const Sql& sql() {
     q.events = "INSERT INTO events (fabric, " + names(kEventCols) + ") " +
                unnest_select(kEventCols, true) +
                " ON CONFLICT (fabric, dedup_key) DO NOTHING RETURNING id, dedup_key";
-    // Array order is write order (the id among samples of equal time): a function scan
-    // without a sort feeds the INSERT in array order.
-    q.samples = "INSERT INTO samples (fabric, " + names(kSampleCols) + ") " +
-                unnest_select(kSampleCols, false);
     q.ports = "INSERT INTO ports (fabric, " + names(kPortCols) + ") " +
               unnest_select(kPortCols, false) +
               " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " + set_excluded(kPortCols);
-    std::string set;
-    for (const Col& c : std::span<const Col>(port_counter_cols()).subspan(2))
-      set += (set.empty() ? "" : ", ") + std::string(c.name) + " = t." + c.name;
-    q.port_counters = "UPDATE ports p SET " + set + " FROM (" +
-                      unnest_select(port_counter_cols(), false) +
-                      ") t WHERE p.fabric = $1 AND p.node_guid = t.node_guid AND p.port = t.port";
+    q.port_counters =
+        "UPDATE ports p SET counters = t.counters FROM unnest($2::bigint[], $3::integer[], "
+        "$4::bytea[]) AS t(node_guid, port, counters) WHERE p.fabric = $1 AND p.node_guid = "
+        "t.node_guid AND p.port = t.port";
     q.ufm_ports = "INSERT INTO ufm_ports (fabric, " + names(kUfmCols) + ") " +
                   unnest_select(kUfmCols, false) +
                   " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " + set_excluded(kUfmCols);
@@ -250,7 +222,7 @@ void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
        [&](size_t first, const Result& r) {
          map_event_ids(std::span(batch.events), first, r, result);
        });
-  bulk(db_, q.samples, fabric_, std::span(batch.samples), pg_rows::kSampleCols.size(), fill_sample);
+  pg_samples::write(db_, fabric_, batch.samples);
   if (!batch.ports.empty()) {
     const auto ports = last_per_key<PortRecord, PortKey>(batch.ports, [](const PortRecord& p) {
       return PortKey{p.node_guid, p.port};
@@ -262,14 +234,19 @@ void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
         batch.port_counters, [](const ingest::CounterDelta& d) {
           return PortKey{d.sample.node_guid, d.sample.port};
         });
-    bulk(db_, q.port_counters, fabric_, std::span(deltas), port_counter_cols().size(),
-         [](const ingest::CounterDelta& d, std::vector<ArrayText>& c) {
-           PortRecord p;  // the counter part only: what set_counters() gives a record
-           set_counters(p, d);
-           c[0].u64(d.sample.node_guid);
-           c[1].i64(d.sample.port);
-           fill_counter_columns(p, c, 2);
-         });
+    using pg_detail::ArrayBinary;
+    using pg_detail::ElemType;
+    ArrayBinary guid(ElemType::int8), port(ElemType::int4), state(ElemType::bytea);
+    PortRecord p;  // the counter part only: what set_counters() gives a record
+    for (const ingest::CounterDelta* dp : deltas) {
+      const ingest::CounterDelta& d = *dp;
+      set_counters(p, d);
+      guid.u64(d.sample.node_guid);
+      port.i32(d.sample.port);
+      state.bytes(sample_codec::encode_port_state(p));
+    }
+    db_.exec(q.port_counters,
+             Params().text(fabric_).binary(guid.take()).binary(port.take()).binary(state.take()));
   }
   if (!batch.ufm_ports.empty()) {
     const auto ufm = last_per_key<ingest::UfmPortState, PortKey>(

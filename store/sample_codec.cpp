@@ -5,8 +5,6 @@
 #include <cstdint>
 #include <utility>
 
-#include "store/store.h"
-
 namespace ibw::store::sample_codec {
 
 namespace codec_detail {
@@ -320,6 +318,77 @@ void decode_block(std::string_view blob, uint64_t node_guid, int port,
     for (size_t i = 0; i < n; ++i) s[i].value[c] = col[i];
   }
   if (!r.done()) throw StoreError("counter samples: trailing bytes in block");
+}
+
+namespace codec_detail {
+
+void put_values(std::string& out, const std::array<uint64_t, ingest::kCounterCount>& v) {
+  uint64_t nonzero = 0;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != 0) nonzero |= uint64_t{1} << i;
+  put_varint(out, nonzero);
+  for (uint64_t x : v)
+    if (x != 0) put_varint(out, x);
+}
+
+void get_values(Reader& r, std::array<uint64_t, ingest::kCounterCount>& v) {
+  const uint64_t nonzero = r.varint();
+  for (size_t i = 0; i < v.size(); ++i) v[i] = nonzero & (uint64_t{1} << i) ? r.varint() : 0;
+}
+
+}  // namespace codec_detail
+
+std::string encode_port_state(const PortRecord& p) {
+  std::string out;
+  out.reserve(160);
+  out.push_back(static_cast<char>(kVersion));
+  const ingest::CounterSample& c = p.counters;
+  put_varint(out, zigzag(c.time_us));
+  put_varint(out, c.node_guid);
+  put_varint(out, zigzag(c.port));
+  put_varint(out, c.valid);
+  put_varint(out, c.saturated);
+  out.push_back(c.extended ? 1 : 0);
+  put_values(out, c.value);
+  put_varint(out, p.rates_valid);
+  put_varint(out, p.deltas_valid);
+  put_varint(out, p.deltas_at_least);
+  put_values(out, p.deltas);
+  uint64_t nonzero = 0;  // by bit pattern: -0.0 and NaN payloads come back as they were
+  for (size_t i = 0; i < p.rates.size(); ++i)
+    if (std::bit_cast<uint64_t>(p.rates[i]) != 0) nonzero |= uint64_t{1} << i;
+  put_varint(out, nonzero);
+  for (double d : p.rates) {
+    const auto bits = std::bit_cast<uint64_t>(d);
+    if (bits == 0) continue;
+    for (int k = 0; k < 8; ++k) out.push_back(static_cast<char>(bits >> (8 * k)));
+  }
+  return out;
+}
+
+void decode_port_state(std::string_view blob, PortRecord& p) {
+  Reader r(blob);
+  if (r.byte() != kVersion) throw StoreError("port counter state: unknown encoding version");
+  ingest::CounterSample& c = p.counters;
+  c.time_us = unzigzag(r.varint());
+  c.node_guid = r.varint();
+  c.port = static_cast<int>(unzigzag(r.varint()));
+  c.valid = static_cast<uint32_t>(r.varint());
+  c.saturated = static_cast<uint32_t>(r.varint());
+  c.extended = r.byte() != 0;
+  get_values(r, c.value);
+  p.rates_valid = static_cast<uint32_t>(r.varint());
+  p.deltas_valid = static_cast<uint32_t>(r.varint());
+  p.deltas_at_least = static_cast<uint32_t>(r.varint());
+  get_values(r, p.deltas);
+  const uint64_t nonzero = r.varint();
+  for (size_t i = 0; i < p.rates.size(); ++i) {
+    uint64_t bits = 0;
+    if (nonzero & (uint64_t{1} << i))
+      for (int k = 0; k < 8; ++k) bits |= static_cast<uint64_t>(r.byte()) << (8 * k);
+    p.rates[i] = std::bit_cast<double>(bits);
+  }
+  if (!r.done()) throw StoreError("port counter state: trailing bytes");
 }
 
 }  // namespace ibw::store::sample_codec

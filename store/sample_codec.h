@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ingest/counters.h"
+#include "store/store.h"
 
 namespace ibw::store::sample_codec {
 
@@ -35,5 +36,11 @@ std::string encode_block(const ingest::CounterSample* samples, size_t n,
 // Appends the block's samples (node_guid and port set from the arguments) to out.
 void decode_block(std::string_view blob, uint64_t node_guid, int port,
                   const std::vector<int64_t>& times, std::vector<ingest::CounterSample>& out);
+
+// A port's counter state (PortRecord: counters, rates, deltas and their masks; the other
+// fields are untouched), as the PostgreSQL store keeps it in ports.counters: the reading as in
+// a chunk, the masks and non-zero deltas as varints, the non-zero rates as their IEEE bits.
+std::string encode_port_state(const PortRecord& p);
+void decode_port_state(std::string_view blob, PortRecord& p);
 
 }  // namespace ibw::store::sample_codec

@@ -25,11 +25,7 @@ using store::Store;
 namespace {
 
 store::StoreSpec pg_spec(const std::string& url, const std::string& fabric) {
-  store::StoreSpec spec;
-  spec.backend = "postgres";
-  spec.url = url;
-  spec.fabric = fabric;
-  return spec;
+  return pg_store_spec(url, fabric);
 }
 
 int64_t scalar(const std::string& url, const std::string& sql) {

@@ -171,11 +171,7 @@ void check_same_store(Store& a, Store& b) {
 TEST_CASE("pg store: the same batches give the same reads as SQLite before and after compaction") {
   TempDir dir;
   auto lite = Store::open(dir.file("diff.db"));
-  store::StoreSpec spec;
-  spec.backend = "postgres";
-  spec.url = lab::pg_test_database("ibwdiff");
-  spec.fabric = "diff";
-  auto pg = Store::open(spec);
+  auto pg = Store::open(pg_store_spec(lab::pg_test_database("ibwdiff"), "diff"));
   Gen gen;
   store::Retention keep;
   keep.raw_window_us = 2 * 3600 * 1000000LL;

@@ -79,6 +79,15 @@ inline StoreUnderTest open_test_store(const std::string& backend,
   return t;
 }
 
+// A PostgreSQL store of `fabric` in the database at url (tests/lab/pg_server.h).
+inline store::StoreSpec pg_store_spec(const std::string& url, const std::string& fabric) {
+  store::StoreSpec spec;
+  spec.backend = "postgres";
+  spec.url = url;
+  spec.fabric = fabric;
+  return spec;
+}
+
 inline void raw_exec(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);

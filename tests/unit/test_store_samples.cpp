@@ -88,6 +88,40 @@ TEST_CASE("sample codec: blocks - chunks and time lists round-trip every field",
   }
 }
 
+TEST_CASE("sample codec: a port's counter state round-trips every bit and refuses damage",
+          "[store]") {
+  const store::PortRecord want = store_test::full_port(0x8000'0000'0000'0001ULL, 3, "leaf");
+  const std::string blob = store::sample_codec::encode_port_state(want);
+  store::PortRecord got;
+  got.node = "kept";  // fields outside the counter state are left alone
+  store::sample_codec::decode_port_state(blob, got);
+  CHECK(got.node == "kept");
+  got.node = want.node;
+  got.node_guid = want.node_guid;
+  got.port = want.port;
+  got.lid = want.lid;
+  got.peer_guid = want.peer_guid;
+  got.peer_node = want.peer_node;
+  got.peer_port = want.peer_port;
+  got.cable_id = want.cable_id;
+  got.state = want.state;
+  got.phys_state = want.phys_state;
+  got.width = want.width;
+  got.speed = want.speed;
+  got.last_change_us = want.last_change_us;
+  store_test::check_same_port(got, want);  // rates compared by bit pattern (NaN, -0.0)
+  // An all-zero state is short, and still exact.
+  store::PortRecord zero, back;
+  back.rates_valid = 9;
+  store::sample_codec::decode_port_state(store::sample_codec::encode_port_state(zero), back);
+  CHECK(back.rates_valid == 0);
+  CHECK(store::sample_codec::encode_port_state(zero).size() < 16);
+  for (size_t cut : {size_t{0}, size_t{1}, blob.size() / 2, blob.size() - 1})
+    CHECK_THROWS_AS(store::sample_codec::decode_port_state(blob.substr(0, cut), got),
+                    store::StoreError);
+  CHECK_THROWS_AS(store::sample_codec::decode_port_state(blob + "x", got), store::StoreError);
+}
+
 TEST_CASE("store samples: the same from the stage - from runs - and after a split", "[store]") {
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
