@@ -41,21 +41,21 @@ int cmd_status(const CmdArgs& args) {
       std::cout << out.dump(2) << "\n";
       return 0;
     }
-    std::cout << "fabric:  " << cfg.fabric.name << "\n"
-              << "role:    " << out["role"].get<std::string>() << "\n";
+    std::cout << "fabric:   " << cfg.fabric.name << "\n"
+              << "role:     " << out["role"].get<std::string>() << "\n";
     if (!cfg.ha.enabled) {
-      std::cout << "ha:      off (store " << cfg.store.backend
+      std::cout << "ha:       off (store " << cfg.store.backend
                 << "; this daemon watches the fabric alone)\n";
       return 0;
     }
     std::cout << "instance: " << cfg.ha.instance << "\n";
     if (!lease || lease->holder.empty()) {
-      std::cout << "lease:   never taken\n";
+      std::cout << "lease:    never taken\n";
       return 0;
     }
-    std::cout << "holder:  " << lease->holder << (live ? "" : " (expired)") << ", epoch "
+    std::cout << "holder:   " << lease->holder << (live ? "" : " (expired)") << ", epoch "
               << lease->epoch << "\n"
-              << "expires: " << store::iso_time(lease->expires_us) << " (in "
+              << "expires:  " << store::iso_time(lease->expires_us) << " (in "
               << (lease->expires_us - lease->now_us) / 1e6 << " s)\n";
     return 0;
   } catch (const UsageError& e) {

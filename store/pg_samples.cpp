@@ -79,8 +79,7 @@ std::vector<ingest::CounterSample> read(pg_detail::Db& db, const std::string& fa
   static const std::string sql =
       "SELECT data FROM sample_chunks WHERE fabric = $1 AND part = $2 AND max_time_us >= $3 "
       "ORDER BY id";
-  const Result r =
-      db.exec(sql, Params().text(fabric).i64(part_of(node_guid, port)).i64(since_us));
+  const Result r = db.exec(sql, Params().text(fabric).i64(part_of(node_guid, port)).i64(since_us));
   std::vector<ingest::CounterSample> all, out;
   for (int i = 0; i < r.rows(); ++i) {
     all.clear();
@@ -126,12 +125,17 @@ size_t take_older(pg_detail::Db& db, const std::string& fabric, int64_t cutoff_u
       db.exec(
           "UPDATE sample_chunks SET min_time_us = $3, max_time_us = $4, data = $5 WHERE "
           "fabric = $1 AND id = $2",
-          Params().text(fabric).i64(r.i64(i, 0)).i64(lo).i64(hi).binary(
-              sample_codec::encode_chunk(keep)));
+          Params()
+              .text(fabric)
+              .i64(r.i64(i, 0))
+              .i64(lo)
+              .i64(hi)
+              .binary(sample_codec::encode_chunk(keep)));
     }
     if (gone.size() > 0)
-      db.exec("DELETE FROM sample_chunks WHERE fabric = $1 AND part = $2 AND id = ANY($3::bigint[])",
-              Params().text(fabric).i64(parts.i64(p, 0)).binary(gone.take()));
+      db.exec(
+          "DELETE FROM sample_chunks WHERE fabric = $1 AND part = $2 AND id = ANY($3::bigint[])",
+          Params().text(fabric).i64(parts.i64(p, 0)).binary(gone.take()));
     std::stable_sort(old.begin(), old.end(), by_port_time);
     taken += old.size();
     if (!old.empty()) fold(old);
@@ -146,13 +150,14 @@ void convert_legacy(pg_detail::Db& db) {
   static const std::string sql =
       "SELECT fabric, " + pg_rows::names(pg_rows::kSampleCols) +
       ", id FROM samples WHERE (fabric, node_guid, port, time_us, id) > ($1, $2, $3, $4, $5) "
-      "ORDER BY fabric, node_guid, port, time_us, id LIMIT " + std::to_string(kPage);
+      "ORDER BY fabric, node_guid, port, time_us, id LIMIT " +
+      std::to_string(kPage);
   std::string fabric;
   int64_t after[4] = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int32_t>::min(),
                       std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::min()};
   for (;;) {
-    const Result r = db.exec(
-        sql, Params().text(fabric).i64(after[0]).i64(after[1]).i64(after[2]).i64(after[3]));
+    const Result r =
+        db.exec(sql, Params().text(fabric).i64(after[0]).i64(after[1]).i64(after[2]).i64(after[3]));
     std::map<std::string, std::vector<ingest::CounterSample>> page;
     for (int i = 0; i < r.rows(); ++i) page[r.str(i, 0)].push_back(pg_rows::read_sample(r, i, 1));
     for (const auto& [f, samples] : page) write(db, f, samples);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "store/pg_migrate.h"
+#include "store/schema_check.h"
 
 namespace ibw::store::pg_schema {
 
@@ -263,10 +264,7 @@ CREATE TABLE IF NOT EXISTS ibwarden_schema (
 ))sql";
 
 void check_not_newer(const pg_detail::Db& db, int v) {
-  if (v > latest_version())
-    throw StoreError("store " + db.server() + ": schema version " + std::to_string(v) +
-                     " is newer than this build of ibwarden knows (" +
-                     std::to_string(latest_version()) + "); upgrade ibwarden");
+  check_schema_not_newer(db.server(), v, latest_version());
 }
 
 }  // namespace pg_schema_detail

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "store/sample_tables.h"
+#include "store/schema_check.h"
 
 namespace ibw::store::schema {
 
@@ -265,10 +266,7 @@ void check_ours(sqlite_detail::Db& db, int version) {
 }
 
 void check_not_newer(const sqlite_detail::Db& db, int version) {
-  if (version > latest_version())
-    throw StoreError("store " + db.path() + ": schema version " + std::to_string(version) +
-                     " is newer than this build of ibwarden knows (" +
-                     std::to_string(latest_version()) + "); upgrade ibwarden");
+  check_schema_not_newer(db.path(), version, latest_version());
 }
 
 }  // namespace schema_detail

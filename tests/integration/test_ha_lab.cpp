@@ -147,6 +147,18 @@ void flap_to_five(HaLab& w, const std::string& config, size_t from) {
   }
 }
 
+// The decisions of `config` once the flap rule has executed a disable (30 s at most).
+json wait_flap_executed(const std::string& config) {
+  return wait_query(
+      "decisions", config, {},
+      [](const json& j) {
+        for (const auto& d : j)
+          if (d["rule"] == "link_flap" && d["status"] == "executed") return true;
+        return false;
+      },
+      30s);
+}
+
 }  // namespace ha_lab
 
 using namespace ha_lab;
@@ -181,14 +193,7 @@ TEST_CASE("ha lab: kill -9 of the leader in a fault storm - the standby takes ov
   w.traps(120, 160);
   // The 4th and 5th flap, seen by the new leader: 5 in the window, the link is disabled.
   flap_to_five(w, w.config_b, 4);
-  auto decisions = wait_query(
-      "decisions", w.config_b, {},
-      [](const json& j) {
-        for (const auto& d : j)
-          if (d["rule"] == "link_flap" && d["status"] == "executed") return true;
-        return false;
-      },
-      30s);
+  auto decisions = wait_flap_executed(w.config_b);
   size_t executed = 0;
   std::string node;
   int port = 0;
@@ -238,14 +243,7 @@ TEST_CASE("ha lab: a paused leader resumed after losing the lease is fenced and 
   // While a sleeps: new trap lines (a's tailer is behind them) and 5 flaps, acted on by b.
   w.traps(20, 60);
   flap_to_five(w, w.config_b, 1);
-  auto decided_by_b = wait_query(
-      "decisions", w.config_b, {},
-      [](const json& j) {
-        for (const auto& d : j)
-          if (d["rule"] == "link_flap" && d["status"] == "executed") return true;
-        return false;
-      },
-      30s);
+  auto decided_by_b = wait_flap_executed(w.config_b);
   auto events_before = query_json("events", w.config_b, {});
   auto orders_before = query_json("workorders", w.config_b, {});
   REQUIRE(trap_tids(events_before).size() == 60);

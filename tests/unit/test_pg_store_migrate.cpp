@@ -35,7 +35,8 @@ TEST_CASE("pg store migration: version 1 samples and port counters survive the m
         "300, 16, 1, '{1,2,3,4,5,6,7,8,9,10,11,12,-1,-9223372036854775808,0,0,7}', 131070, 5, "
         "true, '{0.5,NaN,-Infinity,Infinity,-0,1e300}', 63, '{3,0,-1}', 7, 4, 1234)");
   }
-  CHECK_THROWS_AS(store::Store::open(store_test::pg_store_spec(url, "fab"), /*read_only=*/true), store::StoreError);
+  CHECK_THROWS_AS(store::Store::open(store_test::pg_store_spec(url, "fab"), /*read_only=*/true),
+                  store::StoreError);
   auto s = store::Store::open(store_test::pg_store_spec(url, "fab"));
   CHECK(s->schema_version() == store::pg_schema::latest_version());
 
