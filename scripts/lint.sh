@@ -4,7 +4,9 @@
 # With --fix, formats them in place instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-files=$(git ls-files '*.cpp' '*.h')
+# Tracked files and new ones not yet added (not ignored), so a file formatted only after
+# `git add` cannot slip through unformatted.
+files=$(git ls-files --cached --others --exclude-standard '*.cpp' '*.h')
 if [[ ${1:-} == --fix ]]; then
   clang-format -i $files
   exit 0
@@ -16,7 +18,7 @@ done
 # ctest runs each Catch2 test by name, and Catch reads ',' in a name as "or": such a test
 # would silently run nothing under ctest.
 while IFS= read -r hit; do bad+=("$hit (',' or ';' in a TEST_CASE name)"); done < <(
-  git grep -n -E 'TEST_CASE\("[^"]*[,;][^"]*"' -- 'tests/*.cpp' || true)
+  git grep -n --untracked -E 'TEST_CASE\("[^"]*[,;][^"]*"' -- 'tests/*.cpp' || true)
 # Layers, bottom up: a folder includes only its own headers and those of lower layers.
 #   0 fabric | 1 ingest config | 2 rules store | 3 actions web | 4 daemon | 5 cli | 6 fuzz
 declare -A layer=([fabric]=0 [ingest]=1 [config]=1 [rules]=2 [store]=2 [actions]=3 [web]=3
@@ -27,7 +29,7 @@ while IFS=: read -r file _ inc; do
   if ((layer[$to] >= layer[$from])); then
     bad+=("$file includes $to/ (layer ${layer[$to]}) from $from/ (layer ${layer[$from]})")
   fi
-done < <(git grep -n -E '^#include "[a-z_]+/' -- "${!layer[@]}")
+done < <(git grep -n --untracked -E '^#include "[a-z_]+/' -- "${!layer[@]}")
 if ((${#bad[@]})); then
   printf 'lint: %s\n' "${bad[@]}" >&2
   echo "(formatting: run scripts/lint.sh --fix; layers: docs/architecture.md)" >&2
