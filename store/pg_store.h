@@ -4,12 +4,14 @@
 // writes only the rows of StoreSpec::fabric. Leases (Store::take_lease) and fencing
 // (StoreSpec::fence) are described in store/store.h; the schema in store/pg_schema.h.
 //
-// Files: connection and leases in pg_store.cpp, events/samples/ports/cursors in pg_rows.cpp and
-// pg_write.cpp, compaction in pg_compact.cpp, remediation records in pg_remedy.cpp.
+// Files: connection and leases in pg_store.cpp, events/ports/cursors in pg_rows.cpp and
+// pg_write.cpp, raw samples in pg_samples.cpp, compaction in pg_compact.cpp, remediation
+// records in pg_remedy.cpp.
 //
-// Behaves like SqliteStore through the Store interface. Differences: raw samples are rows of
-// a plain table (no packed blocks); write transactions of a fenced store first check the lease
-// (check_fence); schema versions are this backend's own (pg_schema::latest_version()).
+// Behaves like SqliteStore through the Store interface. Differences: raw samples are packed
+// chunks per write and partition (pg_samples.h), never transposed into per-port blocks; write
+// transactions of a fenced store first check the lease (check_fence); schema versions are this
+// backend's own (pg_schema::latest_version()).
 // Read-only opens never migrate, refuse another schema version, and run their session with
 // default_transaction_read_only.
 #pragma once
