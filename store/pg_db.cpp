@@ -1,7 +1,6 @@
 #include "store/pg_db.h"
 
 #include <charconv>
-#include <cmath>
 #include <cstdlib>
 
 namespace ibw::store::pg_detail {
@@ -67,18 +66,6 @@ void append_i64(std::string& out, int64_t v) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, end);
-}
-
-void append_f64(std::string& out, double v) {
-  if (std::isnan(v)) {
-    out += "NaN";
-  } else if (std::isinf(v)) {
-    out += v > 0 ? "Infinity" : "-Infinity";
-  } else {
-    char buf[32];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest that reads back exactly
-    out.append(buf, end);
-  }
 }
 
 std::string mask_password(const std::string& url) {
@@ -159,14 +146,6 @@ Params& Params::i64(int64_t v) {
   return *this;
 }
 
-Params& Params::f64(double v) {
-  std::string s;
-  append_f64(s, v);
-  values_.push_back(std::move(s));
-  null_.push_back(false);
-  return *this;
-}
-
 Params& Params::null() {
   values_.emplace_back();
   null_.push_back(true);
@@ -212,11 +191,6 @@ void ArrayText::i64(int64_t v) {
   append_i64(s_, v);
 }
 
-void ArrayText::f64(double v) {
-  sep();
-  append_f64(s_, v);
-}
-
 void ArrayText::text(std::string_view v) {
   sep();
   s_ += '"';
@@ -260,16 +234,6 @@ int64_t Result::i64(int row, int col) const {
     throw StoreError("column " + std::string(PQfname(r_.get(), col)) +
                      ": not an integer: " + std::string(t));
   }
-  return v;
-}
-
-double Result::f64(int row, int col) const {
-  const std::string_view t = text(row, col);
-  double v = 0;
-  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() && !t.empty())
-    throw StoreError("column " + std::string(PQfname(r_.get(), col)) +
-                     ": not a number: " + std::string(t));
   return v;
 }
 

@@ -43,7 +43,6 @@ class Params {
   Params& text(std::string_view v);
   Params& i64(int64_t v);
   Params& u64(uint64_t v) { return i64(static_cast<int64_t>(v)); }  // bit pattern
-  Params& f64(double v);  // shortest exact form; NaN, Infinity, -Infinity
   Params& boolean(bool v) { return text(v ? "t" : "f"); }
   Params& null();
   // A value in binary format (bytea: the raw bytes; an array: store/pg_binary.h ArrayBinary).
@@ -76,7 +75,6 @@ class Result {
   int64_t i64(int row, int col) const;  // NULL reads as 0
   uint64_t u64(int row, int col) const { return static_cast<uint64_t>(i64(row, col)); }
   int i32(int row, int col) const { return static_cast<int>(i64(row, col)); }
-  double f64(int row, int col) const;
   bool boolean(int row, int col) const { return text(row, col) == "t"; }
   // A bytea column (text output "\\x0a1b..."), decoded; throws StoreError if malformed.
   std::string bytea(int row, int col) const;
@@ -151,7 +149,6 @@ class ArrayText {
   ArrayText() : s_("{") {}
   void i64(int64_t v);
   void u64(uint64_t v) { i64(static_cast<int64_t>(v)); }
-  void f64(double v);
   void text(std::string_view v);  // quoted and escaped
   void null();
   // The literal; the builder is empty again afterwards.
@@ -163,9 +160,8 @@ class ArrayText {
   bool first_ = true;
 };
 
-// Formats used in parameters and array literals.
+// The format of integers in parameters and array literals.
 void append_i64(std::string& out, int64_t v);
-void append_f64(std::string& out, double v);  // NaN, Infinity, -Infinity, else shortest exact
 
 // Parses a one-dimensional array of numbers in PostgreSQL's text output ("{1,-2,3}").
 // Missing trailing elements read as 0 (like counter_json); throws StoreError naming `what`.

@@ -99,15 +99,6 @@ std::string values_text(const Values& v) {
   return s + "}";
 }
 
-std::string rates_text(const Rates& r) {
-  std::string s = "{";
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (i) s += ',';
-    pg_detail::append_f64(s, r[i]);
-  }
-  return s + "}";
-}
-
 Values parse_values(std::string_view text, std::string_view what) {
   std::array<int64_t, ingest::kCounterCount> raw{};
   pg_detail::parse_i64_array(text, raw.data(), raw.size(), what);

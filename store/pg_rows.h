@@ -19,8 +19,8 @@ namespace ibw::store::pg_rows {
 using Values = std::array<uint64_t, ingest::kCounterCount>;
 using Rates = std::array<double, ingest::kCounterCount>;
 
-// One column: its name and SQL type ("bigint", "text", "integer", "boolean", "bigint[]",
-// "double precision[]"). Array-typed columns are passed as text[] of literals, then cast.
+// One column: its name and SQL type ("bigint", "text", "integer", "boolean", "bytea",
+// "bigint[]"). Array-typed columns are passed as text[] of literals, then cast.
 struct Col {
   const char* name;
   const char* type;
@@ -41,7 +41,6 @@ std::string unnest_select(std::span<const Col> cols, bool ordered);
 std::string set_excluded(std::span<const Col> cols);
 
 std::string values_text(const Values& v);  // "{1,2,...}" (bit patterns)
-std::string rates_text(const Rates& r);    // "{1.5,NaN,Infinity,...}"
 Values parse_values(std::string_view text, std::string_view what);
 Rates parse_rates(std::string_view text, std::string_view what);
 
