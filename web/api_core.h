@@ -226,6 +226,11 @@ class ApiCore {
   void only_own_fabric(const Call& c);
   // GET /health?fabric=OTHER: from the fabric's lease row.
   Response other_health(Call& c);
+  // The parts of /health both kinds share: the per-source entries, raising *status to the
+  // worst source's; and the store's entry, *status "down" when the store cannot be read.
+  static nlohmann::ordered_json health_sources(const std::vector<SourceHealth>& sources,
+                                               std::string* status);
+  nlohmann::ordered_json health_store(Call& c, std::string* status);
   // GET /fabrics entries, and the per-fabric lease metrics.
   nlohmann::ordered_json fabrics_json(const std::vector<store::FabricEntry>& all);
   Principal authenticate(const Request& req, const std::shared_ptr<const TokenSet>& tokens) const;

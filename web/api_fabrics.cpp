@@ -100,22 +100,8 @@ Response ApiCore::other_health(Call& c) {
   // Nobody holds a live lease: nothing watches the fabric.
   bool watched = f.lease && !f.lease->holder.empty() && f.lease->expires_us > f.lease->now_us;
   std::string status = watched ? "ok" : "down";
-  ordered_json by_name = ordered_json::object();
-  for (const auto& s : sources) {
-    if (s.status == SourceStatus::down) status = "down";
-    if (s.status == SourceStatus::degraded && status == "ok") status = "degraded";
-    by_name[s.name] = {{"status", source_status_name(s.status)},
-                       {"detail", s.detail},
-                       {"last_ok", store::iso_time(s.last_ok_us)}};
-  }
-  ordered_json st;
-  try {
-    st = {{"status", "ok"}, {"detail", ""}, {"schema_version", c.store(stores_).schema_version()}};
-  } catch (const std::exception& e) {
-    if (c.lease) c.lease->discard();
-    status = "down";
-    st = {{"status", "down"}, {"detail", e.what()}, {"schema_version", nullptr}};
-  }
+  ordered_json by_name = health_sources(sources, &status);
+  ordered_json st = health_store(c, &status);
   ordered_json j;
   j["status"] = status;
   j["time"] = store::iso_time(c.now_us);

@@ -81,7 +81,7 @@ std::optional<std::string> gzip_page(const PortList& list, const std::string& he
   return z.finish();
 }
 
-const char* worst(const char* a, const char* b) {
+std::string worst(const std::string& a, const std::string& b) {
   auto rank = [](std::string_view s) { return s == "down" ? 2 : s == "degraded" ? 1 : 0; };
   return rank(b) > rank(a) ? b : a;
 }
@@ -129,28 +129,39 @@ store::PortRecord ApiCore::find_port(Call& c, const PortList& list) {
   return *found;
 }
 
+nlohmann::ordered_json ApiCore::health_sources(const std::vector<SourceHealth>& sources,
+                                               std::string* status) {
+  using namespace api_ports_detail;
+  ordered_json out = ordered_json::object();
+  for (const auto& s : sources) {
+    if (s.status == SourceStatus::degraded) *status = worst(*status, "degraded");
+    if (s.status == SourceStatus::down) *status = worst(*status, "down");
+    out[s.name] = {{"status", source_status_name(s.status)},
+                   {"detail", s.detail},
+                   {"last_ok", store::iso_time(s.last_ok_us)}};
+  }
+  return out;
+}
+
+nlohmann::ordered_json ApiCore::health_store(Call& c, std::string* status) {
+  try {
+    return {
+        {"status", "ok"}, {"detail", ""}, {"schema_version", c.store(stores_).schema_version()}};
+  } catch (const std::exception& e) {
+    if (c.lease) c.lease->discard();
+    *status = "down";
+    return {{"status", "down"}, {"detail", e.what()}, {"schema_version", nullptr}};
+  }
+}
+
 Response ApiCore::get_health(Call& c) {
   using namespace api_ports_detail;
   if (c.other) return other_health(c);
   Health h = backend_.health();
   ordered_json j;
-  const char* status = "ok";
-  ordered_json sources = ordered_json::object();
-  for (const auto& s : h.sources) {
-    std::string_view name = source_status_name(s.status);
-    if (s.status == SourceStatus::degraded) status = worst(status, "degraded");
-    if (s.status == SourceStatus::down) status = worst(status, "down");
-    sources[s.name] = {
-        {"status", name}, {"detail", s.detail}, {"last_ok", store::iso_time(s.last_ok_us)}};
-  }
-  ordered_json st;
-  try {
-    st = {{"status", "ok"}, {"detail", ""}, {"schema_version", c.store(stores_).schema_version()}};
-  } catch (const std::exception& e) {
-    if (c.lease) c.lease->discard();
-    status = "down";
-    st = {{"status", "down"}, {"detail", e.what()}, {"schema_version", nullptr}};
-  }
+  std::string status = "ok";
+  ordered_json sources = health_sources(h.sources, &status);
+  ordered_json st = health_store(c, &status);
   j["status"] = status;
   j["time"] = store::iso_time(c.now_us);
   j["started"] = store::iso_time(h.started_us);
