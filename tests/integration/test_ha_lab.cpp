@@ -159,6 +159,16 @@ json wait_flap_executed(const std::string& config) {
       30s);
 }
 
+// Starts a and waits until it holds the lease and has discovered the fabric, then starts b and
+// waits until it stands by.
+void start_leader_and_standby(Daemon& a, Daemon& b) {
+  a.start();
+  REQUIRE(a.wait_log("lease taken", 1, 30s));
+  REQUIRE(a.wait_log("fabric discovered\"", 1, 30s));
+  b.start();
+  REQUIRE(b.wait_log("fabric's lease held by another instance", 1, 30s));
+}
+
 }  // namespace ha_lab
 
 using namespace ha_lab;
@@ -167,12 +177,8 @@ TEST_CASE("ha lab: kill -9 of the leader in a fault storm - the standby takes ov
           "[integration][ha]") {
   HaLab w;
   Daemon a = w.daemon(w.config_a, "a.log");
-  a.start();
-  REQUIRE(a.wait_log("lease taken", 1, 30s));
-  REQUIRE(a.wait_log("fabric discovered\"", 1, 30s));
   Daemon b = w.daemon(w.config_b, "b.log");
-  b.start();
-  REQUIRE(b.wait_log("fabric's lease held by another instance", 1, 30s));
+  start_leader_and_standby(a, b);
   CHECK(w.status(w.config_a)["role"] == "leader");
   CHECK(w.status(w.config_b)["role"] == "standby");
   CHECK(w.status(w.config_b)["holder"] == "a");
@@ -227,12 +233,8 @@ TEST_CASE("ha lab: a paused leader resumed after losing the lease is fenced and 
           "[integration][ha]") {
   HaLab w;
   Daemon a = w.daemon(w.config_a, "a.log");
-  a.start();
-  REQUIRE(a.wait_log("lease taken", 1, 30s));
-  REQUIRE(a.wait_log("fabric discovered\"", 1, 30s));
   Daemon b = w.daemon(w.config_b, "b.log");
-  b.start();
-  REQUIRE(b.wait_log("fabric's lease held by another instance", 1, 30s));
+  start_leader_and_standby(a, b);
   w.traps(0, 20);
   wait_query(
       "events", w.config_a, {}, [](const json& j) { return trap_tids(j).size() >= 20; }, 15s);
