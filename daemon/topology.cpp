@@ -57,9 +57,6 @@ std::shared_ptr<const Topology> make_topology(fabric::Fabric fab, const fabric::
 
 namespace topology_detail {
 
-// Live discoveries at most, while Active ports are left without a peer (discover_fabric).
-constexpr int kLiveAttempts = 3;
-
 // Runs `ibwarden discover-cache` (this very binary) and loads the cache it writes.
 fabric::Fabric discover_in_child(const config::Config& cfg, std::chrono::milliseconds timeout) {
   char tmpl[] = "/tmp/ibwarden-discovery.XXXXXX";
@@ -131,27 +128,13 @@ int cmd_discover_cache(int argc, char** argv, int first) {
 fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeNameMap* names,
                                bool isolated) {
   fabric::Fabric fab;
-  if (cfg.fabric.discovery == "live") {
-    auto once = [&] {
-      if (isolated) return topology_detail::discover_in_child(cfg, std::chrono::seconds(120));
-      fabric::LiveDiscoveryOptions opts;
-      opts.ca = cfg.fabric.ca;
-      opts.ca_port = cfg.fabric.ca_port;
-      return fabric::discover_live(opts);
-    };
-    fab = once();
-    // A lossy link can lose every SMP (and retry) that would cross it: the link vanishes
-    // although both ports are up, and with it, at times, the nodes discovery would have
-    // reached through it first; then localize has no route over the very link it should name.
-    // While Active ports are left without a peer, discover again: the fuller answer is kept
-    // (more nodes), with the links the other found and it lost.
-    for (int again = 1;
-         again < topology_detail::kLiveAttempts && fabric::unpaired_active_ports(fab) > 0;
-         ++again) {
-      fabric::Fabric next = once();
-      if (next.size() > fab.size()) std::swap(fab, next);
-      fabric::keep_lost_links(fab, next);
-    }
+  if (cfg.fabric.discovery == "live" && isolated) {
+    fab = topology_detail::discover_in_child(cfg, std::chrono::seconds(120));
+  } else if (cfg.fabric.discovery == "live") {
+    fabric::LiveDiscoveryOptions opts;
+    opts.ca = cfg.fabric.ca;
+    opts.ca_port = cfg.fabric.ca_port;
+    fab = fabric::discover_live(opts);
   } else {
     fab = fabric::load_topology_file(cfg.fabric.discovery);
   }

@@ -36,12 +36,4 @@ std::vector<std::string> keep_lost_links(Fabric& now, const Fabric& before) {
   return kept;
 }
 
-size_t unpaired_active_ports(const Fabric& f) {
-  size_t n = 0;
-  for (uint32_t i = 0; i < f.size(); ++i)
-    for (const Port& p : f.node(i).ports)
-      n += p.number && p.present && p.state == kActive && !p.has_peer();
-  return n;
-}
-
 }  // namespace ibw::fabric

@@ -19,8 +19,4 @@ namespace ibw::fabric {
 // GUID and port number. Returns the restored links as "NODE/PORT - NODE/PORT" labels.
 std::vector<std::string> keep_lost_links(Fabric& now, const Fabric& before);
 
-// Ports (number >= 1) known Active but without a peer: an Active port has trained with its
-// peer, so each is a link the discovery may have lost (or a peer that does not answer SMPs).
-size_t unpaired_active_ports(const Fabric& f);
-
 }  // namespace ibw::fabric
