@@ -20,9 +20,9 @@ done
 while IFS= read -r hit; do bad+=("$hit (',' or ';' in a TEST_CASE name)"); done < <(
   git grep -n --untracked -E 'TEST_CASE\("[^"]*[,;][^"]*"' -- 'tests/*.cpp' || true)
 # Layers, bottom up: a folder includes only its own headers and those of lower layers.
-#   0 fabric | 1 ingest config | 2 rules store | 3 actions web | 4 daemon | 5 cli | 6 fuzz
-declare -A layer=([fabric]=0 [ingest]=1 [config]=1 [rules]=2 [store]=2 [actions]=3 [web]=3
-                  [daemon]=4 [cli]=5 [fuzz]=6)
+#   0 core | 1 fabric | 2 ingest config | 3 rules store | 4 actions web | 5 daemon | 6 cli | 7 fuzz
+declare -A layer=([core]=0 [fabric]=1 [ingest]=2 [config]=2 [rules]=3 [store]=3 [actions]=4
+                  [web]=4 [daemon]=5 [cli]=6 [fuzz]=7)
 while IFS=: read -r file _ inc; do
   from=${file%%/*} to=${inc#*\"} to=${to%%/*}
   [[ -n ${layer[$from]:-} && -n ${layer[$to]:-} && $from != "$to" ]] || continue
