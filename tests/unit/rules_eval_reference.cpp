@@ -1,5 +1,5 @@
 // Test-only: rules::evaluate() as it was before the two-pass rewrite (commit fd951cb), frozen
-// as the reference of test_rules_eval_diff.cpp. Do not optimize; it is the old behaviour.
+// as the reference of rules/test_rules_eval_diff.cpp. Do not optimize; it is the old behaviour.
 #include "tests/unit/rules_eval_reference.h"
 
 #include <algorithm>

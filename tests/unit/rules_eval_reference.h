@@ -1,5 +1,5 @@
 // Test-only: the rules::evaluate() of commit fd951cb, kept unchanged so that
-// test_rules_eval_diff.cpp can check the current evaluate() gives the very same verdicts
+// rules/test_rules_eval_diff.cpp can check the current evaluate() gives the very same verdicts
 // (rule, port, confirmation, explanation text and evidence) on random windows.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Remediation test helpers (tests/unit/test_remedy*.cpp): a fake port executor that records
+// Remediation test helpers (tests/unit/actions/test_remedy*.cpp): a fake port executor that records
 // its calls and answers like a switch, a bench with a real SQLite store and a two-tier
 // fabric, and a symbol-error finding.
 #pragma once

@@ -1,4 +1,4 @@
-// Fixtures shared by the store's unit tests (test_store*.cpp): the backends every
+// Fixtures shared by the store's unit tests (tests/unit/store/): the backends every
 // interface-level case runs on (STORE_BACKEND, open_test_store), temporary directories, raw
 // SQL access to the database behind a Store, records with every field set, and field-by-field
 // comparisons.

@@ -1,6 +1,6 @@
-// Fixtures of the HTTPS tests (test_web_tls*.cpp): a self-signed certificate for localhost and
-// 127.0.0.1 made at test time with the openssl CLI, a second key that does not match it, and
-// a libcurl client that trusts that certificate as its CA. Names live in ibw::tls_test.
+// Fixtures of the HTTPS tests (tests/unit/web/test_web_tls*.cpp): a self-signed certificate for
+// localhost and 127.0.0.1 made at test time with the openssl CLI, a second key that does not match
+// it, and a libcurl client that trusts that certificate as its CA. Names live in ibw::tls_test.
 #pragma once
 
 #include <curl/curl.h>

@@ -1,4 +1,4 @@
-// Fixtures of the web API tests (test_web_*.cpp): a fake ApiBackend over a temporary SQLite
+// Fixtures of the web API tests (tests/unit/web/): a fake ApiBackend over a temporary SQLite
 // store, a small fabric written through store::Store::write, tokens for each role, and
 // request helpers. Names live in ibw::web_test (unity builds: no generic file-local names).
 #pragma once
