@@ -8,19 +8,11 @@
 #  2. ibsim scale (1,024 hosts, 48 switches on ibsim + OpenSM): `ibnetdiscover` itself vs
 #     `ibwarden audit --live` (discovery + audit) and `ibwarden audit --topology`.
 # Usage: bench/bench_audit.sh [--quick]   (--quick: k=32 and a smaller ibsim fabric)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
-BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
-bin=$root/${BUILD_DIR:-build}/cli/ibwarden
-gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
-work=$(mktemp -d /tmp/ibwarden-bench.XXXXXX)
-source scripts/lib/simlab.sh
-trap 'sim_stop; rm -rf "$work"' EXIT
-
-source scripts/lib/bench.sh
+source "$(dirname "$0")/lib.sh"
+BUILD_DIR=$BUILD_DIR scripts/build.sh >/dev/null
+bin=$build/cli/ibwarden
+gen=$build/tests/lab/ibw-labgen
+bench_sim_workdir audit
 
 k=64 size="65k endpoints"
 ((quick)) && k=32 size="8k endpoints (--quick)"

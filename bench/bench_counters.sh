@@ -16,21 +16,12 @@
 # --load-cache --skip-sl sends 3,216 MADs when clean and 7,504 with the switch errors.
 # Target: the sweep >= 5x faster than ibqueryerrors.
 # Usage: bench/bench_counters.sh [--quick]   (--quick: 8 leaves x 8 hosts, 4 spines)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
+source "$(dirname "$0")/lib.sh"  # bench_result; its ratio() is replaced by this script's below
 runs=${RUNS:-5}
-build=$root/${BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j "$(nproc)" --target ibw-bench-counter_sweep ibw-labgen >/dev/null
+bench_build ibw-bench-counter_sweep ibw-labgen
 sweep=$build/bench/ibw-bench-counter_sweep
 gen=$build/tests/lab/ibw-labgen
-work=$(mktemp -d /tmp/ibwarden-bench-counters.XXXXXX)
-source scripts/lib/simlab.sh
-source scripts/lib/bench.sh  # bench_result; its ratio() is replaced by this script's below
-trap 'sim_stop || true; rm -rf "$work"' EXIT
+bench_sim_workdir counters
 
 # timed OUTVAR CMD...: wall time of one run of CMD in seconds (bash's clock); keeps the
 # smaller of it and OUTVAR's current value.

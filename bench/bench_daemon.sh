@@ -5,22 +5,11 @@
 #  - the latency from an injected Unlink on the ibsim console to the link_down event being
 #    queryable with `ibwarden events` (median of 5), and the same for ReLink -> link_up.
 # Usage: bench/bench_daemon.sh [--quick]   (--quick: 8 leaves x 8 hosts, 4 spines)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
-BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
-bin=$root/${BUILD_DIR:-build}/cli/ibwarden
-gen=$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen
-work=$(mktemp -d /tmp/ibwarden-bench-daemon.XXXXXX)
-source scripts/lib/simlab.sh
-cleanup() {
-  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
-  sim_stop
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+BUILD_DIR=$BUILD_DIR scripts/build.sh >/dev/null
+bin=$build/cli/ibwarden
+gen=$build/tests/lab/ibw-labgen
+bench_sim_workdir daemon
 
 leaves=32 spines=16 hosts=32
 ((quick)) && leaves=8 spines=4 hosts=8

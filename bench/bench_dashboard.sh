@@ -12,31 +12,15 @@
 #  - for context: a filter to one node, the overview page, the JS heap.
 # Usage: bench/bench_dashboard.sh [--quick]   (--quick: k=16, ~3,000 ports; 3 runs)
 # Environment: BUILD_DIR (default build), K (64), RUNS (5; 3 with --quick).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
-BUILD_DIR=${BUILD_DIR:-build}
-build=$root/$BUILD_DIR
-if [[ -f $build/build.ninja ]]; then
-  cmake --build "$build" --target ibw-bench-web_lab ibw-labgen >/dev/null
-else
-  BUILD_DIR=$BUILD_DIR scripts/build.sh >/dev/null
-fi
+source "$(dirname "$0")/lib.sh"
+bench_build_in_tree ibw-bench-web_lab ibw-labgen
 [[ -d tests/e2e/node_modules/playwright-core && -x /usr/bin/chromium ]] || scripts/install-deps.sh >/dev/null
 k=${K:-64} runs=${RUNS:-5}
 ((quick)) && k=${K:-16} && runs=${RUNS:-3}
-work=$(mktemp -d /tmp/ibwarden-bench-dash.XXXXXX)
-source scripts/lib/bench.sh
+bench_workdir dash
 export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 lab=""
-cleanup() {
-  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
-  [[ -n $lab ]] && kill "$lab" 2>/dev/null && wait "$lab" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+at_exit 'bench_kill "$lab"'
 
 "$build/tests/lab/ibw-labgen" --out "$work" --tiers 3 --k "$k" --spare-ports 0 --no-net \
   --ibnetdiscover >/dev/null

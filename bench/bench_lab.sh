@@ -18,9 +18,7 @@
 #    which only overstates it.
 # Usage: bench/bench_lab.sh [--quick] [--duration S] [--interval S] [--k K]
 #   full (default): k=64, 60 s interval, 300 s; --quick: k=32 (49,152 ports), 15 s, 50 s.
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 k=64 interval=60 duration=300
 while (($#)); do
   case $1 in
@@ -32,22 +30,15 @@ while (($#)); do
   esac
   shift
 done
-BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target ibwarden ibw-ufmlab >/dev/null
-bin=$root/$BUILD_DIR/cli/ibwarden
-lab=$root/$BUILD_DIR/tests/lab/ibw-ufmlab
-work=$(mktemp -d /tmp/ibwarden-bench-lab.XXXXXX)
-source scripts/lib/bench.sh
+bench_build ibwarden ibw-ufmlab
+bin=$build/cli/ibwarden
+lab=$build/tests/lab/ibw-ufmlab
 source scripts/lib/ufmlab.sh
+bench_workdir lab
 daemon_pid=
-cleanup() {
-  set +e
-  [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
-  ufmlab_stop
-  [[ -n ${IBW_KEEP_LAB:-} ]] && echo "kept $work" || rm -rf "$work"
-}
-trap cleanup EXIT
+at_exit 'bench_kill "$daemon_pid"'
+at_exit ufmlab_stop
+[[ -n ${IBW_KEEP_LAB:-} ]] && keep_work=1 && at_exit 'echo "kept $work"'
 
 ufmlab_start "$lab" "$work" --tiers 3 --k "$k" --duration $((duration + 600))
 cat "$work/ufmlab.log"

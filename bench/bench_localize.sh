@@ -9,20 +9,12 @@
 # apart), and the same observations without faults (noise only) giving no suspects. No stock
 # tool localizes from end-to-end data; the reference row is a plain read of the file (wc -l).
 # Usage: bench/bench_localize.sh [--quick]   (--quick: k=32, 200,000 observations)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
-build=$root/${BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j2 --target ibwarden ibw-labgen ibw-bench-localize_gen >/dev/null
+source "$(dirname "$0")/lib.sh"
+build_jobs=2 bench_build ibwarden ibw-labgen ibw-bench-localize_gen
 bin=$build/cli/ibwarden
 gen=$build/tests/lab/ibw-labgen
 obsgen=$build/bench/ibw-bench-localize_gen
-work=$(mktemp -d /tmp/ibwarden-bench-localize.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-source scripts/lib/bench.sh
+bench_workdir localize
 
 k=64 count=1000000
 ((quick)) && k=32 count=200000

@@ -8,19 +8,12 @@
 # every field) as the old path that parses every line (--all-lines).
 # Prints one RESULT line: ours and grep in M lines/s, met when ours >= 3x grep.
 # Usage: bench/bench_opensm_ingest.sh [--quick]   (--quick: 100k lines)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 lines=1000000
-[[ ${1:-} == --quick ]] && lines=100000
-BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target ibw-bench-opensm_ingest >/dev/null
-bench=$root/$BUILD_DIR/bench/ibw-bench-opensm_ingest
-work=$(mktemp -d /tmp/ibwarden-bench-osm.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-
-source scripts/lib/bench.sh
+((quick)) && lines=100000
+bench_build ibw-bench-opensm_ingest
+bench=$build/bench/ibw-bench-opensm_ingest
+bench_workdir osm
 
 # The recorded lines, repeated; timestamped lines get a new time 1 ms after the previous one
 # (Nov 22 from 00:00:00), untimed lines (continuations, banners) are kept as they are.

@@ -9,25 +9,12 @@
 # so neither side pays for discovery. Best of $RUNS (default 3) for the probe; the perfquery
 # loop runs once (it is the slow side).
 # Usage: bench/bench_probe.sh [--quick]   (--quick: 4 leaves x 8 hosts, 2 spines)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
+source "$(dirname "$0")/lib.sh"
 runs=${RUNS:-3}
-build=$root/${BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j2 --target ibwarden ibw-labgen >/dev/null
+build_jobs=2 bench_build ibwarden ibw-labgen
 bin=$build/cli/ibwarden
 gen=$build/tests/lab/ibw-labgen
-work=$(mktemp -d /tmp/ibwarden-bench-probe.XXXXXX)
-source scripts/lib/simlab.sh
-cleanup() {
-  set +e
-  sim_stop
-  rm -rf "$work"
-}
-trap cleanup EXIT
+bench_sim_workdir probe
 
 # seconds_since T0: wall seconds from T0 ($EPOCHREALTIME) to now.
 seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.3f", b - a }'; }
@@ -36,7 +23,6 @@ keep_min() {
     printf -v "$1" '%s' "$2"
   fi
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b <= 0) b = 0.001; printf "%.1fx", a / b }'; }
 row() { printf '%-58s %9s %s\n' "$1" "$2" "${3:-}"; }
 
 leaves=16 spines=8 hosts=32

@@ -12,24 +12,10 @@
 #  - a SymbolErrorCounter jump on an uplink of leaf001 -> executed disable, for reference
 #    (bounded by the 2 s counter sweep).
 # Usage: bench/bench_remedy.sh [--quick]   (--quick: 8 leaves x 8 hosts, 8 spines, 10 trials)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
-BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
-build=$root/${BUILD_DIR:-build}
+source "$(dirname "$0")/lib.sh"
+BUILD_DIR=$BUILD_DIR scripts/build.sh >/dev/null
 bin=$build/cli/ibwarden
-work=$(mktemp -d /tmp/ibwarden-bench-remedy.XXXXXX)
-source scripts/lib/simlab.sh
-source scripts/lib/bench.sh
-keep_work=0
-cleanup() {
-  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
-  sim_stop
-  ((keep_work)) || rm -rf "$work"
-}
-trap cleanup EXIT
+bench_sim_workdir remedy
 fail() {
   echo "bench_remedy: $*; daemon log: $work/daemon.log" >&2
   keep_work=1

@@ -7,19 +7,11 @@
 # median of those medians. Goals: <= 5 / 10 / 50 / 50 ms per sweep. No stock tool does this,
 # so the reference is the goal.
 # Usage: bench/bench_rules.sh [--quick]   (--quick: one process run of 3 sweeps per case)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
+source "$(dirname "$0")/lib.sh"
 runs=${RUNS:-3} sweeps=7 ports=100000
 ((quick)) && runs=1 sweeps=3
-build=$root/${BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j "$(nproc)" --target ibw-bench-rules_eval >/dev/null
-work=$(mktemp -d /tmp/ibwarden-bench-rules.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-source scripts/lib/bench.sh
+bench_build ibw-bench-rules_eval
+bench_workdir rules
 export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 
 rss=0

@@ -13,9 +13,7 @@
 # Goal: PostgreSQL within 2x of SQLite (postgres/sqlite >= 0.5) for events/s and samples/s.
 # Usage: bench/bench_store.sh [--quick]   (--quick: 5 x 1,000 events, 5,000 ports x 3 sweeps)
 # EVENT_BATCHES, PORTS, SWEEPS override the size.
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 runs=${RUNS:-3}
 event_batches=${EVENT_BATCHES:-20}
 ports=${PORTS:-20000}
@@ -26,15 +24,12 @@ if [[ ${1:-} == --quick ]]; then
   ports=${PORTS:-5000}
   sweeps=${SWEEPS:-3}
 fi
-BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target ibw-bench-store_write >/dev/null
-bench=$root/$BUILD_DIR/bench/ibw-bench-store_write
-work=$(mktemp -d /tmp/ibwarden-bench-store.XXXXXX)
+bench_build ibw-bench-store_write
+bench=$build/bench/ibw-bench-store_write
+bench_workdir store
 chmod 711 "$work"  # the server's user (postgres, when run as root) reaches $work/pg
-source scripts/lib/bench.sh
 source scripts/lib/pg.sh
-trap 'stop_private_pg "$work/pg"; rm -rf "$work"' EXIT
+at_exit 'stop_private_pg "$work/pg"'
 start_private_pg "$work/pg" --durable -c shared_buffers=1GB >/dev/null
 export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 

@@ -14,23 +14,18 @@
 # dir; when both exist already the day is not written again and only the figures are taken
 # (the full day takes about half an hour: it can be written ahead, e.g. while the machine is
 # busy, and the query timed on a quiet one).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 ports=${PORTS:-200000}
 hours=${HOURS:-24}
 if [[ ${1:-} == --quick ]]; then
   ports=${PORTS:-20000}
   hours=${HOURS:-3}
 fi
-BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target ibw-bench-store_day ibwarden >/dev/null
-bench=$root/$BUILD_DIR/bench/ibw-bench-store_day
-ibwarden=$root/$BUILD_DIR/cli/ibwarden
+bench_build ibw-bench-store_day ibwarden
+bench=$build/bench/ibw-bench-store_day
+ibwarden=$build/cli/ibwarden
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibwarden-bench-store.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-source scripts/lib/bench.sh
 export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 
 db=${STORE_DB:-$work/store.db}

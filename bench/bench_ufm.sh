@@ -6,19 +6,12 @@
 # stock JSON readers on the very same answer: `python3 -c json.load` and `jq length` (parse
 # only, nothing else). Best of 3 runs each; ratios, no assertions.
 # Usage: bench/bench_ufm.sh [--quick]   (--quick: 5,000 events)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 events=50000
-[[ ${1:-} == --quick ]] && events=5000
-BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target ibw-bench-ufm_ingest >/dev/null
-bench=$root/$BUILD_DIR/bench/ibw-bench-ufm_ingest
-work=$(mktemp -d /tmp/ibwarden-bench-ufm.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-
-source scripts/lib/bench.sh
+((quick)) && events=5000
+bench_build ibw-bench-ufm_ingest
+bench=$build/bench/ibw-bench-ufm_ingest
+bench_workdir ufm
 
 # ibwarden: best of 3 by its share (parse + ingest + correlate + store).
 best="" best_share=""

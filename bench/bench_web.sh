@@ -19,18 +19,8 @@
 # Usage: bench/bench_web.sh [--quick]   (--quick: k=16, ~3,000 ports; 5 s runs)
 # Environment: BUILD_DIR (default build), RATE (500), DURATION (20s), CONNECTIONS (16, paced),
 # K (64), BENCH_NICE (e.g. -10 as root: runs the server and wrk at that niceness).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-quick=0
-[[ ${1:-} == --quick ]] && quick=1
-BUILD_DIR=${BUILD_DIR:-build}
-build=$root/$BUILD_DIR
-if [[ -f $build/build.ninja ]]; then
-  cmake --build "$build" --target ibw-bench-web_lab ibw-labgen >/dev/null
-else
-  BUILD_DIR=$BUILD_DIR scripts/build.sh >/dev/null
-fi
+source "$(dirname "$0")/lib.sh"
+bench_build_in_tree ibw-bench-web_lab ibw-labgen
 if ! command -v wrk >/dev/null; then
   sudo=
   ((EUID)) && sudo=sudo
@@ -42,17 +32,10 @@ conns=${CONNECTIONS:-16}
 nice=(nice -n "${BENCH_NICE:-0}")
 k=${K:-64}
 ((quick)) && k=${K:-16} && duration=${DURATION:-5s}
-work=$(mktemp -d /tmp/ibwarden-bench-web.XXXXXX)
-source scripts/lib/bench.sh
+bench_workdir web
 export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 lab=""
-keep_work=0
-cleanup() {
-  set +e  # a killed child's status (143) must not end the cleanup half-way under set -e
-  [[ -n $lab ]] && kill "$lab" 2>/dev/null && wait "$lab" 2>/dev/null
-  ((keep_work)) || rm -rf "$work"
-}
-trap cleanup EXIT
+at_exit 'bench_kill "$lab"'
 fail() {
   echo "$*; server log: $work/lab.log" >&2
   keep_work=1
