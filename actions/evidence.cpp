@@ -18,14 +18,13 @@ nlohmann::json evidence_json(const Finding& f) {
                       {"severity", std::string(ingest::severity_name(v.severity))},
                       {"confirmed", v.confirmed},
                       {"window_s", static_cast<double>(e.window_us) / 1e6}};
-  if (!e.counter.empty()) {
-    j["counter"] = e.counter;
-    j["total"] = e.total;
-    j["max_delta"] = e.max_delta;
-    j["max_rate_per_s"] = e.max_rate;
-    j["samples"] = e.samples;
-    j["at_least"] = e.at_least;
-  }
+  if (!e.counter.empty())
+    j.update({{"counter", e.counter},
+              {"total", e.total},
+              {"max_delta", e.max_delta},
+              {"max_rate_per_s", e.max_rate},
+              {"samples", e.samples},
+              {"at_least", e.at_least}});
   if (e.ber > 0) j["ber"] = e.ber;
   if (e.threshold > 0) j["threshold"] = e.threshold;
   if (e.flaps > 0 || v.type == rules::RuleType::link_flap) j["flaps"] = e.flaps;
