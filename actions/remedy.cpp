@@ -1,27 +1,18 @@
 // Remediation flow; see remedy.h for the policy.
 #include "actions/remedy.h"
 
-#include "actions/remedy_text.h"
+#include "actions/evidence.h"
+#include "actions/execute_step.h"
+#include "actions/link_view.h"
+#include "actions/order_text.h"
 #include "fabric/json_text.h"
 #include "store/remedy_json.h"
 
 namespace ibw::actions {
 namespace remedy_detail {
 
-using remedy_text::LinkView;
 constexpr int64_t kHourUs = int64_t{3600} * 1000 * 1000;
 constexpr int64_t kInFlightUs = kHourUs / 6;  // longer than any port action (UFM: job + read-back)
-
-store::DecisionRecord base_decision(const LinkView& l, const std::string& rule, int64_t now) {
-  store::DecisionRecord d;
-  d.time_us = now;
-  d.rule = rule;
-  d.node_guid = l.a.guid, d.node = l.a.node, d.port = l.a.port;
-  d.peer_guid = l.b.guid, d.peer_node = l.b.node, d.peer_port = l.b.port;
-  d.cable_id = l.cable_id;
-  d.link_key = l.link_key;
-  return d;
-}
 
 std::string severity_for(const store::WorkOrder& o, ingest::Severity s) {
   if (o.needs_human || o.offences >= 3) return "critical";
@@ -50,7 +41,7 @@ GuardState Remediator::load_guard_state(store::Store& store, int64_t now_us) {
   for (const auto& d : store.disabled_ports()) {
     PortKey k{d.node_guid, d.port};
     s.disabled.insert(k);
-    if (auto ends = remedy_text::parse_link_key(d.link_key); ends && ends->second.guid)
+    if (auto ends = parse_link_key(d.link_key); ends && ends->second.guid)
       s.peer_of[k] = ends->first == k ? ends->second : ends->first;
   }
   s.disable_times = store.disable_times(now_us - remedy_detail::kHourUs);
@@ -70,13 +61,13 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   namespace rd = remedy_detail;
   const rules::Verdict& v = f.verdict;
   if (!v.confirmed || v.action == rules::Action::none) return std::nullopt;
-  remedy_text::LinkView link = remedy_text::link_view(ctx, v.node_guid, v.port);
+  LinkView link = link_view(ctx, v.node_guid, v.port);
   auto old = store_.workorder_by_link(link.link_key);
   bool wants_disable = v.action == rules::Action::disable || v.action == rules::Action::isolate;
   // An active order is being handled, unless it only asked for a repair and this verdict is
   // the first to ask to take the link out (an error_bursts order, then the cursed_path rule's
   // disable): that escalation goes ahead on the same order, once.
-  if (old && remedy_text::order_active(old->status) &&
+  if (old && order_active(old->status) &&
       (old->port_disabled || !wants_disable || disable_tried(*old)))
     return std::nullopt;
   if (old && v.evidence.last_time_us && v.evidence.last_time_us <= old->resolved_us)
@@ -85,12 +76,12 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   store::WriteBatch batch;
   batch.outbox = config_.outbox;
   int64_t intent = 0;  // the pending decision stored before a port request
-  store::WorkOrder order = remedy_text::next_order(old, link, now);
+  store::WorkOrder order = next_order(old, link, now);
   order.rule = v.rule;
-  order.evidence_json = fabric::json_text(remedy_text::evidence_json(f));
-  order.advice = remedy_text::advice(v.type, order.offences, link);
-  store::DecisionRecord d = rd::base_decision(link, v.rule, now);
-  nlohmann::json evidence = remedy_text::evidence_json(f);
+  order.evidence_json = fabric::json_text(evidence_json(f));
+  order.advice = advice(v.type, order.offences, link);
+  store::DecisionRecord d = decision_for(link, v.rule, now);
+  nlohmann::json evidence = evidence_json(f);
   // The verdict's explanation without its "0xGUID/PORT: rule: " prefix (records name the port).
   std::string what = v.explanation;
   if (auto at = what.find(": " + v.rule + ": "); at != std::string::npos)
@@ -98,7 +89,7 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
 
   if (!wants_disable) {
     d.action = "work_order", d.status = "executed";
-    d.reason = v.rule + ": " + what + "; work order for " + remedy_text::end_text(link.a);
+    d.reason = v.rule + ": " + what + "; work order for " + end_text(link.a);
     order.summary = v.rule + ": " + what;
   } else if (order.offences > config_.max_auto_offences) {
     d.action = "disable", d.status = "refused";
@@ -121,8 +112,7 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
     pending.reason = v.rule + ": " + what + "; disable requested, outcome not yet recorded";
     GuardState state;
     Decision g = guard_and_intend(req, ctx, now, pending, link.link_key, &state, &intent);
-    evidence["guard"] = {
-        {"verdict", std::string(verdict_name(g.verdict))}, {"rule", g.rule}, {"reason", g.reason}};
+    evidence["guard"] = guard_json(g, /*overridden=*/false);
     if (g.verdict == Verdict::refused) {
       d.status = "refused";
       d.reason = v.rule + ": " + what + "; guard refused: " + g.reason;
@@ -134,37 +124,22 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
       d.reason = v.rule + ": " + what + "; " + g.reason;
       order.summary = v.rule + ": " + what + "; dry-run, link left up";
     } else {
-      try {
-        if (!executor_) throw std::runtime_error("no port executor (cannot send SMPs)");
-        PortAddress where = remedy_text::node_address(ctx, req.node_guid, req.port,
-                                                      remedy_text::ports_to_avoid(state));
-        if (executor_->needs_address() && !where.lid && where.dr_path.empty())
-          throw std::runtime_error("no LID or route known for the target port");
-        executor_->set_context(
-            {req.node_guid, req.port, d.node, v.rule, what, v.action == rules::Action::isolate});
-        PortChange c = executor_->disable(where, req.port);
-        evidence["address"] = where.text();
-        evidence["readback"] = {{"before", remedy_text::reading_json(c.before)},
-                                {"after", remedy_text::reading_json(c.after)}};
-        if (!c.via.empty()) evidence["via"] = c.via;
-        if (c.isolated) evidence["isolated"] = true;  // routed around, PHY up (UFM)
-        if (c.after.phys_state != fabric::kPhysDisabled && !c.isolated)
-          throw std::runtime_error("read back PhysState " +
-                                   std::string(fabric::phys_state_name(c.after.phys_state)) +
-                                   ", not Disabled");
-        d.status = "executed";
-        d.reason = v.rule + ": " + what + "; " + g.reason;
+      PortStep step{
+          PortAction::disable,
+          {req.node_guid, req.port, d.node, v.rule, what, v.action == rules::Action::isolate},
+          v.rule + ": " + what,
+          g.reason,
+          false};
+      StepResult done = execute_step(executor_, ctx, state, step, d, evidence, batch);
+      if (done.executed) {
         order.port_disabled = true;
         order.summary = v.rule + ": " + what +
-                        (c.isolated ? "; link isolated at " : "; link disabled at ") +
-                        remedy_text::end_text(store::LinkEnd{req.node_guid, d.node, req.port, ""});
-      } catch (const std::exception& e) {
-        batch.disabled_remove.emplace_back(req.node_guid, req.port);  // the intent's row
-        d.status = "failed";
-        d.reason = v.rule + ": " + what + "; disable failed: " + e.what();
+                        (done.change.isolated ? "; link isolated at " : "; link disabled at ") +
+                        end_text(store::LinkEnd{req.node_guid, d.node, req.port, ""});
+      } else {
         order.needs_human = true;
         order.summary =
-            "needs a human: " + v.rule + ": " + what + "; disable failed (" + e.what() + ")";
+            "needs a human: " + v.rule + ": " + what + "; disable failed (" + done.error + ")";
       }
     }
   }
@@ -213,12 +188,7 @@ Decision Remediator::guard_and_intend(const Request& req, const RemedyContext& c
     if (g.verdict != Verdict::allowed) return std::nullopt;
     store::WriteBatch b;
     pending.status = "pending";
-    pending.evidence_json =
-        fabric::json_text(nlohmann::json{{"guard",
-                                          {{"verdict", std::string(verdict_name(g.verdict))},
-                                           {"rule", g.rule},
-                                           {"reason", g.reason},
-                                           {"overridden", g.overridden}}}});
+    pending.evidence_json = fabric::json_text(nlohmann::json{{"guard", guard_json(g)}});
     b.decisions.push_back(pending);
     // A disable counts against the caps from now on, whatever happens to this process.
     if (req.action == PortAction::disable)
@@ -243,7 +213,7 @@ store::WriteResult Remediator::write_after_action(store::WriteBatch& batch,
       store::WorkOrder& o = batch.workorders[0];
       // Read first: the order of argument evaluation is unspecified, and `o` is moved from.
       auto fresh = store_.workorder_by_link(o.link_key);
-      o = remedy_text::rebase_order(std::move(o), before, std::move(fresh));
+      o = rebase_order(std::move(o), before, std::move(fresh));
       // The port action happened: after repeated conflicts its record goes in regardless.
       if (attempt + 1 == kAttempts) batch.workorders_if_version = false;
     }

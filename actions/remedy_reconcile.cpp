@@ -1,7 +1,10 @@
 // Reconciling intents left pending by a crash between a port request and its record
 // (Remediator::reconcile, actions/remedy.h): the fabric, read back, says what happened.
+#include "actions/evidence.h"
+#include "actions/execute_step.h"
+#include "actions/link_view.h"
+#include "actions/order_text.h"
 #include "actions/remedy.h"
-#include "actions/remedy_text.h"
 #include "fabric/json_text.h"
 
 namespace ibw::actions {
@@ -17,17 +20,14 @@ std::vector<store::DecisionRecord> Remediator::reconcile(const RemedyContext& ct
     if (!evidence.is_object()) evidence = nlohmann::json::object();
     PortReading now_reading;
     try {
-      if (!executor_) throw std::runtime_error("no port executor (cannot send SMPs)");
       // Around every other disabled link; this one may or may not be down.
-      std::set<PortKey> avoid = remedy_text::ports_to_avoid(state);
+      std::set<PortKey> avoid = ports_to_avoid(state);
       avoid.erase(PortKey{d.node_guid, d.port});
-      PortAddress where = remedy_text::node_address(ctx, d.node_guid, d.port, avoid);
-      if (executor_->needs_address() && !where.lid && where.dr_path.empty())
-        throw std::runtime_error("no LID or route known for the port");
-      executor_->set_context({d.node_guid, d.port, d.node, d.rule, d.reason, false});
+      PortAddress where =
+          reach(executor_, ctx, {d.node_guid, d.port, d.node, d.rule, d.reason, false}, avoid,
+                "the port");
       now_reading = executor_->read(where, d.port);
-      evidence["reconciled"] = {{"address", where.text()},
-                                {"readback", remedy_text::reading_json(now_reading)}};
+      evidence["reconciled"] = {{"address", where.text()}, {"readback", reading_json(now_reading)}};
     } catch (const std::exception&) {
       ++still;  // stays pending: it keeps counting against the caps until it can be read
       continue;
@@ -49,16 +49,16 @@ std::vector<store::DecisionRecord> Remediator::reconcile(const RemedyContext& ct
     if (!is_disabled) {  // a disable not done, or an enable done: no longer counted
       batch.disabled_remove.emplace_back(d.node_guid, d.port);
     } else if (disable) {  // the port is down: the technician needs the order
-      remedy_text::LinkView link = remedy_text::link_view(ctx, d.node_guid, d.port);
+      LinkView link = link_view(ctx, d.node_guid, d.port);
       if (!d.link_key.empty()) link.link_key = d.link_key;
       order = store_.workorder_by_link(link.link_key);
       if (!order || !order->port_disabled)
-        batch.workorders.push_back(remedy_text::disabled_order(
-            order, link, now, d.rule,
-            d.rule + ": link disabled at " +
-                remedy_text::end_text(store::LinkEnd{d.node_guid, d.node, d.port, ""}) +
-                " (recorded after a restart)",
-            d.evidence_json));
+        batch.workorders.push_back(
+            disabled_order(order, link, now, d.rule,
+                           d.rule + ": link disabled at " +
+                               end_text(store::LinkEnd{d.node_guid, d.node, d.port, ""}) +
+                               " (recorded after a restart)",
+                           d.evidence_json));
     }
     write_after_action(batch, order);
     done.push_back(std::move(d));

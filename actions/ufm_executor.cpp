@@ -122,13 +122,27 @@ void UfmExecutor::audit(PortChange& change, const Target& t, int event_id,
   if (!r.ok) change.via += "; UFM audit event not posted: " + r.error;
 }
 
-PortChange UfmExecutor::disable(const PortAddress&, int port) {
-  namespace d = ufm_executor_detail;
+template <typename Act>
+PortChange UfmExecutor::change(int port, int event_id, const char* verb, Act act) {
   Target t = target(port);
   PortChange c;
   try {
     c.before = read(t);
-    if (context_.isolate) {
+    const char* done = act(t, c);
+    c.set_reply = c.after;
+    audit(c, t, event_id, done);
+  } catch (const std::exception& e) {
+    PortChange failed;
+    audit(failed, t, ufm_executor_detail::kEventCritical, std::string("failed to ") + verb);
+    throw std::runtime_error(e.what() + failed.via);
+  }
+  return c;
+}
+
+PortChange UfmExecutor::disable(const PortAddress&, int port) {
+  namespace d = ufm_executor_detail;
+  if (context_.isolate)
+    return change(port, d::kEventWarning, "isolate", [this](Target& t, PortChange& c) {
       ingest::UfmResponse r = client_->set_ports_health({t.name}, /*healthy=*/false);
       if (!r.ok) throw std::runtime_error("isolating " + t.label + " through UFM: " + r.error);
       c.via = "UFM isolation (PUT /app/unhealthy_ports UNHEALTHY)";
@@ -141,10 +155,9 @@ PortChange UfmExecutor::disable(const PortAddress&, int port) {
         throw std::runtime_error("UFM accepted the isolation of " + t.label +
                                  " but does not list the port as unhealthy after " +
                                  std::to_string(options_.readback_wait_us / 1'000'000) + " s");
-      c.set_reply = c.after;
-      audit(c, t, d::kEventWarning, "isolated");
-      return c;
-    }
+      return "isolated";
+    });
+  return change(port, d::kEventWarning, "disable", [this](Target& t, PortChange& c) {
     c.via = run_port_job(t, "disable");
     c.after =
         read_until(t, [](const PortReading& r) { return r.phys_state == fabric::kPhysDisabled; });
@@ -153,46 +166,32 @@ PortChange UfmExecutor::disable(const PortAddress&, int port) {
                                std::string(fabric::phys_state_name(c.after.phys_state)) +
                                " after " + std::to_string(options_.readback_wait_us / 1'000'000) +
                                " s");
-    c.set_reply = c.after;
-    audit(c, t, d::kEventWarning, "disabled");
-  } catch (const std::exception& e) {
-    PortChange failed;
-    audit(failed, t, d::kEventCritical,
-          std::string("failed to ") + (context_.isolate ? "isolate" : "disable"));
-    throw std::runtime_error(e.what() + failed.via);
-  }
-  return c;
+    return "disabled";
+  });
 }
 
 PortChange UfmExecutor::enable(const PortAddress&, int port) {
-  namespace d = ufm_executor_detail;
-  Target t = target(port);
-  PortChange c;
-  try {
-    c.before = read(t);
-    bool isolated = false;
-    try {
-      isolated = listed_unhealthy(t);
-    } catch (const std::exception& e) {  // e.g. Monitoring-Only mode: the feature is off
-      c.via = std::string("unhealthy ports not readable (") + e.what() + "): taken as not isolated";
-    }
-    if (isolated) {
-      ingest::UfmResponse r = client_->set_ports_health({t.name}, /*healthy=*/true);
-      if (!r.ok) throw std::runtime_error("de-isolating " + t.label + " through UFM: " + r.error);
-      c.via = "UFM de-isolation (PUT /app/unhealthy_ports HEALTHY)";
-    }
-    if (!isolated || c.before.phys_state == fabric::kPhysDisabled)
-      c.via += (c.via.empty() ? "" : "; ") + run_port_job(t, "enable");
-    c.after =
-        read_until(t, [](const PortReading& r) { return r.phys_state != fabric::kPhysDisabled; });
-    c.set_reply = c.after;
-    audit(c, t, d::kEventNotice, isolated ? "de-isolated" : "enabled");
-  } catch (const std::exception& e) {
-    PortChange failed;
-    audit(failed, t, d::kEventCritical, "failed to enable");
-    throw std::runtime_error(e.what() + failed.via);
-  }
-  return c;
+  return change(
+      port, ufm_executor_detail::kEventNotice, "enable", [this](Target& t, PortChange& c) {
+        bool isolated = false;
+        try {
+          isolated = listed_unhealthy(t);
+        } catch (const std::exception& e) {  // e.g. Monitoring-Only mode: the feature is off
+          c.via =
+              std::string("unhealthy ports not readable (") + e.what() + "): taken as not isolated";
+        }
+        if (isolated) {
+          ingest::UfmResponse r = client_->set_ports_health({t.name}, /*healthy=*/true);
+          if (!r.ok)
+            throw std::runtime_error("de-isolating " + t.label + " through UFM: " + r.error);
+          c.via = "UFM de-isolation (PUT /app/unhealthy_ports HEALTHY)";
+        }
+        if (!isolated || c.before.phys_state == fabric::kPhysDisabled)
+          c.via += (c.via.empty() ? "" : "; ") + run_port_job(t, "enable");
+        c.after = read_until(
+            t, [](const PortReading& r) { return r.phys_state != fabric::kPhysDisabled; });
+        return isolated ? "de-isolated" : "enabled";
+      });
 }
 
 }  // namespace ibw::actions

@@ -67,6 +67,12 @@ class UfmExecutor : public PortExecutor {
   // ID (outcome)" text, or a runtime_error when the job did not complete.
   std::string run_port_job(const Target& t, const char* action);
   void audit(PortChange& change, const Target& t, int event_id, const std::string& what);
+  // One port change (disable, isolation, enable) of `port`: the port read before, then
+  // act(target, change) (sets via, after, isolated; returns the audit's word, "disabled"),
+  // set_reply = after and the audit event `event_id`. When any of it fails: the critical
+  // audit event ("failed to <verb>") and the error again, a failed post noted on it.
+  template <typename Act>
+  PortChange change(int port, int event_id, const char* verb, Act act);
 
   ingest::SystemClock clock_;
   UfmExecutorOptions options_;

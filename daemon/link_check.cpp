@@ -1,7 +1,7 @@
 #include "daemon/link_check.h"
 
+#include "actions/link_view.h"
 #include "actions/port_control.h"
-#include "actions/remedy_text.h"
 #include "daemon/logger.h"
 #include "daemon/remedy_setup.h"
 #include "fabric/smp_port.h"
@@ -17,7 +17,7 @@ void read_switch(actions::PortController& pc, const Topology& topo,
   actions::PortKey at = find_lid_port(topo.fabric, lid);
   uint32_t n = at.guid ? topo.fabric.find_guid(at.guid) : fabric::kNoNode;
   if (n == fabric::kNoNode || topo.fabric.node(n).type != fabric::NodeType::sw) return;
-  actions::PortAddress where = actions::remedy_text::node_address(ctx, at.guid, 0, {});
+  actions::PortAddress where = actions::node_address(ctx, at.guid, 0, {});
   for (const fabric::Port& p : topo.fabric.node(n).ports) {
     if (p.number == 0 || !p.present) continue;
     actions::PortReading r = pc.query(where, p.number);

@@ -40,6 +40,13 @@ Response page(const char* name, const std::vector<T>& items, int64_t after_id, s
   return json_response(200, j);
 }
 
+// ?after_id= and ?limit= (1 to 10000, default `limit`) into a list query.
+template <typename ListQuery>
+void paging(ListQuery& q, const Call& c, int64_t limit) {
+  q.after_id = c.query.integer("after_id", 0, INT64_MAX, 0);
+  q.limit = static_cast<size_t>(c.query.integer("limit", 1, 10'000, limit));
+}
+
 const char* kStatuses[] = {"active", "open", "in_progress", "resolved", "verified", "reopened"};
 
 }  // namespace api_remedy_detail
@@ -48,8 +55,7 @@ Response ApiCore::get_decisions(Call& c) {
   using namespace api_remedy_detail;
   store::DecisionQuery q;
   q.since_us = c.query.time("since", c.now_us, 0);
-  q.after_id = c.query.integer("after_id", 0, INT64_MAX, 0);
-  q.limit = static_cast<size_t>(c.query.integer("limit", 1, 10'000, 500));
+  paging(q, c, 500);
   auto list = c.store(stores_).decisions(q);
   return page("decisions", list, q.after_id, q.limit,
               [](const store::DecisionRecord& d) { return ordered(store::decision_json(d)); });
@@ -63,8 +69,7 @@ Response ApiCore::get_workorders(Call& c) {
       std::find(std::begin(kStatuses), std::end(kStatuses), q.status) == std::end(kStatuses))
     throw ApiError(400,
                    "status: must be active, open, in_progress, resolved, verified or reopened");
-  q.after_id = c.query.integer("after_id", 0, INT64_MAX, 0);
-  q.limit = static_cast<size_t>(c.query.integer("limit", 1, 10'000, 1000));
+  paging(q, c, 1000);
   auto list = c.store(stores_).workorders(q);
   return page("workorders", list, q.after_id, q.limit,
               [](const store::WorkOrder& o) { return ordered(store::workorder_json(o)); });

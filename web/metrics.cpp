@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "fabric/model.h"
 
@@ -43,6 +44,11 @@ class Writer {
   void gauge(const char* name, const char* help, double v) {
     family(name, help);
     sample(name, v);
+  }
+  // The family always listed; its sample only when the value is known.
+  void gauge(const char* name, const char* help, const std::optional<int64_t>& v) {
+    family(name, help);
+    if (v) sample(name, static_cast<double>(*v));
   }
   std::string take() { return std::move(out_); }
 
@@ -107,15 +113,13 @@ void sweep_families(Writer& w, const MetricsSnapshot& m) {
 
 void cursed_families(Writer& w, const MetricsSnapshot& m) {
   // Cursed routes: the family is always listed; its sample only once something was localized.
-  w.family("ibwarden_cursed_route_suspects",
-           "Suspect link groups of the last cursed-route localization (no sample when probing "
-           "is off).");
-  if (m.cursed_suspects)
-    w.sample("ibwarden_cursed_route_suspects", static_cast<double>(*m.cursed_suspects));
-  w.family("ibwarden_probe_window_observations",
-           "Route observations in the probe window (no sample when probing is off).");
-  if (m.probe_observations)
-    w.sample("ibwarden_probe_window_observations", static_cast<double>(*m.probe_observations));
+  w.gauge("ibwarden_cursed_route_suspects",
+          "Suspect link groups of the last cursed-route localization (no sample when probing "
+          "is off).",
+          m.cursed_suspects);
+  w.gauge("ibwarden_probe_window_observations",
+          "Route observations in the probe window (no sample when probing is off).",
+          m.probe_observations);
 }
 
 // Read from the store (when it could be read).

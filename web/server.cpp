@@ -1,5 +1,6 @@
 // The Beast HTTP server (web/server.h): the listening socket and its accept loop, the io and
-// worker threads, the noise ticker and stop(). Connections are served in server_session.cpp.
+// worker threads, the noise ticker and stop(). Connections are served by the pieces of
+// server_connection.h (server_accept.cpp, server_http.cpp, server_sse.cpp).
 #include "web/server.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-// Internals of the Beast HTTP server (web/server.h), shared by its two translation units:
-// server.cpp (the accept loop, the ticker and stop()) and server_session.cpp (one connection,
-// HTTP or HTTPS). Only these two files include it: it is where Beast and Asio come in.
+// Internals of the Beast HTTP server (web/server.h), shared by its translation units:
+// server.cpp (the listener: accept loop, ticker, stop()) and the connection's pieces
+// (server_connection.h: server_accept.cpp, server_http.cpp, server_sse.cpp). Only these
+// include it: it is where Beast and Asio come in.
 #pragma once
 
 #include <condition_variable>
@@ -34,10 +35,7 @@ using TlsStream = net::ssl::stream<beast::tcp_stream>;
 // erroneous request's connection for the client to stop sending.
 constexpr std::chrono::seconds kLingerTime{2};
 
-// Answer to a plain-HTTP request on the HTTPS port (like a TLS-terminating proxy would).
-const std::string& plain_on_tls_answer();
-
-// What the server needs of a session, whatever its stream.
+// What the server needs of a connection's piece, whatever its stream.
 class SessionBase {
  public:
   virtual ~SessionBase() = default;
@@ -126,6 +124,13 @@ struct Core {
     sessions.emplace(s, p);
     return true;
   }
+  // `next` takes over the connection `old` served (its stream moved there): still counted
+  // once, and registered even when stopping or full.
+  void replace(SessionBase* old, SessionBase* next, const std::shared_ptr<SessionBase>& p) {
+    std::lock_guard<std::mutex> lock(mutex);
+    sessions.erase(old);
+    sessions.emplace(next, p);
+  }
   void remove(SessionBase* s) {
     std::lock_guard<std::mutex> lock(mutex);
     sessions.erase(s);
@@ -133,10 +138,9 @@ struct Core {
   }
 };
 
-bool is_http_error(const beast::error_code& ec);
-
-// Starts serving an accepted connection: HTTPS when core.ssl is set, else plain HTTP. The
-// session keeps itself alive through its pending handlers and unregisters when it ends.
+// Starts serving an accepted connection (server_accept.cpp): HTTPS when core.ssl is set, else
+// plain HTTP. Each piece keeps itself alive through its pending handlers and unregisters when
+// it ends.
 void start_session(tcp::socket&& socket, Core& core);
 
 }  // namespace ibw::web::server_detail

@@ -32,6 +32,17 @@ int64_t newest_id(int64_t now_us, Fetch fetch) {
   return 0;
 }
 
+// The query for the rows after `after_id` (while that is 0 and pickup_since_us is set: those
+// stored from pickup_since_us on), at most `limit`.
+template <typename ListQuery>
+ListQuery rows_after(int64_t after_id, int64_t pickup_since_us, size_t limit) {
+  ListQuery q;
+  q.after_id = after_id;
+  q.since_us = after_id == 0 && pickup_since_us > 0 ? pickup_since_us : 0;
+  q.limit = limit;
+  return q;
+}
+
 }  // namespace stream_detail
 
 std::string format_stream_cursor(StreamCursor c) {
@@ -88,30 +99,16 @@ void EventStream::add(Poll& out, std::string_view kind, const std::string& data)
                          "\ndata: " + data + "\n\n");
 }
 
-void EventStream::poll_events(Poll& out) {
-  store::EventQuery q;
-  q.after_id = cursor_.event_id;
-  q.since_us = cursor_.event_id == 0 && pickup_since_us_ > 0 ? pickup_since_us_ : 0;
-  q.limit = options_.batch;
-  auto events = store_->events(q);
-  for (const auto& e : events) {
-    cursor_.event_id = e.id;
-    add(out, "event", dump_json(store::event_json(e)));
+template <typename ListQuery, typename Fetch, typename ToJson>
+void EventStream::poll_rows(Poll& out, int64_t& last_id, std::string_view kind, Fetch fetch,
+                            ToJson to_json) {
+  auto rows =
+      fetch(stream_detail::rows_after<ListQuery>(last_id, pickup_since_us_, options_.batch));
+  for (const auto& row : rows) {
+    last_id = row.id;
+    add(out, kind, dump_json(to_json(row)));
   }
-  out.more = out.more || events.size() == options_.batch;
-}
-
-void EventStream::poll_decisions(Poll& out) {
-  store::DecisionQuery q;
-  q.after_id = cursor_.decision_id;
-  q.since_us = cursor_.decision_id == 0 && pickup_since_us_ > 0 ? pickup_since_us_ : 0;
-  q.limit = options_.batch;
-  auto decisions = store_->decisions(q);
-  for (const auto& d : decisions) {
-    cursor_.decision_id = d.id;
-    add(out, "decision", dump_json(ordered(store::decision_json(d))));
-  }
-  out.more = out.more || decisions.size() == options_.batch;
+  out.more = out.more || rows.size() == options_.batch;
 }
 
 void EventStream::poll_orders(Poll& out) {
@@ -134,8 +131,12 @@ EventStream::Poll EventStream::poll() {
     } else if (!store_) {
       store_ = backend_.open_store(options_.fabric, /*writable=*/false);
     }
-    poll_events(out);
-    poll_decisions(out);
+    poll_rows<store::EventQuery>(
+        out, cursor_.event_id, "event", [&](const auto& q) { return store_->events(q); },
+        [](const auto& e) { return store::event_json(e); });
+    poll_rows<store::DecisionQuery>(
+        out, cursor_.decision_id, "decision", [&](const auto& q) { return store_->decisions(q); },
+        [](const auto& d) { return ordered(store::decision_json(d)); });
     poll_orders(out);
     error_sent_ = false;
   } catch (const std::exception& e) {

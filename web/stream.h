@@ -65,8 +65,10 @@ class EventStream {
   StreamCursor cursor() const { return cursor_; }
 
  private:
-  void poll_events(Poll& out);
-  void poll_decisions(Poll& out);
+  // The rows fetch(query) finds after last_id (moved on), each sent as `kind` with
+  // to_json(row); more when a batch was full.
+  template <typename ListQuery, typename Fetch, typename ToJson>
+  void poll_rows(Poll& out, int64_t& last_id, std::string_view kind, Fetch fetch, ToJson to_json);
   void poll_orders(Poll& out);
   void add(Poll& out, std::string_view kind, const std::string& data);
 

@@ -1,5 +1,5 @@
 // TlsConfig (web/tls.h): the only OpenSSL translation unit of ibw_web besides the server's
-// stream code in web/server_session.cpp.
+// stream code (web/server_connection.h and its pieces).
 #include "web/tls.h"
 
 #include <fcntl.h>
