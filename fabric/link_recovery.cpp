@@ -190,7 +190,8 @@ RecoveryReport recover_lost_links(Fabric& f, const RecoveryOptions& o) {
   for (int pass = 0; pass < o.passes && !asker->expired(); ++pass) {
     auto routes = link_recovery_detail::routes_to_all(f, local, local_port, o.routes);
     bool progress = false;
-    for (uint32_t i = 0; i < f.size() && !asker->expired(); ++i) {
+    // Nodes added during a pass are looked at in the next one (routes has no entry yet).
+    for (uint32_t i = 0; i < routes.size() && !asker->expired(); ++i) {
       if (routes[i].empty()) continue;
       if (f.node(i).description.empty()) {  // NodeDescription lost: on-call knows it by name
         uint8_t desc[IB_SMP_DATA_SIZE];
