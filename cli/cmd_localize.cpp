@@ -72,7 +72,9 @@ int cmd_localize(const CmdArgs& args) {
       }
       return std::pair{lines, needs_lfts(opt.default_routing, files)};
     });
-    const fabric::Fabric fab = discover_fabric(cfg, &names);
+    fabric::RecoveryReport recovery;
+    const fabric::Fabric fab = discover_fabric(cfg, &names, false, &recovery);
+    print_recovery(recovery, "ibwarden localize");
     const auto [lines, static_records] = scan.get();
     std::unique_ptr<fabric::RoutingTables> tables;
     std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";

@@ -15,10 +15,26 @@
 #include "config/config.h"
 #include "daemon/topology.h"
 #include "ingest/prober.h"
+#include "ingest/sequential.h"
 
 namespace ibw::cli {
 
 using daemon::discover_topology;
+
+void print_recovery(const fabric::RecoveryReport& r, const char* who) {
+  for (const auto& l : r.links) {
+    std::cerr << who << ": warning: the discovery lost link " << l.label << " (found again "
+              << (l.how == "opensm" ? std::string("in OpenSM's subnet list")
+                                    : "by re-asking: " + std::to_string(l.smps_lost) + " of " +
+                                          std::to_string(l.smps_sent) + " SMPs lost")
+              << "): evidence of loss\n";
+  }
+  for (const auto& p : r.unresolved)
+    std::cerr << who << ": warning: " << p << " is Active but no peer answered through it\n";
+  for (const auto& w : r.warnings) std::cerr << who << ": warning: " << w << "\n";
+  if (auto s = fabric::recovery_summary(r); !s.empty())
+    std::cerr << who << ": discovery: " << s << "\n";
+}
 int cmd_probe(const CmdArgs& args) {
   try {
     if (!args.has("config")) throw UsageError("--config is required");
@@ -38,8 +54,10 @@ int cmd_probe(const CmdArgs& args) {
     fabric::NodeNameMap names;
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
     // Live discovery runs in a child: libibnetdisc must not keep SMP agents in this process.
-    auto topo = discover_topology(cfg, nullptr, &names, clock.now_us(),
-                                  /*isolated=*/cfg.fabric.discovery == "live");
+    fabric::RecoveryReport recovery;
+    auto topo =
+        discover_topology(cfg, nullptr, &names, clock.now_us(),
+                          /*isolated=*/cfg.fabric.discovery == "live", nullptr, nullptr, &recovery);
 
     ingest::ProbeOptions opts;
     opts.ca = cfg.fabric.ca;
@@ -51,6 +69,8 @@ int cmd_probe(const CmdArgs& args) {
     auto prober = ingest::Prober::open(opts, clock);
     const ingest::Vantage& v = prober->vantage();
     ingest::ProbeRound round = ingest::probe_fabric(*prober, topo->fabric);
+    // Every link again until Wald's test decides: a fixed count misses weak loss.
+    ingest::SequentialStats seq = ingest::probe_until_decided(*prober, round, {});
 
     if (format == "csv") out << ingest::observation_csv_header() << "\n";
     size_t lids = 0, links = 0;
@@ -61,17 +81,19 @@ int cmd_probe(const CmdArgs& args) {
     out.flush();
     if (!out) throw std::runtime_error("cannot write " + output);
     for (const auto& w : round.warnings) std::cerr << "ibwarden probe: warning: " << w << "\n";
+    print_recovery(recovery, "ibwarden probe");
     const ingest::ProbeStats& s = round.stats;
     double pct = s.mads_sent ? 100.0 * static_cast<double>(s.lost) / s.mads_sent : 0.0;
     std::fprintf(stderr,
                  "ibwarden probe: from LID %u (%s port %d): %zu LIDs, %zu links; %llu MADs sent, "
-                 "%llu lost (%.2f%%), %llu mismatched; %.3f s (max %u in flight, %u MADs/s "
-                 "limit)\n",
+                 "%llu lost (%.2f%%), %llu mismatched; %zu links probed again (%llu MADs): %zu "
+                 "lossy, %zu undecided; %.3f s (max %u in flight, %u MADs/s limit)\n",
                  v.lid, fabric::format_guid(v.node_guid).c_str(), v.port, lids, links,
                  static_cast<unsigned long long>(s.mads_sent),
                  static_cast<unsigned long long>(s.lost), pct,
-                 static_cast<unsigned long long>(s.mismatched), s.duration_us / 1e6,
-                 s.max_outstanding, opts.max_rate);
+                 static_cast<unsigned long long>(s.mismatched), seq.probed_again,
+                 static_cast<unsigned long long>(seq.mads), seq.lossy, seq.undecided,
+                 s.duration_us / 1e6, s.max_outstanding, opts.max_rate);
     return 0;
   } catch (const UsageError& e) {
     return args.usage_error(e.what());

@@ -5,12 +5,16 @@
 #pragma once
 
 #include "cli/args.h"
+#include "fabric/link_recovery.h"
 
 namespace ibw::cli {
 
 int run_cli(int argc, char** argv);
 // `ibwarden NAME argv[first..argc)`, through run_cli.
 int run_command(const char* name, int argc, char** argv, int first);
+// Tells on stderr ("WHO: warning: ...") which links the discovery lost and found again (each
+// is evidence of loss), the Active ports still without a peer, and a one-line summary.
+void print_recovery(const fabric::RecoveryReport& report, const char* who);
 
 int cmd_audit(const CmdArgs& args);
 int cmd_run(const CmdArgs& args);

@@ -126,7 +126,7 @@ int cmd_discover_cache(int argc, char** argv, int first) {
 }
 
 fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeNameMap* names,
-                               bool isolated) {
+                               bool isolated, fabric::RecoveryReport* recovery) {
   fabric::Fabric fab;
   if (cfg.fabric.discovery == "live" && isolated) {
     fab = topology_detail::discover_in_child(cfg, std::chrono::seconds(120));
@@ -138,6 +138,16 @@ fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeName
   } else {
     fab = fabric::load_topology_file(cfg.fabric.discovery);
   }
+  if (cfg.fabric.discovery == "live") {
+    // Names first, so the recovered links are labelled as on-call knows the nodes.
+    fabric::apply_node_names(fab, names && !names->empty() ? names : nullptr);
+    fabric::RecoveryOptions opts;
+    opts.ca = cfg.fabric.ca;
+    opts.ca_port = cfg.fabric.ca_port;
+    opts.subnet_list = cfg.opensm.dump_dir + "/opensm-subnet.lst";
+    fabric::RecoveryReport report = fabric::recover_lost_links(fab, opts);
+    if (recovery) *recovery = std::move(report);
+  }
   fabric::apply_node_names(fab, names && !names->empty() ? names : nullptr);
   return fab;
 }
@@ -146,8 +156,9 @@ std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
                                                   const fabric::Plan* plan,
                                                   const fabric::NodeNameMap* names, int64_t now_us,
                                                   bool isolated, const fabric::Fabric* previous,
-                                                  std::vector<std::string>* kept) {
-  fabric::Fabric fab = discover_fabric(cfg, names, isolated);
+                                                  std::vector<std::string>* kept,
+                                                  fabric::RecoveryReport* recovery) {
+  fabric::Fabric fab = discover_fabric(cfg, names, isolated, recovery);
   if (previous && cfg.fabric.discovery == "live") {
     auto restored = fabric::keep_lost_links(fab, *previous);
     if (kept) *kept = std::move(restored);

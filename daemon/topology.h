@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "fabric/link_recovery.h"
 #include "fabric/model.h"
 #include "fabric/node_name_map.h"
 #include "fabric/plan.h"
@@ -30,18 +31,18 @@ struct Topology {
 // after `timeout`) and loads the cache it writes: a long-running process must not keep what
 // libibnetdisc leaves behind in it (under umad2sim every discovery leaks a MAD agent slot
 // until none is left), and a hung discovery cannot hang the daemon.
-// With `previous` (the last discovery), a live discovery keeps the links it lost while both
-// ports still report them up (fabric/lost_links.h), listed in *kept.
-std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
-                                                  const fabric::Plan* plan,
-                                                  const fabric::NodeNameMap* names, int64_t now_us,
-                                                  bool isolated = false,
-                                                  const fabric::Fabric* previous = nullptr,
-                                                  std::vector<std::string>* kept = nullptr);
+// A live discovery then re-asks every Active port it left without a peer and cross-checks
+// OpenSM's opensm-subnet.lst in opensm.dump_dir (fabric/link_recovery.h); what that found is
+// in *recovery. With `previous` (the last discovery), a live discovery also keeps the links it
+// still lost while both ports report them up (fabric/lost_links.h), listed in *kept.
+std::shared_ptr<const Topology> discover_topology(
+    const config::Config& cfg, const fabric::Plan* plan, const fabric::NodeNameMap* names,
+    int64_t now_us, bool isolated = false, const fabric::Fabric* previous = nullptr,
+    std::vector<std::string>* kept = nullptr, fabric::RecoveryReport* recovery = nullptr);
 // The fabric alone, names applied (no correlator, targets or links: for commands that only
-// need the model, like localize and route on a 65k-endpoint fabric).
+// need the model, like localize and route on a 65k-endpoint fabric); recovered as above.
 fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeNameMap* names,
-                               bool isolated = false);
+                               bool isolated = false, fabric::RecoveryReport* recovery = nullptr);
 // `ibwarden discover-cache --output FILE [--ca CA] [--ca-port N]`: the child's side.
 int cmd_discover_cache(int argc, char** argv, int first);
 // Builds the derived parts (correlator, targets) for an already loaded fabric.

@@ -17,12 +17,11 @@
 #include <vector>
 
 #include "fabric/diagnostics.h"
+#include "fabric/port_info.h"
 #include "fabric/smp_port.h"
 
 namespace ibw::fabric {
 namespace {
-
-constexpr uint32_t kCapHasExtSpeeds = 0x4000;  // PortInfo.CapabilityMask.IsExtendedSpeedsSupported
 
 struct FabricDeleter {
   void operator()(ibnd_fabric_t* f) const { ibnd_destroy_fabric(f); }
@@ -43,32 +42,7 @@ NodeType to_type(int t) {
 }
 
 void fill_port(Port& out, ibnd_port_t* in, bool ext_speeds) {
-  auto* info = in->info;
-  out.present = true;
-  out.state = static_cast<uint8_t>(mad_get_field(info, 0, IB_PORT_STATE_F));
-  out.phys_state = static_cast<uint8_t>(mad_get_field(info, 0, IB_PORT_PHYS_STATE_F));
-  out.width_active = static_cast<uint8_t>(
-      width_from_portinfo_bit(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)));
-  out.width_enabled =
-      static_cast<uint8_t>(max_width_in_mask(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ENABLED_F)));
-  out.width_supported = static_cast<uint8_t>(
-      max_width_in_mask(mad_get_field(info, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F)));
-  uint32_t ext_active = 0, ext_enabled = 0, ext_supported = 0;
-  if (ext_speeds) {
-    ext_active = mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
-    ext_enabled = mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
-    ext_supported = mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
-  }
-  bool fdr10_active = mad_get_field(in->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F) & 1;
-  bool fdr10_enabled = mad_get_field(in->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F) & 1;
-  bool fdr10_supported =
-      mad_get_field(in->ext_info, 0, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F) & 1;
-  out.speed_active = speed_from_portinfo(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F),
-                                         ext_active, fdr10_active);
-  out.speed_enabled = max_speed_in_masks(mad_get_field(info, 0, IB_PORT_LINK_SPEED_ENABLED_F),
-                                         ext_enabled, fdr10_enabled);
-  out.speed_supported = max_speed_in_masks(mad_get_field(info, 0, IB_PORT_LINK_SPEED_SUPPORTED_F),
-                                           ext_supported, fdr10_supported);
+  decode_port_info(out, in->info, in->ext_info, ext_speeds);
 }
 
 Fabric convert(ibnd_fabric_t* in) {

@@ -1,17 +1,18 @@
 // Links a discovery lost to a lossy cable (fabric/lost_links.h).
 #include "fabric/lost_links.h"
 
+#include "fabric/port_info.h"
+
 namespace ibw::fabric {
 
 namespace {
-constexpr uint8_t kActive = 4;
 
 // A port of `now` that could take a lost link back: known Active without a peer, or (far end
 // only) not answered at all.
 bool free_port(const Fabric& now, uint32_t node, int number, bool may_be_unknown) {
   const Port* p = now.node(node).port(number);
   if (!p || !p->present) return may_be_unknown && (!p || !p->has_peer());
-  return !p->has_peer() && (p->state == kActive || (may_be_unknown && p->state == 0));
+  return !p->has_peer() && (p->state == kPortActive || (may_be_unknown && p->state == 0));
 }
 }  // namespace
 

@@ -18,6 +18,9 @@ namespace routing_detail {
 constexpr uint32_t kLftBlockSize = 64;       // LIDs per LinearForwardingTable block
 constexpr uint32_t kMaxUnicastLid = 0xbfff;  // the top of the unicast LID range
 constexpr size_t kMaxListedFailures = 8;
+// SMPs per question: a lossy link on the way drops a share of them (and the discovery
+// already had to look again for the links behind it), so one lost SMP is no failure.
+constexpr int kAttempts = 8;
 
 ib_portid_t lid_portid(uint16_t lid) {
   ib_portid_t id{};
@@ -68,7 +71,7 @@ class LftReader {
     // The local node (directed route of no hops) anchors the directed routes.
     uint8_t info[IB_SMP_DATA_SIZE] = {};
     ib_portid_t self = dr_portid({});
-    if (smp_query_via(info, &self, IB_ATTR_NODE_INFO, 0, 0, port_.get())) {
+    if (query(info, &self, IB_ATTR_NODE_INFO, 0)) {
       uint64_t guid = mad_get_field64(info, 0, IB_NODE_GUID_F);
       int local_port = static_cast<int>(mad_get_field(info, 0, IB_NODE_LOCAL_PORT_F));
       uint32_t local = fabric.find_guid(guid);
@@ -100,6 +103,13 @@ class LftReader {
   }
 
  private:
+  // One SMP question, asked up to kAttempts times.
+  bool query(uint8_t* out, ib_portid_t* id, int attr, unsigned mod) {
+    for (int a = 0; a < kAttempts; ++a)
+      if (smp_query_via(out, id, attr, mod, 0, port_.get())) return true;
+    return false;
+  }
+
   // Picks how to address the switch: its LID when NodeInfo there reports its GUID, else the
   // directed route (when the local node is in the model).
   bool address(uint32_t node, ib_portid_t* id, std::string* why) {
@@ -108,14 +118,14 @@ class LftReader {
     uint8_t info[IB_SMP_DATA_SIZE] = {};
     if (lid) {
       *id = lid_portid(lid);
-      if (smp_query_via(info, id, IB_ATTR_NODE_INFO, 0, 0, port_.get()) &&
+      if (query(info, id, IB_ATTR_NODE_INFO, 0) &&
           mad_get_field64(info, 0, IB_NODE_GUID_F) == n.guid)
         return true;
     }
     bool has_route = node < routes_.size() && routes_[node].has_value();
     if (has_route) {
       *id = dr_portid(*routes_[node]);
-      if (smp_query_via(info, id, IB_ATTR_NODE_INFO, 0, 0, port_.get()) &&
+      if (query(info, id, IB_ATTR_NODE_INFO, 0) &&
           mad_get_field64(info, 0, IB_NODE_GUID_F) == n.guid)
         return true;
     }
@@ -129,7 +139,7 @@ class LftReader {
     ib_portid_t id{};
     if (!address(node, &id, why)) return std::nullopt;
     uint8_t info[IB_SMP_DATA_SIZE] = {};
-    if (!smp_query_via(info, &id, IB_ATTR_SWITCH_INFO, 0, 0, port_.get())) {
+    if (!query(info, &id, IB_ATTR_SWITCH_INFO, 0)) {
       *why = "SwitchInfo query failed";
       return std::nullopt;
     }
@@ -143,7 +153,7 @@ class LftReader {
     lft.out_port.assign(top + 1, kNoLftEntry);
     for (uint32_t block = 0; block <= top / kLftBlockSize; ++block) {
       uint8_t entries[IB_SMP_DATA_SIZE] = {};
-      if (!smp_query_via(entries, &id, IB_ATTR_LINEARFORWTBL, block, 0, port_.get())) {
+      if (!query(entries, &id, IB_ATTR_LINEARFORWTBL, block)) {
         *why = "LinearForwardingTable block " + std::to_string(block) + " query failed";
         return std::nullopt;
       }
