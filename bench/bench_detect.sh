@@ -37,6 +37,7 @@ sim_run ibnetdiscover 2>/dev/null | awk '
 mapfile -t ports <"$work/ports"
 ((${#ports[@]} > 0)) || { echo "bench_detect: no switch ports discovered" >&2; exit 1; }
 
+misses=()
 faults=0 first=0 pinned=0 cleans=0 false_suspects=0 recovered_runs=0 failed=0
 t0=$SECONDS
 for ((t = 0; t < trials; t++)); do
@@ -81,7 +82,11 @@ hit = any(n == ends for n in names)
 print("pinned" if hit and all(n == ends for n in names) else "first" if hit else "miss")
 PY
 )
-    [[ $verdict == first || $verdict == pinned ]] && ((++first))
+    if [[ $verdict == first || $verdict == pinned ]]; then
+      ((++first))
+    else
+      misses+=("$fault_node/$fault_port ${rate}% from $host: $verdict")
+    fi
     [[ $verdict == pinned ]] && ((++pinned))
   else
     ((++cleans))
@@ -100,3 +105,4 @@ printf '%-52s %s\n' "false suspects per clean run" \
 printf '%-52s %s\n' "probe runs whose discovery recovered lost links" "$recovered_runs"
 printf '%-52s %s\n' "probe runs that failed" "$failed"
 printf '%-52s %s\n' "switch reboots, congestion, healthy ports disabled" "not measured (see header)"
+for m in "${misses[@]}"; do echo "missed: $m"; done

@@ -18,6 +18,12 @@ namespace link_recovery_detail {
 
 using Route = std::vector<uint8_t>;  // out ports from the local node
 
+// Active and physically up: a port ibwarden (or anyone) disabled reports PhysicalState
+// Disabled, and some SMAs (ibsim among them) keep its PortState Active: never re-link that.
+bool up(const Port& p) {
+  return p.state == kPortActive && (p.phys_state == kPhysLinkUp || p.phys_state == 0);
+}
+
 // Up to `per_node` shortest directed routes from `local` to every node, each ending through a
 // different neighbour or parallel link where there is one, so one lossy hop does not hide a
 // node on every try. Only switches (and the local node, through local_port) forward.
@@ -233,7 +239,7 @@ RecoveryReport recover_lost_links(Fabric& f, const RecoveryOptions& o) {
           read.number = static_cast<int>(p);
           f.node(i).ports[p] = read;
         }
-        if (f.node(i).ports[p].state != kPortActive) continue;
+        if (!link_recovery_detail::up(f.node(i).ports[p])) continue;
         if (pass == 0) ++report.peerless;
         for (const Route& r : routes[i]) {
           Route through = r;
@@ -268,7 +274,7 @@ RecoveryReport recover_lost_links(Fabric& f, const RecoveryOptions& o) {
   for (uint32_t i = 0; i < f.size(); ++i)
     for (size_t p = 1; p < f.node(i).ports.size(); ++p) {
       const Port& port = f.node(i).ports[p];
-      if (port.present && port.state == kPortActive && !port.has_peer())
+      if (port.present && link_recovery_detail::up(port) && !port.has_peer())
         report.unresolved.push_back(f.port_label(i, static_cast<int>(p)));
     }
   return report;

@@ -36,7 +36,9 @@ bool read_end(std::string_view line, size_t* at, uint64_t* guid, int* port) {
 }
 
 bool port_free(const Port* p) {
-  return p && !p->has_peer() && (!p->present || p->state == 0 || p->state == kPortActive);
+  return p && !p->has_peer() &&
+         (!p->present || p->state == 0 ||
+          (p->state == kPortActive && p->phys_state != kPhysDisabled));
 }
 
 }  // namespace
