@@ -1,10 +1,10 @@
 // `ibwarden replay`: the rules and the guard over recorded history, without touching the
 // fabric. The fabric graph is rebuilt from the recorded ports (a node whose recorded ports
 // share one LID is a switch, as switch ports answer on the switch's port-0 LID); counter
-// samples are replayed in time order through a CounterTracker and link events (and UFM's
-// high_ber verdicts, when a ufm_high_ber rule is loaded) from the store, and the rules are
-// evaluated after every sweep (samples more than a second apart start a new one) and every
-// such event. Verdicts go through actions::Remediator against a scratch store with a
+// samples, link events (and UFM's high_ber verdicts, when a ufm_high_ber rule is loaded) from
+// the store go in time order through the daemon's own rule engine (rules::replay over a
+// rules::RuleRunner, so a flap that OpenSM and UFM both reported counts once, as live).
+// Verdicts go through actions::Remediator against a scratch store with a
 // simulated executor, so the guard's budgets (per switch, per hour, total) apply as they
 // would have in enforce mode; every would-be disable is reported as dry_run.
 #include <unistd.h>
@@ -20,8 +20,7 @@
 #include "config/config.h"
 #include "daemon/remedy_setup.h"
 #include "daemon/topology.h"
-#include "ingest/counter_tracker.h"
-#include "rules/history.h"
+#include "rules/replay.h"
 #include "store/record_json.h"
 #include "store/remedy_json.h"
 
@@ -111,7 +110,8 @@ int cmd_replay(const CmdArgs& args) {
     auto ports = src->ports();
     auto topo = make_topology(fabric_from_ports(ports), plan.get(), 0);
     // Every sample and link event, in time order.
-    std::vector<ingest::CounterSample> samples;
+    rules::Recording rec;
+    auto& samples = rec.samples;
     for (const auto& p : ports) {
       auto s = src->samples(p.node_guid, p.port, since);
       samples.insert(samples.end(), s.begin(), s.end());
@@ -122,10 +122,10 @@ int cmd_replay(const CmdArgs& args) {
     eq.since_us = since;
     eq.limit = 0;
     // Link events and UFM's BER verdicts, as far as the rules use them.
-    rules::EventNeeds needs = rules::event_needs(rules);
-    std::vector<ingest::Event> links;
+    rules::RuleRunner runner(std::move(rules));
+    auto& links = rec.events;
     for (auto& e : src->events(eq))
-      if (rules::needed(e.event, needs)) links.push_back(std::move(e.event));
+      if (runner.wants(e.event)) links.push_back(std::move(e.event));
 
     scratch = (std::filesystem::temp_directory_path() /
                ("ibwarden-replay-" + std::to_string(::getpid()) + ".db"))
@@ -138,35 +138,10 @@ int cmd_replay(const CmdArgs& args) {
     actions::Remediator remedy(rc, *db, &exec);
     actions::PlanIndex index(plan.get());
     actions::RemedyContext ctx{&topo->fabric, topo->correlator.get(), &index, {}};
-
-    ingest::CounterTracker tracker;
-    rules::History history(rules::longest_window(rules));
-    std::map<uint64_t, ingest::CounterSample> last;  // guid*256+port -> last sample
-    auto evaluate = [&](int64_t now) {
-      history.prune(now);
-      for (const auto& v : rules::evaluate(rules, history.windows(topo->links), now)) {
-        actions::Finding f{v, last[v.node_guid * 256 + static_cast<uint64_t>(v.port)]};
-        remedy.on_finding(f, ctx, now);
-      }
-    };
-    size_t li = 0;
-    std::vector<ingest::Event> scratch_events;
-    for (size_t i = 0; i < samples.size(); ++i) {
-      const auto& s = samples[i];
-      for (; li < links.size() && links[li].time_us <= s.time_us; ++li) {
-        history.add_event(links[li]);
-        evaluate(links[li].time_us);
-      }
-      scratch_events.clear();
-      history.add_delta(tracker.update(s, &scratch_events));
-      last[s.node_guid * 256 + static_cast<uint64_t>(s.port)] = s;
-      if (i + 1 == samples.size() || samples[i + 1].time_us - s.time_us > 1'000'000)
-        evaluate(s.time_us);
-    }
-    for (; li < links.size(); ++li) {
-      history.add_event(links[li]);
-      evaluate(links[li].time_us);
-    }
+    rules::replay(runner, topo->links, rec,
+                  [&](const rules::Verdict& v, const ingest::CounterSample& last, int64_t now) {
+                    remedy.on_finding(actions::Finding{v, last}, ctx, now);
+                  });
 
     store::DecisionQuery q;
     q.limit = 0;

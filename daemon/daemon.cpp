@@ -52,7 +52,7 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
     rules::RuleSet set = rules::load_rules(*cfg.rules.file);
     rt->rules_loaded = static_cast<int>(
         std::count_if(set.rules.begin(), set.rules.end(), [](const auto& r) { return r.enabled; }));
-    rt->rules = std::make_unique<RuleRunner>(std::move(set));
+    rt->rules = std::make_unique<rules::RuleRunner>(std::move(set));
     rt->worker = std::make_unique<ActionWorker>(cfg, rt->plan.get());
   }
   if (cfg.workorders.webhook) rt->webhook_secret = webhook_secret(cfg);

@@ -19,13 +19,13 @@
 #include "daemon/lease.h"
 #include "daemon/port_table.h"
 #include "daemon/probe_runner.h"
-#include "daemon/rule_runner.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "daemon/ufm_source.h"
 #include "daemon/web_backend.h"
 #include "fabric/routing.h"
 #include "ingest/clock.h"
+#include "rules/runner.h"
 #include "store/store.h"
 #include "web/api.h"
 #include "web/auth.h"
@@ -70,11 +70,11 @@ struct Runtime {
   // the store in the order they were made (the writer never takes it: no deadlock).
   std::mutex publish_mutex;
   bool store_failed = false;  // a batch could not be stored at shutdown; later ones are dropped
-  std::unique_ptr<RuleRunner> rules;     // null without rules.file
-  int rules_loaded = -1;                 // enabled rules; -1 without rules.file
-  std::unique_ptr<ActionWorker> worker;  // with rules
-  std::string webhook_secret;            // never logged
-  SourceHealthBoard health;              // sources' health (OpenSM, counters, UFM): logs, /health
+  std::unique_ptr<rules::RuleRunner> rules;  // null without rules.file
+  int rules_loaded = -1;                     // enabled rules; -1 without rules.file
+  std::unique_ptr<ActionWorker> worker;      // with rules
+  std::string webhook_secret;                // never logged
+  SourceHealthBoard health;  // sources' health (OpenSM, counters, UFM): logs, /health
   std::optional<std::string> ufm_log_cursor;  // where UFM's event.log was last read
   std::optional<web::TokenSet> web_tokens;    // loaded by prepare(): a bad file fails the config
   std::optional<web::TlsConfig> web_tls;      // web.tls_*, loaded by prepare() like the tokens

@@ -27,7 +27,7 @@ void evaluate_rules(Runtime& rt, const std::shared_ptr<const Topology>& topo) {
   if (!rt.rules || !topo) return;
   ActionJob job;
   job.topo = topo;
-  for (auto& v : rt.rules->evaluate(*topo, rt.clock.now_us())) {
+  for (auto& v : rt.rules->evaluate(topo->links, rt.clock.now_us())) {
     actions::Finding f;
     if (auto rec = rt.ports.get(v.node_guid, v.port)) f.counters = rec->counters;
     f.verdict = std::move(v);

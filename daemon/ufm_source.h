@@ -11,7 +11,7 @@
 //    never reach the rules;
 //  - link_down / link_up events go to the rule runner like OpenSM's, so UFM flaps count for
 //    link_flap (RuleRunner drops the same port's same-direction report from another source
-//    within a few seconds, so a flap seen by OpenSM and UFM counts once; rule_runner.h);
+//    within a few seconds, so a flap seen by OpenSM and UFM counts once; rules/runner.h);
 //    high_ber (917/918) and the ports poll's high_ber / high_ber_cleared go there too, for
 //    ufm_high_ber; each kind only when a loaded rule uses it (RuleRunner::wants);
 //  - UFM's resources are polled on the same thread and client (daemon/ufm_inventory.h):
@@ -44,12 +44,12 @@
 
 #include "config/config.h"
 #include "daemon/port_table.h"
-#include "daemon/rule_runner.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "ingest/clock.h"
 #include "ingest/ufm/client.h"
 #include "ingest/ufm/port_state.h"
+#include "rules/runner.h"
 #include "store/store.h"
 
 namespace ibw::daemon {
@@ -61,7 +61,7 @@ struct UfmSourceHooks {
   std::function<void(const std::shared_ptr<const Topology>&)> evaluate;  // rules, new data
   std::mutex* publish_mutex = nullptr;  // held from a PortTable update until its batch is queued
   PortTable* ports = nullptr;
-  RuleRunner* rules = nullptr;  // null without rules
+  rules::RuleRunner* rules = nullptr;  // null without rules
   SourceHealthBoard* health = nullptr;
   const std::atomic<bool>* running = nullptr;
 };

@@ -1,10 +1,21 @@
 // YAML plan events -> PlannedLinks (see plan_yaml_builder.h).
 #include "fabric/plan_yaml_builder.h"
 
+#include "core/strict_keys.h"
 #include "fabric/plan_fields.h"
 
 namespace ibw::fabric::plan_yaml {
 namespace {
+
+// A cable's keys, in plan_fields' index order (kRequired, then kOptional).
+core::KeyTable cable_keys() {
+  std::vector<std::string_view> names;
+  for (int i = 0; i < plan_fields::kNumRequired + plan_fields::kNumOptional; ++i)
+    names.push_back(plan_fields::name_of(i));
+  return core::KeyTable(std::move(names));
+}
+const core::KeyTable kCableKeys = cable_keys();
+const core::KeyTable kTopKeys = {"cables", "links"};  // either names the list
 
 // What YAML::Node::as<std::string>("") gave for a key.
 std::string_view key_name(Ev kind, std::string_view value) {
@@ -25,9 +36,9 @@ void Builder::event(Ev kind, int line, std::string_view value) {
   } else if (stack_.back() == Frame::item && !item_at_value_) {  // the hot path first
     std::string_view key = key_name(kind, value);
     key_line_ = line;
-    key_field_ = plan_fields::index_of(key);
+    key_field_ = kCableKeys.find(key);
     if (key_field_ < 0)
-      items_.add(line, std::string(key), "unknown key; known: " + plan_fields::known_list());
+      items_.add(line, std::string(key), "unknown key; known: " + kCableKeys.known());
   } else if (stack_.back() == Frame::item && key_field_ >= 0) {
     if (kind != Ev::scalar && kind != Ev::null) {
       items_.add(key_line_, std::string(plan_fields::name_of(key_field_)),
@@ -38,7 +49,7 @@ void Builder::event(Ev kind, int line, std::string_view value) {
     }
   } else if (stack_.back() == Frame::top_map && !top_at_value_) {
     std::string_view key = key_name(kind, value);
-    top_key_is_list_ = key == "cables" || key == "links";
+    top_key_is_list_ = kTopKeys.contains(key);
     if (!top_key_is_list_) top_errors_.emplace_back(line, std::string(key));
   } else if (stack_.back() == Frame::top_map) {
     if (top_key_is_list_) list_ok_ = kind == Ev::seq;

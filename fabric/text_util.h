@@ -45,22 +45,6 @@ std::optional<T> to_int(std::string_view s, int base = 10) {
   return v;
 }
 
-// Levenshtein distance, for "did you mean" hints on unknown keys and names.
-inline size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t prev = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t cur = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] != b[j - 1])});
-      prev = cur;
-    }
-  }
-  return row[b.size()];
-}
-
 // "500ms", "1s", "12m", "1h", "2d" (also "us") -> microseconds; nullopt when malformed, not
 // positive, or overflowing. Shared by the daemon config and the rules files.
 inline std::optional<int64_t> parse_duration(std::string_view s) {

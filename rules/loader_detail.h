@@ -1,5 +1,6 @@
 // Private to rules/: the raw rule (pass 1 output) and the field readers the validation pass
-// uses. Every reader reports its own problem to the sink and returns nullopt.
+// uses. Every reader reports its own problem to the sink and returns nullopt. Keys and names
+// are checked against core::KeyTable (core/strict_keys.h), as in the config and plans.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/strict_keys.h"
 #include "fabric/diagnostics.h"
 #include "fabric/text_util.h"
 #include "rules/rules.h"
@@ -35,10 +37,12 @@ struct RawRule {
   }
 };
 
-int line_of(const YAML::Node& n);
+using core::line_of;
 // "unknown type \"x\" (did you mean \"y\"?); known: a, b"
-std::string unknown(std::string_view what, std::string_view got,
-                    const std::vector<std::string_view>& known);
+inline std::string unknown(std::string_view what, std::string_view got,
+                           const std::vector<std::string_view>& known) {
+  return core::KeyTable(known).unknown(what, got);
+}
 // Pass 1: the YAML tree into raw rules; structural problems and repeated keys.
 std::vector<RawRule> read(const YAML::Node& root, DiagnosticSink& sink);
 std::optional<ingest::Severity> parse_severity(std::string_view s);
@@ -109,17 +113,10 @@ struct Fields {
 template <typename F>
 void each_entry(const RawField& f, DiagnosticSink& sink, F fn) {
   if (!f.value.IsMap()) return sink.add(f.line, f.key, "expected a map");
-  std::vector<std::string> seen;
-  for (auto it = f.value.begin(); it != f.value.end(); ++it) {
-    std::string k = it->first.IsScalar() ? it->first.Scalar() : "";
-    int line = line_of(it->first);
-    if (std::find(seen.begin(), seen.end(), k) != seen.end()) {
-      sink.add(line, f.key + "." + k, "key given twice");
-      continue;
-    }
-    seen.push_back(k);
-    fn(k, line, it->second);
-  }
+  core::each_key(f.value, f.key, sink,
+                 [&](const std::string& k, const std::string&, int line, const YAML::Node& v) {
+                   fn(k, line, v);
+                 });
 }
 
 }  // namespace ibw::rules::loader_detail

@@ -58,7 +58,7 @@ void read_counters(const RawField& f, Fields& rd, Rule& rule) {
         ++given;
         if (auto x = rd.number(kv, kline, path + ".rate_per_s", 0, 1e12)) limit.rate_per_s = *x;
       } else {
-        rd.sink.add(kline, path + "." + k, unknown("key", k, {"delta", "rate_per_s"}));
+        rd.sink.add(kline, path + "." + k, core::KeyTable{"delta", "rate_per_s"}.unknown("key", k));
       }
     });
     if (v.IsMap() && given != 1)
@@ -82,13 +82,14 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
     if (!raw.get(req)) sink.add(raw.line, std::string(req), "missing (every rule needs it)");
   p.ok = type.has_value() && raw.get("name");
   if (type) r.type = *type;
-  std::vector<std::string_view> known(std::begin(kCommonKeys), std::end(kCommonKeys));
-  for (auto k : type_keys(type)) known.push_back(k);
+  std::vector<std::string_view> names(std::begin(kCommonKeys), std::end(kCommonKeys));
+  for (auto k : type_keys(type)) names.push_back(k);
+  const core::KeyTable known(std::move(names));
 
   for (const RawField& f : raw.fields) {
     const YAML::Node& v = f.value;
-    if (std::find(known.begin(), known.end(), f.key) == known.end()) {
-      sink.add(f.line, f.key, unknown("key", f.key, known));
+    if (!known.contains(f.key)) {
+      sink.add(f.line, f.key, known.unknown("key", f.key));
     } else if (f.key == "name") {
       p.name_line = f.line;
       if (auto s = rd.scalar(v, f.line, f.key))
@@ -196,13 +197,7 @@ RuleSet compile(std::vector<Parsed> parsed, const std::string& file, DiagnosticS
 
 RuleSet parse_rules(std::string_view text, const std::string& file) {
   fabric::DiagnosticSink sink(file);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    sink.add(e.mark.line + 1, "", "YAML syntax error: " + e.msg);
-    sink.throw_if_any();
-  }
+  YAML::Node root = core::load_document(text, sink);
   std::vector<loader_detail::Parsed> parsed;
   for (const auto& raw : loader_detail::read(root, sink))
     parsed.push_back(loader_detail::validate(raw, sink));

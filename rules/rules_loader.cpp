@@ -1,5 +1,5 @@
-// Rule-file pass 1 (YAML -> raw rules with line numbers, structural problems, repeated keys),
-// the shared field helpers (durations, did-you-mean) and the rule vocabulary names.
+// Rule-file pass 1 (YAML -> raw rules with line numbers, structural problems, repeated keys)
+// and the rule vocabulary names.
 // Passes 2 and 3 are in rules_compile.cpp.
 #include <yaml-cpp/yaml.h>
 
@@ -7,28 +7,10 @@
 #include <charconv>
 #include <cmath>
 
-#include "fabric/text_util.h"
 #include "rules/loader_detail.h"
 
 namespace ibw::rules {
 namespace loader_detail {
-
-int line_of(const YAML::Node& n) {
-  return n.Mark().line + 1;
-}
-
-// "unknown type \"x\" (did you mean \"y\"?); known: a, b"
-std::string unknown(std::string_view what, std::string_view got,
-                    const std::vector<std::string_view>& known) {
-  std::string list, hint;
-  size_t best = 3;
-  for (auto k : known) {
-    list += (list.empty() ? "" : ", ") + std::string(k);
-    if (size_t d = fabric::text::edit_distance(got, k); d < best) best = d, hint = std::string(k);
-  }
-  return "unknown " + std::string(what) + " \"" + std::string(got) + "\"" +
-         (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") + "; known: " + list;
-}
 
 // Pass 1: the YAML tree into raw rules; structural problems and repeated keys.
 std::vector<RawRule> read(const YAML::Node& root, DiagnosticSink& sink) {
@@ -43,7 +25,7 @@ std::vector<RawRule> read(const YAML::Node& root, DiagnosticSink& sink) {
     if (key == "rules")
       list = it->second;
     else
-      sink.add(line_of(it->first), key, unknown("key", key, {"rules"}));
+      sink.add(line_of(it->first), key, core::KeyTable{"rules"}.unknown("key", key));
   }
   if (!list) {
     sink.add(0, "rules", "missing `rules:` list");
@@ -60,14 +42,10 @@ std::vector<RawRule> read(const YAML::Node& root, DiagnosticSink& sink) {
     }
     RawRule r;
     r.line = line_of(item);
-    for (auto it = item.begin(); it != item.end(); ++it) {
-      RawField f{it->first.IsScalar() ? it->first.Scalar() : "", line_of(it->first), it->second};
-      if (r.get(f.key)) {
-        sink.add(f.line, f.key, "key given twice");
-        continue;
-      }
-      r.fields.push_back(std::move(f));
-    }
+    core::each_key(item, "", sink,
+                   [&](const std::string& key, const std::string&, int line, const YAML::Node& v) {
+                     r.fields.push_back({key, line, v});
+                   });
     out.push_back(std::move(r));
   }
   return out;

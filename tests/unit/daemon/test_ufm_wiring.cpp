@@ -9,11 +9,11 @@
 #include <thread>
 
 #include "actions/ufm_executor.h"
-#include "daemon/rule_runner.h"
 #include "daemon/source_health.h"
 #include "daemon/ufm_setup.h"
 #include "daemon/ufm_source.h"
 #include "rules/rules.h"
+#include "rules/runner.h"
 #include "tests/ufm_emulator/emulator_fixture.h"
 #include "tests/unit/test_fabrics.h"
 
@@ -37,7 +37,7 @@ TEST_CASE("ufm wiring: a flap reported by OpenSM and by UFM counts once", "[ufm]
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 2\n    window: 1m\n",
       "rules.yaml");
-  daemon::RuleRunner runner(std::move(rules));
+  rules::RuleRunner runner(std::move(rules));
   const int64_t t0 = 1'700'000'000'000'000;
   auto topo = daemon::make_topology(test_fabric::two_tier(2, 2, 2), nullptr, t0);
   const uint64_t leaf = test_fabric::leaf_guid(0);
@@ -47,26 +47,26 @@ TEST_CASE("ufm wiring: a flap reported by OpenSM and by UFM counts once", "[ufm]
   runner.add_events({link_event(EventSource::opensm, leaf, uplink, t0)});
   runner.add_events({link_event(EventSource::ufm, leaf, uplink, t0 + 2'000'000),
                      link_event(EventSource::ufm, leaf, uplink, t0 + 3'000'000, false)});
-  CHECK(runner.evaluate(*topo, t0 + 5'000'000).empty());  // one flap, not two
+  CHECK(runner.evaluate(topo->links, t0 + 5'000'000).empty());  // one flap, not two
   // A second drop 20 s later, seen by UFM only: now two.
   runner.add_events({link_event(EventSource::ufm, leaf, uplink, t0 + 20'000'000)});
-  auto v = runner.evaluate(*topo, t0 + 21'000'000);
+  auto v = runner.evaluate(topo->links, t0 + 21'000'000);
   REQUIRE_FALSE(v.empty());
   CHECK(v[0].evidence.flaps == 2);
 
   // Two reports of one source are never merged (each is its own drop).
-  daemon::RuleRunner same(rules::parse_rules(
+  rules::RuleRunner same(rules::parse_rules(
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 2\n    window: 1m\n",
       "rules.yaml"));
   same.add_events({link_event(EventSource::ufm, leaf, uplink, t0),
                    link_event(EventSource::ufm, leaf, uplink, t0 + 2'000'000)});
-  CHECK_FALSE(same.evaluate(*topo, t0 + 3'000'000).empty());
+  CHECK_FALSE(same.evaluate(topo->links, t0 + 3'000'000).empty());
 }
 
 TEST_CASE("ufm wiring: UFM events slightly ahead count now and far ahead stay out of the rules",
           "[ufm][rules]") {
-  daemon::RuleRunner runner(rules::parse_rules(
+  rules::RuleRunner runner(rules::parse_rules(
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 2\n    window: 1m\n",
       "rules.yaml"));
@@ -90,17 +90,17 @@ TEST_CASE("ufm wiring: UFM events slightly ahead count now and far ahead stay ou
   CHECK(for_rules[3].time_us == t0 - 10 * sec);
   CHECK(events[0].time_us == t0 + 15 * sec);  // what is stored keeps UFM's own time
   runner.add_events(for_rules);
-  auto v = runner.evaluate(*topo, t0 + sec);
+  auto v = runner.evaluate(topo->links, t0 + sec);
   REQUIRE_FALSE(v.empty());  // leaf000/3 (and its peer, which sees the far-end drops)
   CHECK(v[0].evidence.flaps == 2);
   // Fed with UFM's times the rule would wait until this host's clock caught up.
-  daemon::RuleRunner raw(runner.rules());
+  rules::RuleRunner raw(runner.rules());
   raw.add_events(events);
-  CHECK(raw.evaluate(*topo, t0 + sec).empty());
+  CHECK(raw.evaluate(topo->links, t0 + sec).empty());
 
   // UFM an hour ahead (ufm.timezone one zone off): five drops spread over 50 minutes must not
   // be bunched at "now" into five flaps in a minute.
-  daemon::RuleRunner five(rules::parse_rules(
+  rules::RuleRunner five(rules::parse_rules(
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 5\n    window: 1m\n",
       "rules.yaml"));

@@ -3,11 +3,12 @@
 // evidence names the events, and RuleRunner keeps those events only when a rule uses them.
 #include <catch2/catch.hpp>
 
-#include "daemon/rule_runner.h"
+#include "daemon/topology.h"
 #include "ingest/ufm/events.h"
 #include "rules/evaluate.h"
 #include "rules/history.h"
 #include "rules/rules.h"
+#include "rules/runner.h"
 #include "tests/unit/test_fabrics.h"
 #include "tests/unit/test_helpers.h"
 
@@ -191,27 +192,27 @@ TEST_CASE("rules ufm_high_ber: the rule runner keeps BER events only when a rule
 
   // Without a ufm_high_ber rule nothing of UFM's BER is kept (nor link events without
   // link_flap).
-  ibw::daemon::RuleRunner counters_only(parse_rules(
+  ibw::rules::RuleRunner counters_only(parse_rules(
       "rules:\n  - {name: j, type: symbol_errors, action: none, severity: info, jump: 5}\n",
       "r.yaml"));
   CHECK_FALSE(counters_only.wants(high));
   CHECK(counters_only.add_events({high, event("link_down", leaf, 3, kNow)}) == 0);
   CHECK(event_needs(counters_only.rules()).link == false);
 
-  ibw::daemon::RuleRunner runner(ber_rules());
+  ibw::rules::RuleRunner runner(ber_rules());
   CHECK(runner.wants(high));
   CHECK_FALSE(runner.wants(event(uk::port_unhealthy, leaf, 3, kNow)));
   CHECK_FALSE(runner.wants(event(uk::high_ber, leaf, 0, kNow)));  // no port
   CHECK(runner.add_events({high, event(uk::alarm, leaf, 3, kNow)}) == 1);
-  auto v = runner.evaluate(*topo, kNow);
+  auto v = runner.evaluate(topo->links, kNow);
   REQUIRE(v.size() == 1);
   CHECK(v[0].node_guid == leaf);
   CHECK(v[0].port == 3);
   CHECK(v[0].evidence.ber_events.at(0).message == "UFM port 3 high_ber");
   runner.add_events({event(uk::high_ber_cleared, leaf, 3, kNow, Severity::info)});
-  CHECK(runner.evaluate(*topo, kNow + 1).empty());
+  CHECK(runner.evaluate(topo->links, kNow + 1).empty());
   // Pruned after the window: a late clearing of a forgotten port changes nothing.
-  CHECK(runner.evaluate(*topo, kNow + 20 * kMin).empty());
+  CHECK(runner.evaluate(topo->links, kNow + 20 * kMin).empty());
 }
 
 }  // namespace rules_ufm_ber_test

@@ -1,11 +1,9 @@
-#include "daemon/rule_runner.h"
+#include "rules/runner.h"
 
-namespace ibw::daemon {
+namespace ibw::rules {
 
-RuleRunner::RuleRunner(rules::RuleSet rules)
-    : rules_(std::move(rules)),
-      needs_(rules::event_needs(rules_)),
-      history_(rules::longest_window(rules_)) {}
+RuleRunner::RuleRunner(RuleSet rules)
+    : rules_(std::move(rules)), needs_(event_needs(rules_)), history_(longest_window(rules_)) {}
 
 void RuleRunner::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -38,14 +36,14 @@ size_t RuleRunner::add_events(const std::vector<ingest::Event>& events) {
   return kept;
 }
 
-std::vector<rules::Verdict> RuleRunner::evaluate(const Topology& topo, int64_t now_us) {
+std::vector<Verdict> RuleRunner::evaluate(const std::vector<LinkInfo>& links, int64_t now_us) {
   std::lock_guard<std::mutex> lock(mutex_);  // windows borrow the history's deltas
   history_.prune(now_us);
-  std::vector<rules::PortWindow> windows = history_.windows(topo.links);
-  std::vector<rules::Verdict> out;
+  std::vector<PortWindow> windows = history_.windows(links);
+  std::vector<Verdict> out;
   for (auto& v : rules::evaluate(rules_, windows, now_us))
-    if (v.confirmed && v.action != rules::Action::none) out.push_back(std::move(v));
+    if (v.confirmed && v.action != Action::none) out.push_back(std::move(v));
   return out;
 }
 
-}  // namespace ibw::daemon
+}  // namespace ibw::rules

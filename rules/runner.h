@@ -1,30 +1,29 @@
-// RuleRunner: the daemon's rule evaluation. Counter deltas (from each sweep), link events
-// (from re-discovery, OpenSM and UFM) and UFM's BER verdicts (high_ber / high_ber_cleared,
-// from UFM events 917/918 and the ports poll) go into a rules::History, each event kind only
-// when a loaded rule uses it (rules::event_needs); after each, the rule set is evaluated
-// over the links of the current topology that have something in their window. Only confirmed
-// verdicts whose rule acts (action != none) are returned: those go to the action worker, which
-// de-duplicates them against the store (one open order per link).
-// Thread-safe (one mutex): the counter thread and the watcher thread both feed it.
+// RuleRunner: the stateful rule engine of the daemon and of `ibwarden replay`. Counter deltas
+// (from each sweep), link events (from re-discovery, OpenSM and UFM) and UFM's BER verdicts
+// (high_ber / high_ber_cleared, from UFM events 917/918 and the ports poll) go into a
+// rules::History, each event kind only when a loaded rule uses it (rules::event_needs); after
+// each, the rule set is evaluated over the given links that have something in their window.
+// Only confirmed verdicts whose rule acts (action != none) are returned: the daemon hands them
+// to its action worker, which de-duplicates them against the store (one open order per link).
+// Thread-safe (one mutex): the daemon's counter thread and watcher thread both feed it.
 #pragma once
 
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
-#include "daemon/topology.h"
 #include "rules/history.h"
 #include "rules/rules.h"
 
-namespace ibw::daemon {
+namespace ibw::rules {
 
 class RuleRunner {
  public:
-  explicit RuleRunner(rules::RuleSet rules);
+  explicit RuleRunner(RuleSet rules);
   void add_deltas(const std::vector<ingest::CounterDelta>& deltas);
   // Whether add_events would keep e: it names a port and its kind is one the loaded rules
   // use. Lets sources hand over only those events. Lock-free (the needs never change).
-  bool wants(const ingest::Event& e) const { return rules::needed(e, needs_); }
+  bool wants(const ingest::Event& e) const { return needed(e, needs_); }
   // Keeps the wanted events (link_down / link_up, high_ber / high_ber_cleared); others are
   // ignored. Returns how many were kept. Two sources can report the same end of one flap
   // (OpenSM re-discovery and UFM event 329): a link event is dropped when another source
@@ -33,8 +32,10 @@ class RuleRunner {
   // evidence of its own).
   size_t add_events(const std::vector<ingest::Event>& events);
   static constexpr int64_t kLinkDedupUs = 5'000'000;
-  std::vector<rules::Verdict> evaluate(const Topology& topo, int64_t now_us);
-  const rules::RuleSet& rules() const { return rules_; }
+  // links: the ports of the current topology as rule windows need them (daemon::Topology's
+  // links, or those rebuilt from a store by replay).
+  std::vector<Verdict> evaluate(const std::vector<LinkInfo>& links, int64_t now_us);
+  const RuleSet& rules() const { return rules_; }
 
  private:
   struct SeenLink {
@@ -44,11 +45,11 @@ class RuleRunner {
   };
   bool seen_from_other_source(const ingest::Event& e, bool down);
 
-  rules::RuleSet rules_;
-  rules::EventNeeds needs_;
+  RuleSet rules_;
+  EventNeeds needs_;
   std::mutex mutex_;
-  rules::History history_;
+  History history_;
   std::unordered_map<uint64_t, std::vector<SeenLink>> recent_links_;  // guid * 256 + port
 };
 
-}  // namespace ibw::daemon
+}  // namespace ibw::rules
