@@ -63,7 +63,7 @@ for ((t = 0; t < trials; t++)); do
   grep -q 'the discovery lost link' "$work/probe.err" && ((++recovered_runs))
   (cd "$SIM_DIR" && SIM_HOST=$host IBSIM_SOCKNAME=$SIM_SOCK LD_PRELOAD=$SIM_PRELOAD \
     "$bin" localize --config "$work/ibwarden.yaml" --probes "$work/p.jsonl" --format json) \
-    >"$work/l.json" 2>/dev/null || true
+    >"$work/l.json" 2>"$work/l.err" || true
   if [[ $kind == lossy ]]; then
     sim_console "Error \"$fault_node\"[$fault_port] 0"
     ((++faults))
@@ -85,7 +85,8 @@ PY
     if [[ $verdict == first || $verdict == pinned ]]; then
       ((++first))
     else
-      misses+=("$fault_node/$fault_port ${rate}% from $host: $verdict")
+      misses+=("$fault_node/$fault_port ${rate}% from $host: $verdict $(grep -v '^ibwarn\|query_smp' \
+        "$work/l.err" | tail -1)")
     fi
     [[ $verdict == pinned ]] && ((++pinned))
   else
