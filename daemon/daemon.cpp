@@ -12,6 +12,13 @@
 #include "daemon/outbox_worker.h"
 #include "daemon/remedy_setup.h"
 #include "daemon/runtime.h"
+#include "daemon/sources/counters.h"
+#include "daemon/sources/discovery.h"
+#include "daemon/sources/opensm_watcher.h"
+#include "daemon/sources/probes.h"
+#include "daemon/sources/ufm.h"
+#include "daemon/sources/ufm_event_log.h"
+#include "daemon/sources/ufm_telemetry.h"
 #include "daemon/ufm_setup.h"
 #include "fabric/diagnostics.h"
 #include "store/spec.h"
@@ -29,14 +36,33 @@ extern "C" void on_signal(int sig) {
     g_stop = true;
 }
 
+// The configuration's sources, discovery first (an HA standby runs it alone).
+void add_sources(Runtime& rt) {
+  const config::Config& cfg = rt.cfg;
+  rt.sources.push_back(std::make_unique<DiscoverySource>());
+  rt.sources.push_back(std::make_unique<OpenSmWatcher>());
+  if (cfg.ufm) {
+    rt.sources.push_back(std::make_unique<UfmEventsSource>(cfg));  // reads its credentials now
+    if (UfmTelemetrySource::configured(cfg))
+      rt.sources.push_back(std::make_unique<UfmTelemetrySource>(cfg));
+    if (cfg.ufm->event_log) rt.sources.push_back(std::make_unique<UfmEventLogSource>());
+  }
+  // UFM Telemetry, when configured, replaces the MAD sweep
+  if (cfg.counters.enabled && !UfmTelemetrySource::configured(cfg))
+    rt.sources.push_back(std::make_unique<CounterSweep>(cfg));
+  if (cfg.probes.interval_us || cfg.probes.spool_dir)
+    rt.sources.push_back(std::make_unique<ProbeSource>());
+}
+
 // Builds a runtime for a configuration: loads the plan and node-name-map and opens the store.
 // Throws on any failure, so a reload that cannot work is rejected like a broken config.
 std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
   auto rt = std::make_unique<Runtime>();
   rt->cfg = cfg;
   if (cfg.fabric.plan)
-    rt->plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
-  if (cfg.fabric.node_name_map) rt->names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
+    rt->fabric.plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
+  if (cfg.fabric.node_name_map)
+    rt->fabric.names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
   if (cfg.store.backend == "sqlite") {
     auto parent = std::filesystem::path(cfg.store.path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -53,7 +79,7 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
     rt->rules_loaded = static_cast<int>(
         std::count_if(set.rules.begin(), set.rules.end(), [](const auto& r) { return r.enabled; }));
     rt->rules = std::make_unique<RuleRunner>(std::move(set));
-    rt->worker = std::make_unique<ActionWorker>(cfg, rt->plan.get());
+    rt->worker = std::make_unique<ActionWorker>(cfg, rt->fabric.plan.get());
   }
   if (cfg.workorders.webhook) rt->webhook_secret = webhook_secret(cfg);
   if (cfg.web.enabled) {
@@ -67,7 +93,9 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
       rt->web_tls = web::TlsConfig::load({*cfg.web.tls_cert, *cfg.web.tls_key, cfg.file,
                                           cfg.web.tls_cert_line, cfg.web.tls_key_line});
   }
-  if (cfg.ufm) rt->ufm = std::make_unique<UfmSource>(cfg);  // reads its credentials now
+  add_sources(*rt);
+  rt->context.emplace(SourceDeps{&rt->cfg, &rt->fabric, &rt->queue, rt->rules.get(),
+                                 rt->worker.get(), &rt->running, &rt->acting, &rt->db});
   return rt;
 }
 
@@ -81,7 +109,7 @@ void maybe_compact(Runtime& rt) {
   store::Retention ret{rt.cfg.store.raw_window_us, rt.cfg.store.aggregate_window_us,
                        rt.cfg.store.event_window_us};
   try {
-    size_t removed = rt.db->compact(rt.clock.now_us(), ret);
+    size_t removed = rt.db->compact(rt.fabric.clock.now_us(), ret);
     log(LogLevel::debug, "store compacted", {{"rows_removed", removed}});
   } catch (const std::exception& e) {
     log(LogLevel::warning, "store compaction failed", {{"error", e.what()}});
@@ -94,15 +122,19 @@ void maybe_compact(Runtime& rt) {
 void start_web(Runtime& rt) {
   WebBackendDeps deps;
   deps.cfg = rt.cfg;
-  deps.plan = rt.plan.get();
-  deps.topology = [&rt] { return rt.topology(); };
-  deps.health = &rt.health;
-  deps.probes = rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir ? &rt.probe_state : nullptr;
-  deps.started_us = rt.clock.now_us();
+  deps.plan = rt.fabric.plan.get();
+  deps.topology = [&rt] { return rt.fabric.topology(); };
+  deps.health = &rt.fabric.health;
+  deps.probes =
+      rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir ? &rt.fabric.probe_state : nullptr;
+  deps.started_us = rt.fabric.clock.now_us();
   deps.rules_loaded = rt.rules_loaded;
   if (rt.keeper)  // a standby serves the UI but refuses port actions (409 naming the leader)
     deps.is_leader = [k = rt.keeper.get(), &rt] { return rt.acting && k->held(); };
   rt.web_backend = std::make_unique<WebBackend>(std::move(deps));
+  rt.context->on_sweep = [b = rt.web_backend.get()](double s, int64_t end_us) {
+    b->sweep_done(s, end_us);
+  };
   web::ApiOptions api_options;
   api_options.read_only = rt.cfg.web.read_only;
   rt.web_api = std::make_unique<web::Api>(*rt.web_backend, api_options, rt.web_tokens);
@@ -219,7 +251,7 @@ void take_over(Runtime& rt) {
   size_t warmed = 0;
   if (rt.rules) {  // the last hour as the previous holder stored it: flaps span a takeover
     store::EventQuery q;
-    q.since_us = rt.clock.now_us() - 3600LL * 1'000'000;
+    q.since_us = rt.fabric.clock.now_us() - 3600LL * 1'000'000;
     q.limit = 0;
     std::vector<ingest::Event> events;
     for (auto& e : rt.db->events(q)) events.push_back(std::move(e.event));
@@ -252,19 +284,25 @@ std::unique_ptr<Runtime> step_down(Runtime& rt) {
 // when this throws.
 std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_path) {
   std::vector<std::thread> threads;
-  auto spawn = [&](void (*fn)(Runtime&)) {
+  auto spawn = [&](std::function<void()> fn) {
     rt.live_threads++;
-    threads.emplace_back([&rt, fn] {
+    threads.emplace_back([&rt, fn = std::move(fn)] {
       try {
-        fn(rt);
+        fn();
       } catch (const std::exception& e) {
         log(LogLevel::error, "worker failed", {{"error", e.what()}});
       }
       rt.live_threads--;
     });
   };
+  SourceContext& ctx = *rt.context;
+  auto start_source = [&](Source& src) {
+    src.start(ctx);
+    spawn([&src, &ctx] { src.run(ctx); });
+  };
   auto stop_workers = [&] {
     rt.running = false;  // drain what the workers still produce, then join them
+    for (auto& src : rt.sources) src->stop();
     if (rt.web_server) rt.web_server->stop();
     if (rt.worker) rt.worker->stop();
     while (rt.live_threads > 0 || rt.queue.size() > 0)
@@ -275,7 +313,7 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   std::unique_ptr<Runtime> next;
   if (rt.keeper) {  // HA: serve the web UI and keep the model warm until the lease is ours
     if (rt.cfg.web.enabled) start_web(rt);
-    spawn(discovery_loop);
+    start_source(*rt.sources.front());  // discovery
     bool leader = false;
     try {
       leader = stand_by(rt, config_path, next);
@@ -291,45 +329,34 @@ std::unique_ptr<Runtime> run_generation(Runtime& rt, const std::string& config_p
   }
   // Before anything can act: port actions a crash left between request and record.
   try {
-    reconcile_intents(rt.cfg, *rt.db, rt.plan.get(), &rt.names, rt.clock.now_us());
+    reconcile_intents(rt.cfg, *rt.db, rt.fabric.plan.get(), &rt.fabric.names,
+                      rt.fabric.clock.now_us());
   } catch (const std::exception& e) {
     log(LogLevel::error, "pending port actions not reconciled: they stay pending",
         {{"error", e.what()}});
   }
-  rt.opensm_cursor = rt.db->cursor("opensm");
   auto stored = rt.db->ports();
   for (const auto& r : stored)
-    if (r.counters.valid) rt.last_samples.push_back(r.counters);
-  rt.ports.seed(std::move(stored));
+    if (r.counters.valid) rt.fabric.stored_samples.push_back(r.counters);
+  rt.fabric.ports.seed(std::move(stored));
   if (rt.worker) {
     if (rt.keeper) rt.worker->set_store(rt.spec, [k = rt.keeper.get()] { return k->held(); });
     rt.worker->start();
   }
   if (rt.keeper) {
     rt.acting = true;
-    request_discovery(rt, 1);  // record the fabric as this holder finds it
-    spawn(lease_loop);
+    rt.fabric.request_discovery(1);  // record the fabric as this holder finds it
+    spawn([&rt] { lease_loop(rt); });
   } else {
     if (rt.cfg.web.enabled) start_web(rt);
-    spawn(discovery_loop);
+    start_source(*rt.sources.front());  // discovery
   }
-  spawn(watcher_loop);
-  if (!rt.ufm)
+  if (!rt.cfg.ufm)
     if (size_t n = drop_ufm_port_view(*rt.db))
       log(LogLevel::info, "ufm port view dropped (no ufm: section)", {{"rows", n}});
-  if (rt.ufm) {  // UFM Telemetry, when configured, replaces the MAD sweep
-    rt.ufm->resume(rt.db->cursor("ufm"), rt.db->cursor("ufm_alarms"), rt.db->ufm_ports());
-    spawn([](Runtime& r) { r.ufm->run_events(ufm_hooks(r)); });
-    if (rt.ufm->has_telemetry()) spawn([](Runtime& r) { r.ufm->run_telemetry(ufm_hooks(r)); });
-    if (rt.cfg.ufm->event_log) {
-      rt.ufm_log_cursor = rt.db->cursor("ufm_event_log");
-      spawn([](Runtime& r) { run_ufm_event_log(r.cfg, ufm_hooks(r), r.ufm_log_cursor); });
-    }
-  }
-  if (rt.cfg.counters.enabled && !(rt.ufm && rt.ufm->has_telemetry())) spawn(counter_loop);
-  if (rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir) spawn(probe_loop);
+  for (size_t i = 1; i < rt.sources.size(); ++i) start_source(*rt.sources[i]);
   if (rt.cfg.workorders.webhook)
-    spawn([](Runtime& r) { run_outbox(r.cfg, r.spec, r.webhook_secret, r.running); });
+    spawn([&rt] { run_outbox(rt.cfg, rt.spec, rt.webhook_secret, rt.running); });
   ServiceNotifier& notifier = service_notifier();
   notifier.ready(ready_status(rt));  // systemd (Type=notify): this generation runs
   try {
