@@ -6,16 +6,16 @@
 namespace ibw::daemon::daemon_detail {
 
 void lease_loop(Runtime& rt) {
-  LeaseKeeper* keeper = rt.keeper.get();  // a reload hands it on to the next generation
-  while (rt.running && !rt.lease_lost) {
-    rt.context->nap(std::chrono::microseconds(rt.cfg.ha.renew_us));
-    if (!rt.running) break;
-    if (!keeper->tick(sources_json(rt))) rt.lease_lost = true;
+  LeaseKeeper* keeper = rt.store.keeper.get();  // a reload hands it on to the next generation
+  while (rt.sources.running && !rt.store.lease_lost) {
+    rt.sources.context->nap(std::chrono::microseconds(rt.cfg.ha.renew_us));
+    if (!rt.sources.running) break;
+    if (!keeper->tick(sources_json(rt))) rt.store.lease_lost = true;
   }
 }
 
 std::string sources_json(Runtime& rt) {
-  if (rt.web_backend) return web::sources_json(rt.web_backend->health().sources);
+  if (rt.web.backend) return web::sources_json(rt.web.backend->health().sources);
   std::vector<web::SourceHealth> list;
   for (const auto& e : rt.fabric.health.snapshot())
     list.push_back({e.name,
@@ -30,14 +30,14 @@ std::string sources_json(Runtime& rt) {
 constexpr size_t kLoggedSamples = 1000;
 
 // Writes one batch, retrying while the store fails. When shutting down it gives up after a
-// few attempts; every later batch is then dropped too (rt.store_failed), so no cursor can
+// few attempts; every later batch is then dropped too (store.failed), so no cursor can
 // move past events that were not stored: the sources re-read them after a restart.
 void write_batch(store::WriteBatch& batch, Runtime& rt) {
-  if (rt.store_failed || rt.lease_lost) return;
+  if (rt.store.failed || rt.store.lease_lost) return;
   for (int attempt = 0;; ++attempt) {
     try {
       auto started = std::chrono::steady_clock::now();
-      store::WriteResult res = rt.db->write(batch);
+      store::WriteResult res = rt.store.db->write(batch);
       if (batch.samples.size() >= kLoggedSamples)  // a counter sweep or telemetry scrape
         log(LogLevel::info, "counters stored",
             {{"samples", batch.samples.size()},
@@ -52,14 +52,14 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
     } catch (const store::StoreFenced& e) {  // another instance holds the lease: step down
       log(LogLevel::error, "store write fenced: this instance lost the fabric's lease",
           {{"error", e.what()}});
-      rt.lease_lost = true;
+      rt.store.lease_lost = true;
       return;  // the holder re-reads from the stored cursors
     } catch (const store::StoreError& e) {
       log(LogLevel::error, "store write failed; retrying",
           {{"error", e.what()}, {"attempt", attempt}});
-      if (rt.lease_lost) return;  // stepping down: the next holder re-reads
+      if (rt.store.lease_lost) return;  // stepping down: the next holder re-reads
       if (g_stop && attempt >= 2) {
-        rt.store_failed = true;
+        rt.store.failed = true;
         log(LogLevel::error, "shutting down with unstored batches; sources will re-read them");
         return;
       }
