@@ -5,13 +5,8 @@
 
 #include "daemon/logger.h"
 #include "daemon/runtime.h"
-#include "daemon/sources/counters.h"
-#include "daemon/sources/discovery.h"
-#include "daemon/sources/opensm_watcher.h"
-#include "daemon/sources/probes.h"
+#include "daemon/sources/sources.h"
 #include "daemon/sources/ufm.h"
-#include "daemon/sources/ufm_event_log.h"
-#include "daemon/sources/ufm_telemetry.h"
 #include "daemon/steps.h"
 #include "store/spec.h"
 
@@ -63,19 +58,17 @@ void check_web(Runtime& rt) {
 void add_sources(Runtime& rt) {
   const config::Config& cfg = rt.cfg;
   auto& list = rt.sources.list;
-  list.push_back(std::make_unique<DiscoverySource>());
-  list.push_back(std::make_unique<OpenSmWatcher>());
+  list.push_back(make_discovery_source());
+  list.push_back(make_opensm_watcher());
   if (cfg.ufm) {
     list.push_back(std::make_unique<UfmEventsSource>(cfg));  // reads its credentials now
-    if (UfmTelemetrySource::configured(cfg))
-      list.push_back(std::make_unique<UfmTelemetrySource>(cfg));
-    if (cfg.ufm->event_log) list.push_back(std::make_unique<UfmEventLogSource>());
+    if (ufm_telemetry_configured(cfg)) list.push_back(make_ufm_telemetry(cfg));
+    if (cfg.ufm->event_log) list.push_back(make_ufm_event_log());
   }
   // UFM Telemetry, when configured, replaces the MAD sweep
-  if (cfg.counters.enabled && !UfmTelemetrySource::configured(cfg))
-    list.push_back(std::make_unique<CounterSweep>(cfg));
-  if (cfg.probes.interval_us || cfg.probes.spool_dir)
-    list.push_back(std::make_unique<ProbeSource>());
+  if (cfg.counters.enabled && !ufm_telemetry_configured(cfg))
+    list.push_back(make_counter_sweep(cfg));
+  if (cfg.probes.interval_us || cfg.probes.spool_dir) list.push_back(make_probe_source());
   rt.sources.context.emplace(SourceDeps{&rt.cfg, &rt.fabric, &rt.store.queue, rt.rules.runner.get(),
                                         rt.rules.worker.get(), &rt.sources.running,
                                         &rt.store.acting, &rt.store.db});

@@ -1,5 +1,5 @@
 // Cursed routes as the web API sees them: ProbeState (what the probe source,
-// daemon/sources/probes.h, publishes: suspects and the route-health matrix; observations
+// daemon/sources/probes.cpp, publishes: suspects and the route-health matrix; observations
 // POSTed to /api/v1/probes on their way to it), the check of POSTed observations, and the
 // route-health matrix.
 #pragma once

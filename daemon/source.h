@@ -113,6 +113,27 @@ class Source {
   virtual std::optional<SourceHealthEntry> health(const SourceContext& ctx) const;
 };
 
+// A source that is one function (discovery, the OpenSM log, UFM's event.log, the probes):
+// its state lives in the function's locals. With `resumes`, start() reads the stored cursor
+// named like the source, and the function gets it (none: nothing stored yet).
+class FunctionSource final : public Source {
+ public:
+  using Run = void (*)(SourceContext& ctx, const std::optional<std::string>& cursor);
+  FunctionSource(std::string name, Run body, bool resumes = false)
+      : name_(std::move(name)), run_(body), resumes_(resumes) {}
+  std::string name() const override { return name_; }
+  void start(SourceContext& ctx) override {
+    if (resumes_) cursor_ = ctx.store().cursor(name_);
+  }
+  void run(SourceContext& ctx) override { run_(ctx, cursor_); }
+
+ private:
+  std::string name_;
+  Run run_;
+  bool resumes_;
+  std::optional<std::string> cursor_;
+};
+
 // Correlates events with the topology (names, peers, cables); a null topology leaves them.
 void enrich_all(const Topology* topo, std::vector<ingest::Event>& events);
 

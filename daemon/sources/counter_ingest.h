@@ -1,6 +1,6 @@
 // CounterIngest: the one path counter readings take into the daemon, for both counter
-// sources (the MAD sweep, daemon/sources/counters.h, and UFM Telemetry,
-// daemon/sources/ufm_telemetry.h; only one of them runs): a CounterTracker turns readings into
+// sources (the MAD sweep, daemon/sources/counters.cpp, and UFM Telemetry,
+// daemon/sources/ufm_telemetry.cpp; only one of them runs): a CounterTracker turns readings into
 // deltas, rates and counter events (counter_reset, counter_jump, port_unresponsive), and
 // SourceContext::publish() applies the deltas to the port table, feeds them to the rules,
 // queues the samples and deltas for the store and evaluates the rules.

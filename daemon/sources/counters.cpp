@@ -1,10 +1,31 @@
-// The MAD counter sweep (daemon/sources/counters.h).
-#include "daemon/sources/counters.h"
+// CounterSweep: every counters.interval, PortCounters of every linked port of the cached
+// topology over pipelined MADs (ingest/counter_poller.h), through the counter-ingest path
+// (daemon/sources/counter_ingest.h), its tracker seeded with the readings stored before the
+// start. Not started when UFM Telemetry replaces it. Health "counters": down while a sweep
+// fails (the MAD port is reopened for the next one).
+#include "daemon/sources/sources.h"
 
 #include "daemon/logger.h"
+#include "daemon/sources/counter_ingest.h"
 #include "ingest/counter_poller.h"
 
 namespace ibw::daemon {
+
+namespace {
+
+class CounterSweep : public Source {
+ public:
+  explicit CounterSweep(const config::Config& cfg)
+      : ingest_({cfg.counters.jump_threshold, /*keyed=*/true, /*fresh_only=*/false}) {}
+  std::string name() const override { return "counters"; }
+  void start(SourceContext& ctx) override { ingest_.seed(ctx.fabric().stored_samples); }
+  void run(SourceContext& ctx) override;
+
+ private:
+  CounterIngest ingest_;
+};
+
+}  // namespace
 
 void CounterSweep::run(SourceContext& ctx) {
   using Clock = std::chrono::steady_clock;
@@ -48,6 +69,10 @@ void CounterSweep::run(SourceContext& ctx) {
     if (elapsed < interval)
       ctx.nap(std::chrono::duration_cast<std::chrono::microseconds>(interval - elapsed));
   }
+}
+
+std::unique_ptr<Source> make_counter_sweep(const config::Config& cfg) {
+  return std::make_unique<CounterSweep>(cfg);
 }
 
 }  // namespace ibw::daemon

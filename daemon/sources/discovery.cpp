@@ -1,5 +1,9 @@
-// The discovery source (daemon/sources/discovery.h).
-#include "daemon/sources/discovery.h"
+// Discovery: (re-)discovers the fabric when one is due (FabricState::request_discovery:
+// a link-state trap, SUBNET UP, a failed discovery) and every fabric.rediscover_interval, on
+// its own thread so a slow discovery never holds up the OpenSM log. Nodes a discovery loses
+// are confirmed by a second one. While acting, the new topology's link changes are published
+// (port table, link events, rules); an HA standby only keeps the topology warm.
+#include "daemon/sources/sources.h"
 
 #include "daemon/logger.h"
 
@@ -15,9 +19,8 @@ size_t lost_nodes(const fabric::Fabric& before, const fabric::Fabric& after) {
   return lost;
 }
 
-}  // namespace
-
-bool DiscoverySource::discover(SourceContext& ctx) {
+// False when discovery failed (the caller retries).
+bool discover(SourceContext& ctx) {
   FabricState& fab = ctx.fabric();
   int64_t now = ctx.clock().now_us();
   std::shared_ptr<const Topology> topo, before = fab.topology();
@@ -62,7 +65,7 @@ bool DiscoverySource::discover(SourceContext& ctx) {
   return true;
 }
 
-void DiscoverySource::run(SourceContext& ctx) {
+void run_discovery(SourceContext& ctx, const std::optional<std::string>&) {
   FabricState& fab = ctx.fabric();
   int64_t last_full = steady_us();
   while (ctx.running()) {
@@ -77,6 +80,12 @@ void DiscoverySource::run(SourceContext& ctx) {
     if (!discover(ctx))  // retry soon: a link change must not wait for the next trap
       fab.request_discovery(1'000'000);
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Source> make_discovery_source() {
+  return std::make_unique<FunctionSource>("discovery", run_discovery);
 }
 
 }  // namespace ibw::daemon

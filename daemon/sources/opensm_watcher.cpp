@@ -1,7 +1,13 @@
-// The OpenSM watcher (daemon/sources/opensm_watcher.h).
-#include "daemon/sources/opensm_watcher.h"
+// The OpenSM watcher: tails the OpenSM log (cursor "opensm", stored with the events it produced)
+// and turns lines into events; after a link-state trap it runs the link check
+// (daemon/sources/link_check.h) on the trapping switches, after a trap or SUBNET UP it
+// requests a re-discovery (opensm.rediscover_delay), and it reloads OpenSM's LFT dump
+// (opensm-lfts.dump) when it changes. Health "opensm": down while the log cannot be read.
+#include "daemon/sources/sources.h"
 
 #include <sys/stat.h>
+#include <optional>
+#include <string>
 
 #include "daemon/logger.h"
 #include "daemon/sources/link_check.h"
@@ -39,13 +45,11 @@ class RouteWatcher {
   std::pair<int64_t, int64_t> stamp_{};
 };
 
-}  // namespace
-
-void OpenSmWatcher::run(SourceContext& ctx) {
+void run_opensm_watcher(SourceContext& ctx, const std::optional<std::string>& stored) {
   const config::Config& cfg = ctx.cfg();
   RouteWatcher routes(cfg.opensm.dump_dir + "/opensm-lfts.dump");
   std::optional<ingest::TailCursor> cursor;
-  if (cursor_) cursor = ingest::TailCursor::parse(*cursor_);
+  if (stored) cursor = ingest::TailCursor::parse(*stored);
   ingest::FileTailer tailer(cfg.opensm.log, cursor,
                             /*start_at_end=*/!cursor && !cfg.opensm.read_existing);
   if (!cursor) {  // store where reading starts, so a restart resumes there, not at the end
@@ -83,6 +87,12 @@ void OpenSmWatcher::run(SourceContext& ctx) {
     routes.check(ctx.fabric());
     ctx.nap(std::chrono::microseconds(cfg.opensm.poll_us));
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Source> make_opensm_watcher() {
+  return std::make_unique<FunctionSource>("opensm", run_opensm_watcher, /*resumes=*/true);
 }
 
 }  // namespace ibw::daemon

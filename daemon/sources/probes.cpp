@@ -1,5 +1,20 @@
-// The probe source (daemon/sources/probes.h).
-#include "daemon/sources/probes.h"
+// The probe source: cursed routes, started when probes.interval or probes.spool_dir is set.
+//  1. every probes.interval, one probe round from the local port (ingest/prober.h: every LID,
+//     every link by directed route), kept in a ProbeWindow of probes.window rounds; external
+//     observations from probes.spool_dir and POST /api/v1/probes join the window;
+//  2. the window is localized (rules/localize.h) over the current topology and LFTs, with the
+//     links ibwarden disabled taken out (and the window cleared when that set grows: old
+//     routes no longer hold);
+//  3. each member of each suspect group gets guided DR probes pinned to it (5 x probes.count),
+//     and its receiving port's PortRcvErrors/SymbolErrorCounter rise since it was first
+//     suspected is read from the port table: a PathFinding each;
+//  4. rules::evaluate_cursed_paths decides; confirmed verdicts go to the action worker like
+//     every other rule's (guard, dry-run/enforce, SMP or UFM, work order with the evidence);
+//  5. the suspects and the route-health matrix are published for the web API (ProbeState,
+//     daemon/probe_state.h).
+// A round that cannot run (no port, no topology) is logged and reported as source "probes"
+// on the health board; it is never a quiet no-op.
+#include "daemon/sources/sources.h"
 
 #include <map>
 #include <set>
@@ -16,6 +31,7 @@
 #include "store/spec.h"
 
 namespace ibw::daemon {
+
 namespace probe_detail {
 
 constexpr int kGuidedFactor = 5;  // guided DR probes per link: 5 x probes.count
@@ -273,7 +289,9 @@ struct Loop {
 
 }  // namespace probe_detail
 
-void ProbeSource::run(SourceContext& ctx) {
+namespace {
+
+void run_probes(SourceContext& ctx, const std::optional<std::string>&) {
   const auto& cfg = ctx.cfg().probes;
   int64_t interval = cfg.interval_us.value_or(60'000'000);
   probe_detail::Loop loop{ctx, cfg, ProbeWindow(static_cast<int>(cfg.window), interval)};
@@ -304,6 +322,12 @@ void ProbeSource::run(SourceContext& ctx) {
     if (topo && fresh) loop.localize(topo);
     ctx.nap(std::chrono::seconds(1));
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Source> make_probe_source() {
+  return std::make_unique<FunctionSource>("probes", run_probes);
 }
 
 }  // namespace ibw::daemon

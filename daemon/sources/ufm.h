@@ -1,6 +1,6 @@
 // UfmEventsSource: UFM as a source of the daemon (`ufm:` in the configuration), its events,
 // alarms and resources; UFM Telemetry and UFM's event.log are sources of their own
-// (daemon/sources/ufm_telemetry.h, ufm_event_log.h). Every ufm.poll_interval:
+// (daemon/sources/ufm_telemetry.cpp, ufm_event_log.cpp). Every ufm.poll_interval:
 //  - UfmEventPoller::poll() (GET /app/events, de-duplication on id, id resets, storm grouping,
 //    ingest/ufm/event_poller.h) gives internal events; each is named from the fabric (display
 //    names of its node and peer when the topology knows their GUIDs) and enriched by the

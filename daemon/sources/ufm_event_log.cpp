@@ -1,7 +1,13 @@
-// UFM's event.log as a daemon source (daemon/sources/ufm_event_log.h).
-#include "daemon/sources/ufm_event_log.h"
+// UFM's event.log as a source: tails UFM's event.log (ufm.event_log) with the same tailer as the
+// OpenSM log, from the stored "ufm_event_log" position (none: the end of the file, which is then
+// stored so a restart resumes there). Lines become the same events as GET /app/events gives,
+// with the same dedup_key ("ufm:<id>:<time>"), so an event seen both ways is stored once;
+// storms become one summary each; link events feed the rules like the REST poller's.
+#include "daemon/sources/sources.h"
 
 #include <chrono>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "daemon/logger.h"
@@ -12,11 +18,13 @@
 
 namespace ibw::daemon {
 
-void UfmEventLogSource::run(SourceContext& ctx) {
+namespace {
+
+void run_ufm_event_log(SourceContext& ctx, const std::optional<std::string>& stored) {
   const config::Config& cfg = ctx.cfg();
   const std::string& path = *cfg.ufm->event_log;
   std::optional<ingest::TailCursor> at;
-  if (cursor_) at = ingest::TailCursor::parse(*cursor_);
+  if (stored) at = ingest::TailCursor::parse(*stored);
   ingest::FileTailer tailer(path, at, /*start_at_end=*/!at);
   if (!at)
     if (auto pos = tailer.position()) {  // resume here after a restart, not at the new end
@@ -59,6 +67,12 @@ void UfmEventLogSource::run(SourceContext& ctx) {
     for (int i = 0; i < 5 && ctx.running(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Source> make_ufm_event_log() {
+  return std::make_unique<FunctionSource>("ufm_event_log", run_ufm_event_log, /*resumes=*/true);
 }
 
 }  // namespace ibw::daemon

@@ -1,27 +1,60 @@
-// UFM Telemetry as a counter source (daemon/sources/ufm_telemetry.h).
-#include "daemon/sources/ufm_telemetry.h"
+// UfmTelemetrySource: UFM Telemetry as the daemon's counter source, when
+// ufm.telemetry.primary is set and counters.enabled (the MAD sweep is then not started, so
+// no port has two counter sources). Every counters.interval the primary endpoint (the
+// secondary when the primary fails) is parsed into CounterSamples and fed through the MAD
+// sweep's counter-ingest path (daemon/sources/counter_ingest.h), with a tracker of its own
+// that is not seeded from the store (the first reading after a start is a baseline); ports
+// outside the fabric and readings no newer than the port's previous one are skipped. One
+// "telemetry sweep" log line per scrape says where its time went.
+// Health "ufm_telemetry": the primary client's state, at least degraded while the
+// secondary answers for it; transitions are logged with the last error.
+#include "daemon/sources/sources.h"
+
+#include <memory>
 
 #include "daemon/logger.h"
+#include "daemon/sources/counter_ingest.h"
 #include "daemon/sources/ufm.h"
 #include "daemon/ufm_setup.h"
+#include "ingest/clock.h"
+#include "ingest/ufm/client.h"
 
 namespace ibw::daemon {
 
-bool UfmTelemetrySource::configured(const config::Config& cfg) {
+namespace {
+
+class UfmTelemetrySource : public Source {
+ public:
+  // Builds the clients (no credentials: Telemetry is plain HTTP(S)). cfg.ufm must be set
+  // with telemetry.primary.
+  explicit UfmTelemetrySource(const config::Config& cfg);
+  std::string name() const override { return "ufm_telemetry"; }
+  void run(SourceContext& ctx) override;
+
+ private:
+  int64_t interval_us_;  // counters.interval
+  ingest::SystemClock clock_;
+  std::unique_ptr<ingest::UfmClient> primary_;
+  std::unique_ptr<ingest::UfmClient> secondary_;  // may be null
+  CounterIngest ingest_;
+};
+
+}  // namespace
+
+bool ufm_telemetry_configured(const config::Config& cfg) {
   return cfg.ufm && cfg.ufm->telemetry.primary && cfg.counters.enabled;
 }
 
 UfmTelemetrySource::UfmTelemetrySource(const config::Config& cfg)
-    : cfg_(cfg), ingest_({cfg.counters.jump_threshold, /*keyed=*/false, /*fresh_only=*/true}) {
-  const config::UfmSection& u = *cfg_.ufm;
+    : interval_us_(cfg.counters.interval_us),
+      ingest_({cfg.counters.jump_threshold, /*keyed=*/false, /*fresh_only=*/true}) {
+  const config::UfmSection& u = *cfg.ufm;
   primary_ = std::make_unique<ingest::UfmClient>(
-      ufm_telemetry_options(u, *u.telemetry.primary, cfg_.counters.interval_us), clock_);
+      ufm_telemetry_options(u, *u.telemetry.primary, interval_us_), clock_);
   if (u.telemetry.secondary)
     secondary_ = std::make_unique<ingest::UfmClient>(
-        ufm_telemetry_options(u, *u.telemetry.secondary, cfg_.counters.interval_us), clock_);
+        ufm_telemetry_options(u, *u.telemetry.secondary, interval_us_), clock_);
 }
-
-UfmTelemetrySource::~UfmTelemetrySource() = default;
 
 void UfmTelemetrySource::run(SourceContext& ctx) {
   while (ctx.running()) {
@@ -69,9 +102,12 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
     auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
                      std::chrono::steady_clock::now() - started)
                      .count();
-    ctx.nap(
-        std::chrono::microseconds(std::max<int64_t>(cfg_.counters.interval_us - spent, 10'000)));
+    ctx.nap(std::chrono::microseconds(std::max<int64_t>(interval_us_ - spent, 10'000)));
   }
+}
+
+std::unique_ptr<Source> make_ufm_telemetry(const config::Config& cfg) {
+  return std::make_unique<UfmTelemetrySource>(cfg);
 }
 
 }  // namespace ibw::daemon
