@@ -1,6 +1,6 @@
 // Store benchmark (issue 15): a day of the 200k-port telemetry lab written through the real
-// Store API on a simulated clock ending now, as the daemon writes it (daemon/ufm_source.cpp,
-// run_telemetry; daemon/daemon.cpp, maybe_compact):
+// Store API on a simulated clock ending now, as the daemon writes it
+// (daemon/sources/ufm_telemetry.cpp and counter_ingest.cpp; daemon/generation.cpp, maybe_compact):
 //  - every scrape (default 60 s): one WriteBatch with a CounterSample per port, the port
 //    counter readings as WriteBatch::port_counters (every port: its counters change; the
 //    first scrape writes whole records, as discovery would have), and the

@@ -39,7 +39,8 @@ using namespace cmd_watch_detail;
 
 int cmd_run(const CmdArgs& args) {
   if (!args.has("config")) return args.usage_error("--config is required");
-  return run_daemon(*args.get("config"));
+  daemon::ServiceNotifier notifier;  // systemd (Type=notify); a no-op without NOTIFY_SOCKET
+  return run_daemon(*args.get("config"), notifier);
 }
 
 int cmd_check_config(const CmdArgs& args) {

@@ -101,7 +101,7 @@ struct WorkordersSection {
   int64_t verify_after_us = 24LL * 3600 * 1'000'000;  // clean this long after repair: verified
 };
 
-// UFM integration (ingest/ufm/*.h, daemon/ufm_source.h). The whole section is optional: absent
+// UFM integration (ingest/ufm/*.h, daemon/sources/ufm.h). The whole section is optional: absent
 // or null means no UFM. Credentials are not here: only the names of the variables or files
 // holding them, read when the daemon starts (daemon/ufm_setup.h).
 struct UfmTelemetrySection {

@@ -67,9 +67,4 @@ void ServiceNotifier::watchdog_tick() {
   send("WATCHDOG=1");
 }
 
-ServiceNotifier& service_notifier() {
-  static ServiceNotifier notifier;
-  return notifier;
-}
-
 }  // namespace ibw::daemon

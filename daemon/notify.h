@@ -3,7 +3,7 @@
 // shutdown, and WATCHDOG=1 from the daemon's main loop at half the interval systemd asks for
 // (WatchdogSec=, read through sd_watchdog_enabled(3)), so a wedged main loop gets the service
 // restarted. Every call is a no-op when NOTIFY_SOCKET is not set (a terminal, a test).
-// Thread-safe; the daemon uses the one instance service_notifier() returns.
+// Thread-safe. `ibwarden run` makes one (cli/cmd_watch.cpp) and hands it to run_daemon().
 #pragma once
 
 #include <chrono>
@@ -43,8 +43,5 @@ class ServiceNotifier {
   bool pinged_ = false;
   bool stopping_ = false;
 };
-
-// The daemon's notifier, created on first use.
-ServiceNotifier& service_notifier();
 
 }  // namespace ibw::daemon

@@ -3,8 +3,8 @@
 // deltas, rates). It keeps the last known peer of every port, so link changes are found here:
 // a port whose peer differs yields link_down / link_up events (ingest/link_events.h), both at
 // runtime and against the state stored before a restart. A third producer is the link check
-// (daemon/link_check.h): link states read straight from a trapping switch, ahead of the next
-// discovery. Thread-safe (one mutex).
+// (daemon/sources/link_check.h): link states read straight from a trapping switch, ahead of the
+// next discovery. Thread-safe (one mutex).
 #pragma once
 
 #include <mutex>

@@ -1,10 +1,10 @@
-// ProbeState, POST validation and the route-health matrix (daemon/probe_runner.h).
+// ProbeState, POST validation and the route-health matrix (daemon/probe_state.h).
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
 
-#include "daemon/probe_runner.h"
+#include "daemon/probe_state.h"
 #include "fabric/diagnostics.h"
 #include "fabric/route_model.h"
 

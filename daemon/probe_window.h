@@ -2,7 +2,7 @@
 // its own prober, plus external observations (spool files, POST /api/v1/probes) received
 // within the time those rounds span (rounds x interval). Cleared when an action changes the
 // fabric (a disabled link: old routes no longer hold). Not thread-safe: the probe thread owns
-// it; POSTed observations reach it through a queue (daemon/probe_runner.h).
+// it; POSTed observations reach it through a queue (daemon/probe_state.h).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // UFM wiring from the configuration's ufm: section, shared by the daemon's UFM source
-// (daemon/ufm_source.h), its action worker and the manual commands (actions.via: ufm):
+// (daemon/sources/ufm.h), its action worker and the manual commands (actions.via: ufm):
 // credentials, and client options scaled to the poll interval.
 //
 // Credentials are read when called (the daemon calls it at startup, so a missing one stops

@@ -15,7 +15,7 @@
 
 #include "actions/remedy.h"
 #include "config/config.h"
-#include "daemon/probe_runner.h"
+#include "daemon/probe_state.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "web/backend.h"

@@ -14,7 +14,7 @@
 #include <iostream>
 
 #include "config/config.h"
-#include "daemon/probe_runner.h"
+#include "daemon/probe_state.h"
 #include "daemon/source_health.h"
 #include "daemon/web_backend.h"
 #include "store/store.h"

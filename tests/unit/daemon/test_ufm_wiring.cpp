@@ -10,8 +10,8 @@
 
 #include "actions/ufm_executor.h"
 #include "daemon/source_health.h"
+#include "daemon/sources/ufm.h"
 #include "daemon/ufm_setup.h"
-#include "daemon/ufm_source.h"
 #include "rules/rules.h"
 #include "rules/runner.h"
 #include "tests/ufm_emulator/emulator_fixture.h"
@@ -81,9 +81,7 @@ TEST_CASE("ufm wiring: UFM events slightly ahead count now and far ahead stay ou
       link_event(EventSource::ufm, leaf, 3, t0 + 25 * sec),
       link_event(EventSource::ufm, leaf, 4, t0 - 10 * sec),      // already past: kept as is
       link_event(EventSource::ufm, leaf, 5, t0 + 60 * minute)};  // a zone off: left out
-  daemon::UfmSourceHooks hooks;
-  hooks.rules = &runner;
-  auto for_rules = daemon::ufm_rule_events(hooks, events, t0);
+  auto for_rules = daemon::ufm_rule_events(&runner, events, t0);
   REQUIRE(for_rules.size() == 4);
   CHECK(for_rules[0].time_us == t0);
   CHECK(for_rules[2].time_us == t0);
@@ -104,14 +102,11 @@ TEST_CASE("ufm wiring: UFM events slightly ahead count now and far ahead stay ou
       "rules:\n  - name: flap\n    type: link_flap\n    action: disable\n    severity: error\n"
       "    confirm: none\n    cycles: 5\n    window: 1m\n",
       "rules.yaml"));
-  daemon::UfmSourceHooks five_hooks;
-  five_hooks.rules = &five;
   std::vector<ingest::Event> spread;
   for (int i = 0; i < 5; ++i)
     spread.push_back(link_event(EventSource::ufm, leaf, 6, t0 + 10 * minute + i * 10 * minute));
-  CHECK(daemon::ufm_rule_events(five_hooks, spread, t0).empty());
-  daemon::UfmSourceHooks no_rules;
-  CHECK(daemon::ufm_rule_events(no_rules, events, t0).empty());
+  CHECK(daemon::ufm_rule_events(&five, spread, t0).empty());
+  CHECK(daemon::ufm_rule_events(nullptr, events, t0).empty());
 }
 
 TEST_CASE("ufm wiring: a UFM clock or zone far off is reported", "[ufm]") {

@@ -1,7 +1,8 @@
-// UfmInventory: the UFM source's polls of UFM's resources, besides its events (ufm_source.h).
-// It runs on the events thread, through the same UfmClient (so the same breaker and health).
+// UfmInventory: the UFM source's polls of UFM's resources, besides its events
+// (daemon/sources/ufm.h). It runs on the events thread, through the same UfmClient (so the same
+// breaker and health).
 //
-// Cadence (constants in ufm_source.cpp, no configuration key):
+// Cadence (constants in daemon/sources/ufm.cpp, no configuration key):
 //  - GET /app/alarms every ufm.poll_interval, after the events poll (the list holds open
 //    alarms only: small);
 //  - GET /resources/ports and GET /resources/links on the first poll and then every

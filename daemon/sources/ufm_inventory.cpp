@@ -1,9 +1,9 @@
 // Polls of UFM's alarms, ports and links; see ufm_inventory.h.
-#include "daemon/ufm_inventory.h"
+#include "daemon/sources/ufm_inventory.h"
 
 #include <utility>
 
-#include "daemon/ufm_source.h"
+#include "daemon/sources/ufm.h"
 
 namespace ibw::daemon {
 namespace ufm_inventory_detail {

@@ -1,12 +1,26 @@
-// The daemon's probe thread (daemon/probe_runner.h).
-#include "daemon/probe_runner.h"
+// The probe source: cursed routes, started when probes.interval or probes.spool_dir is set.
+//  1. every probes.interval, one probe round from the local port (ingest/prober.h: every LID,
+//     every link by directed route), kept in a ProbeWindow of probes.window rounds; external
+//     observations from probes.spool_dir and POST /api/v1/probes join the window;
+//  2. the window is localized (rules/localize.h) over the current topology and LFTs, with the
+//     links ibwarden disabled taken out (and the window cleared when that set grows: old
+//     routes no longer hold);
+//  3. each member of each suspect group gets guided DR probes pinned to it (5 x probes.count),
+//     and its receiving port's PortRcvErrors/SymbolErrorCounter rise since it was first
+//     suspected is read from the port table: a PathFinding each;
+//  4. rules::evaluate_cursed_paths decides; confirmed verdicts go to the action worker like
+//     every other rule's (guard, dry-run/enforce, SMP or UFM, work order with the evidence);
+//  5. the suspects and the route-health matrix are published for the web API (ProbeState,
+//     daemon/probe_state.h).
+// A round that cannot run (no port, no topology) is logged and reported as source "probes"
+// on the health board; it is never a quiet no-op.
+#include "daemon/sources/sources.h"
 
 #include <map>
 #include <set>
 
 #include "daemon/logger.h"
 #include "daemon/probe_window.h"
-#include "daemon/runtime.h"
 #include "fabric/diagnostics.h"
 #include "fabric/route_model.h"
 #include "ingest/probe_spool.h"
@@ -17,14 +31,13 @@
 #include "store/spec.h"
 
 namespace ibw::daemon {
-namespace probe_detail {
 
-using daemon_detail::Runtime;
+namespace probe_detail {
 
 constexpr int kGuidedFactor = 5;  // guided DR probes per link: 5 x probes.count
 
 struct Loop {
-  Runtime& rt;
+  SourceContext& ctx;
   const config::ProbesSection& cfg;
   ProbeWindow window;
   std::unique_ptr<ingest::Prober> prober;
@@ -35,8 +48,8 @@ struct Loop {
   bool warned_no_rules = false, warned_no_lfts = false;
 
   void health(ingest::HealthState state, const std::string& detail) {
-    int64_t now = rt.clock.now_us();
-    if (rt.health.set({"probes", state, detail, state == ingest::HealthState::ok ? now : 0, now}))
+    int64_t now = ctx.clock().now_us();
+    if (ctx.report({"probes", state, detail, state == ingest::HealthState::ok ? now : 0, now}))
       log(state == ingest::HealthState::ok ? LogLevel::info : LogLevel::warning,
           "probe source " + std::string(state == ingest::HealthState::ok ? "ok" : "failing"),
           {{"detail", detail}});
@@ -44,7 +57,7 @@ struct Loop {
 
   ingest::ProbeOptions options() const {
     ingest::ProbeOptions o;
-    o.ca = rt.cfg.fabric.ca, o.ca_port = rt.cfg.fabric.ca_port;
+    o.ca = ctx.cfg().fabric.ca, o.ca_port = ctx.cfg().fabric.ca_port;
     o.count = cfg.count, o.timeout_ms = cfg.timeout_ms;
     o.max_in_flight = cfg.max_in_flight, o.max_rate = cfg.max_rate;
     return o;
@@ -53,7 +66,7 @@ struct Loop {
   // One round of the built-in prober into the window; false when it could not run.
   bool round(const Topology& topo) {
     try {
-      if (!prober) prober = ingest::Prober::open(options(), rt.clock);
+      if (!prober) prober = ingest::Prober::open(options(), ctx.clock());
       load_disabled();
       std::vector<ingest::LinkEnd> skip;  // links ibwarden disabled: no probe into them
       for (auto [guid, port] : disabled)
@@ -67,7 +80,7 @@ struct Loop {
            {"seconds", static_cast<double>(r.stats.duration_us) / 1e6},
            {"warnings", r.warnings.size()}});
       health(ingest::HealthState::ok, r.warnings.empty() ? "" : r.warnings.front());
-      window.add_round(std::move(r.observations), rt.clock.now_us());
+      window.add_round(std::move(r.observations), ctx.clock().now_us());
       return true;
     } catch (const std::exception& e) {
       prober.reset();  // reopen next time
@@ -78,7 +91,7 @@ struct Loop {
   }
 
   void take_external() {
-    int64_t now = rt.clock.now_us();
+    int64_t now = ctx.clock().now_us();
     if (spool) {
       auto got = spool->poll(now);
       if (!got.error.empty()) health(ingest::HealthState::degraded, got.error);
@@ -89,7 +102,7 @@ struct Loop {
             {{"files", got.accepted}, {"observations", got.observations.size()}});
       window.add_posted(std::move(got.observations), now);
     }
-    window.add_posted(rt.probe_state.take_posted(), now);
+    window.add_posted(ctx.fabric().probe_state.take_posted(), now);
     window.expire(now);
   }
 
@@ -98,7 +111,7 @@ struct Loop {
   void load_disabled() {
     std::set<std::pair<uint64_t, int>> now;
     try {
-      auto db = store::Store::open(store::store_spec(rt.cfg), /*read_only=*/true);
+      auto db = store::Store::open(store::store_spec(ctx.cfg()), /*read_only=*/true);
       for (const auto& d : db->disabled_ports()) now.insert({d.node_guid, d.port});
     } catch (const std::exception& e) {
       log(LogLevel::warning, "probe: disabled ports unreadable", {{"error", e.what()}});
@@ -175,7 +188,7 @@ struct Loop {
         e.sample_bad_pairs = s.sample_bad_pairs;
         if (auto it = dr.find(fabric::dir_link_key(l.node, l.port)); it != dr.end())
           e.dr_sent = it->second.first, e.dr_lost = it->second.second;
-        if (auto rec = rt.ports.get(rx.guid, p->peer_port); rec && rec->counters.valid) {
+        if (auto rec = ctx.fabric().ports.get(rx.guid, p->peer_port); rec && rec->counters.valid) {
           uint64_t errs =
               rec->counters.value[static_cast<size_t>(ingest::Counter::PortRcvErrors)] +
               rec->counters.value[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)];
@@ -195,7 +208,7 @@ struct Loop {
 
   void act(const std::shared_ptr<const Topology>& topo, std::vector<rules::PathFinding> found) {
     if (found.empty()) return;
-    if (!rt.rules || !rt.worker) {
+    if (!ctx.rules()) {
       if (!warned_no_rules)
         log(LogLevel::warning, "cursed-route suspects are not acted on: no rules.file");
       warned_no_rules = true;
@@ -210,28 +223,25 @@ struct Loop {
          {"bad", found[0].evidence.bad_observations},
          {"dr_sent", found[0].evidence.dr_sent},
          {"dr_lost", found[0].evidence.dr_lost}});
-    for (auto& v : rules::evaluate_cursed_paths(rt.rules->rules(), found, rt.clock.now_us())) {
+    for (auto& v :
+         rules::evaluate_cursed_paths(ctx.rules()->rules(), found, ctx.clock().now_us())) {
       if (!v.confirmed || v.action == rules::Action::none) {  // say why nothing is done
         log(LogLevel::info, "cursed-path verdict not acted on",
             {{"rule", v.rule}, {"explanation", v.explanation}});
         continue;
       }
       actions::Finding f;
-      if (auto rec = rt.ports.get(v.node_guid, v.port)) f.counters = rec->counters;
+      if (auto rec = ctx.fabric().ports.get(v.node_guid, v.port)) f.counters = rec->counters;
       f.verdict = std::move(v);
       job.findings.push_back(std::move(f));
     }
-    if (!job.findings.empty() && !rt.worker->submit(std::move(job)))
+    if (!job.findings.empty() && !ctx.submit(std::move(job)))
       log(LogLevel::warning, "action queue full; cursed-path verdicts wait for the next round");
   }
 
   void localize(const std::shared_ptr<const Topology>& topo) {
     const fabric::Fabric& fab = topo->fabric;
-    std::shared_ptr<const fabric::RoutingTables> routes;
-    {
-      std::lock_guard<std::mutex> lock(rt.routes_mutex);
-      routes = rt.routes;
-    }
+    std::shared_ptr<const fabric::RoutingTables> routes = ctx.fabric().routes();
     fabric::RouteModel model(fab, routes.get());
     load_disabled();
     for (auto [guid, port] : disabled)
@@ -242,7 +252,7 @@ struct Loop {
       std::erase_if(obs, [](const auto& o) { return o.routing == ingest::Routing::static_lft; });
       if (obs.size() != before && !warned_no_lfts)
         log(LogLevel::warning, "no LFT dump: LID-routed probes are left out of localization",
-            {{"dump", rt.cfg.opensm.dump_dir + "/opensm-lfts.dump"}});
+            {{"dump", ctx.cfg().opensm.dump_dir + "/opensm-lfts.dump"}});
       warned_no_lfts |= obs.size() != before;
     }
     rules::LocalizeOptions opt;
@@ -262,7 +272,7 @@ struct Loop {
     act(topo, findings(*topo, res, guided(fab, res)));
     auto cable = [&](uint64_t guid, int port) { return topo->correlator->cable_at(guid, port); };
     nlohmann::json j = rules::localize_json(fab, res, cable);
-    std::string now = store::iso_time(rt.clock.now_us());
+    std::string now = store::iso_time(ctx.clock().now_us());
     j["time"] = now, j["rounds"] = window.rounds(), j["posted"] = window.posted();
     j["skipped"] = res.skipped;
     std::string labels;
@@ -273,16 +283,18 @@ struct Loop {
     last_suspects = labels;
     nlohmann::json health = route_health_matrix(fab, window.all());
     health["time"] = now, health["rounds"] = window.rounds();
-    rt.probe_state.publish(std::move(j), std::move(health));
+    ctx.fabric().probe_state.publish(std::move(j), std::move(health));
   }
 };
 
 }  // namespace probe_detail
 
-void probe_loop(daemon_detail::Runtime& rt) {
-  const auto& cfg = rt.cfg.probes;
+namespace {
+
+void run_probes(SourceContext& ctx, const std::optional<std::string>&) {
+  const auto& cfg = ctx.cfg().probes;
   int64_t interval = cfg.interval_us.value_or(60'000'000);
-  probe_detail::Loop loop{rt, cfg, ProbeWindow(static_cast<int>(cfg.window), interval)};
+  probe_detail::Loop loop{ctx, cfg, ProbeWindow(static_cast<int>(cfg.window), interval)};
   if (cfg.spool_dir) {
     try {
       loop.spool.emplace(*cfg.spool_dir);
@@ -294,10 +306,10 @@ void probe_loop(daemon_detail::Runtime& rt) {
   log(LogLevel::info, "probing",
       {{"interval_s", cfg.interval_us ? *cfg.interval_us / 1e6 : 0.0},
        {"spool_dir", cfg.spool_dir.value_or("")}});
-  int64_t next = rt.clock.now_us();
-  while (rt.running) {
-    auto topo = rt.topology();
-    int64_t now = rt.clock.now_us();
+  int64_t next = ctx.clock().now_us();
+  while (ctx.running()) {
+    auto topo = ctx.topology();
+    int64_t now = ctx.clock().now_us();
     size_t before = loop.window.posted();
     loop.take_external();
     bool fresh = loop.window.posted() != before;
@@ -308,8 +320,14 @@ void probe_loop(daemon_detail::Runtime& rt) {
       loop.health(ingest::HealthState::degraded, "no topology yet");
     }
     if (topo && fresh) loop.localize(topo);
-    rt.nap(std::chrono::seconds(1));
+    ctx.nap(std::chrono::seconds(1));
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Source> make_probe_source() {
+  return std::make_unique<FunctionSource>("probes", run_probes);
 }
 
 }  // namespace ibw::daemon

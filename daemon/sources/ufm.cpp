@@ -1,16 +1,12 @@
-// UFM as a daemon source: events and telemetry threads; see ufm_source.h.
-#include "daemon/ufm_source.h"
+// UFM's events, alarms and resources as a daemon source; see daemon/sources/ufm.h.
+#include "daemon/sources/ufm.h"
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <thread>
-#include <unordered_map>
 
 #include "daemon/logger.h"
-#include "daemon/ufm_inventory.h"
+#include "daemon/sources/ufm_inventory.h"
 #include "daemon/ufm_setup.h"
-#include "ingest/counter_tracker.h"
 #include "ingest/ufm/event_poller.h"
 
 namespace ibw::daemon {
@@ -42,18 +38,6 @@ std::string offset_text(int64_t us) {
                     : std::to_string(min) + " min";
 }
 
-// Hands them to the rules (after the store push) and evaluates when any was kept.
-void feed_rules(const UfmSourceHooks& hooks, const std::vector<ingest::Event>& events,
-                const std::shared_ptr<const Topology>& topo) {
-  if (!hooks.rules || events.empty()) return;
-  if (hooks.rules->add_events(events) && topo) hooks.evaluate(topo);
-}
-
-bool has_rows(const store::WriteBatch& b) {
-  return !b.events.empty() || !b.ufm_ports.empty() || !b.ufm_ports_removed.empty() ||
-         !b.cursors.empty();
-}
-
 void log_inventory(const char* msg, const UfmInventoryResult& r, bool ports) {
   nlohmann::json fields = {{ports ? "ports" : "alarms", r.listed},
                            {ports ? "changed" : "raised", r.changed},
@@ -77,13 +61,13 @@ void name_ufm_events(const Topology* topo, std::vector<ingest::Event>& events) {
   ufm_source_detail::name_events(topo, events);
 }
 
-std::vector<ingest::Event> ufm_rule_events(const UfmSourceHooks& hooks,
+std::vector<ingest::Event> ufm_rule_events(const rules::RuleRunner* rules,
                                            const std::vector<ingest::Event>& events,
                                            int64_t now_us) {
   std::vector<ingest::Event> out;
-  if (hooks.rules)
+  if (rules)
     for (const auto& e : events) {
-      if (!hooks.rules->wants(e) || e.time_us > now_us + kUfmAheadToleranceUs) continue;
+      if (!rules->wants(e) || e.time_us > now_us + kUfmAheadToleranceUs) continue;
       out.push_back(e);
       out.back().time_us = std::min(e.time_us, now_us);
     }
@@ -108,32 +92,24 @@ std::optional<std::string> ufm_clock_warning(const std::vector<ingest::UfmEvent>
   return std::nullopt;
 }
 
-UfmSource::UfmSource(const config::Config& cfg) : cfg_(cfg) {
+UfmEventsSource::UfmEventsSource(const config::Config& cfg) : cfg_(cfg) {
   const config::UfmSection& u = *cfg_.ufm;
   client_ = std::make_unique<ingest::UfmClient>(ufm_client_options(u, ufm_credentials(u)), clock_);
-  if (u.telemetry.primary && cfg_.counters.enabled) {
-    telemetry_ = std::make_unique<ingest::UfmClient>(
-        ufm_telemetry_options(u, *u.telemetry.primary, cfg_.counters.interval_us), clock_);
-    if (u.telemetry.secondary)
-      telemetry_fallback_ = std::make_unique<ingest::UfmClient>(
-          ufm_telemetry_options(u, *u.telemetry.secondary, cfg_.counters.interval_us), clock_);
-  }
 }
 
-UfmSource::~UfmSource() = default;
+UfmEventsSource::~UfmEventsSource() = default;
 
-void UfmSource::nap(const UfmSourceHooks& hooks, int64_t us) const {
-  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
-  while (*hooks.running && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
+void UfmEventsSource::start(SourceContext& ctx) {
+  cursor_ = ctx.store().cursor("ufm");
+  alarm_cursor_ = ctx.store().cursor("ufm_alarms");
+  ufm_ports_ = ctx.store().ufm_ports();
 }
 
-void UfmSource::report(const UfmSourceHooks& hooks, const std::string& name,
-                       ingest::ServiceHealth h, const std::string& detail) {
+void report_ufm_health(SourceContext& ctx, const std::string& name, ingest::ServiceHealth h,
+                       const std::string& detail) {
   SourceHealthEntry entry{name, h.state, h.state == ingest::HealthState::ok ? "" : detail,
-                          h.last_success_us, clock_.now_us()};
-  if (!hooks.health->set(entry)) return;
+                          h.last_success_us, ctx.clock().now_us()};
+  if (!ctx.report(entry)) return;
   nlohmann::json fields = {{"source", name},
                            {"state", std::string(ingest::health_state_name(h.state))},
                            {"breaker", std::string(ingest::breaker_state_name(h.breaker))},
@@ -143,7 +119,7 @@ void UfmSource::report(const UfmSourceHooks& hooks, const std::string& name,
       std::move(fields));
 }
 
-void UfmSource::run_events(const UfmSourceHooks& hooks) {
+void UfmEventsSource::run(SourceContext& ctx) {
   namespace d = ufm_source_detail;
   const config::UfmSection& u = *cfg_.ufm;
   ingest::UfmPollerOptions po;
@@ -157,12 +133,12 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
   constexpr int64_t kHourUs = 3600LL * 1'000'000;
   int64_t clock_warned_us = -kHourUs;  // one clock warning an hour at most
   auto begun = std::chrono::steady_clock::now();
-  while (*hooks.running) {
+  while (ctx.running()) {
     // Wait a little for the first discovery, so events get fabric names and cables; UFM
     // keeps its events, and a fabric that cannot be discovered must not stop this source.
-    auto topo = hooks.topology();
+    auto topo = ctx.topology();
     if (!topo && std::chrono::steady_clock::now() - begun < d::kTopologyWait) {
-      nap(hooks, 100'000);
+      ctx.nap(std::chrono::milliseconds(100));
       continue;
     }
     auto started = std::chrono::steady_clock::now();
@@ -174,9 +150,11 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
         poller.set_port_index(inventory.index());
         d::log_inventory("ufm ports polled", ports, true);
         auto for_rules =
-            ufm_rule_events(hooks, ports.batch.events, clock_.now_us());  // high_ber changes
-        if (d::has_rows(ports.batch) && !hooks.push(std::move(ports.batch))) return;
-        d::feed_rules(hooks, for_rules, topo);
+            ufm_rule_events(ctx.rules(), ports.batch.events, clock_.now_us());  // high_ber
+        if (!ctx.publish(topo, std::move(ports.batch), nullptr, Evaluate::with_rule_events,
+                         &for_rules)
+                 .queued)
+          return;
       } else {
         polls = 0;  // try again next poll
       }
@@ -186,7 +164,8 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
     if (r.ok) {
       d::name_events(topo.get(), r.events);
       inventory.fill_peers(topo.get(), r.events);
-      std::vector<ingest::Event> for_rules = ufm_rule_events(hooks, r.events, clock_.now_us());
+      std::vector<ingest::Event> for_rules =
+          ufm_rule_events(ctx.rules(), r.events, clock_.now_us());
       if (auto w = ufm_clock_warning(r.fresh, clock_.now_us(), first_poll || r.reset);
           w && clock_.now_us() - clock_warned_us >= kHourUs) {
         log(LogLevel::warning, "ufm clock offset", {{"detail", *w}});
@@ -204,105 +183,31 @@ void UfmSource::run_events(const UfmSourceHooks& hooks) {
            {"parse_ms", r.parse_us / 1000.0},
            {"ingest_ms", r.ingest_us / 1000.0},
            {"elapsed_ms", r.elapsed_us / 1000.0}});
+      store::WriteBatch batch;
       if (!r.events.empty() || r.cursor != stored_cursor) {
-        store::WriteBatch batch;
         batch.events = std::move(r.events);
         batch.cursors.emplace_back("ufm", r.cursor);
         stored_cursor = r.cursor;
-        if (!hooks.push(std::move(batch))) return;
       }
-      d::feed_rules(hooks, for_rules, topo);
+      if (!ctx.publish(topo, std::move(batch), nullptr, Evaluate::with_rule_events, &for_rules)
+               .queued)
+        return;
     }
     UfmInventoryResult alarms = inventory.poll_alarms(topo.get(), clock_.now_us());
     if (alarms.ok) {
       d::log_inventory("ufm alarms polled", alarms, false);
-      if (d::has_rows(alarms.batch) && !hooks.push(std::move(alarms.batch))) return;
+      if (!ctx.publish(topo, std::move(alarms.batch), nullptr, Evaluate::never).queued) return;
     } else {
       errors.push_back(alarms.error);
     }
     ingest::ServiceHealth h = client_->health();
     if (!errors.empty() && h.state == ingest::HealthState::ok)
       h.state = ingest::HealthState::degraded;
-    report(hooks, "ufm", h, errors.empty() ? h.last_error : d::joined(errors));
+    report_ufm_health(ctx, "ufm", h, errors.empty() ? h.last_error : d::joined(errors));
     auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
                      std::chrono::steady_clock::now() - started)
                      .count();
-    nap(hooks, std::max<int64_t>(u.poll_interval_us - spent, 10'000));
-  }
-}
-
-void UfmSource::run_telemetry(const UfmSourceHooks& hooks) {
-  if (!telemetry_) return;
-  ingest::TrackerOptions topts;
-  topts.jump_threshold = cfg_.counters.jump_threshold;
-  ingest::CounterTracker tracker(topts);
-  std::unordered_map<uint64_t, int64_t> last_time;  // guid * 256 + port -> last reading
-  while (*hooks.running) {
-    auto topo = hooks.topology();
-    if (!topo) {
-      nap(hooks, 200'000);
-      continue;
-    }
-    auto started = std::chrono::steady_clock::now();
-    auto ms_since = [](std::chrono::steady_clock::time_point t) {
-      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
-          .count();
-    };
-    ingest::UfmTelemetryFetched f = telemetry_->telemetry("");
-    double fetch_ms = ms_since(started);  // transfer + parse
-    std::string detail = f.ok() ? "" : "primary: " + f.response.error + f.parsed.error;
-    if (!f.ok() && telemetry_fallback_) {
-      ingest::UfmTelemetryFetched g = telemetry_fallback_->telemetry("");
-      if (g.ok())
-        f = std::move(g);
-      else
-        detail += "; secondary: " + g.response.error + g.parsed.error;
-    }
-    ingest::ServiceHealth h = telemetry_->health();
-    if (f.ok() && h.state != ingest::HealthState::ok) h.state = ingest::HealthState::degraded;
-    report(hooks, "ufm_telemetry", h, detail);
-    if (f.ok()) {
-      auto ingest_start = std::chrono::steady_clock::now();
-      std::unique_lock<std::mutex> publish(*hooks.publish_mutex);
-      store::WriteBatch batch;
-      std::vector<ingest::CounterDelta> deltas;
-      deltas.reserve(f.parsed.samples.size());
-      batch.samples.reserve(f.parsed.samples.size());
-      for (auto& s : f.parsed.samples) {
-        if (!topo->correlator->has_port(s.node_guid, s.port)) continue;  // not in the fabric
-        int64_t& last = last_time[s.node_guid * 256 + static_cast<uint64_t>(s.port)];
-        if (s.time_us <= last) continue;  // the same reading again
-        last = s.time_us;
-        deltas.push_back(tracker.update(s, &batch.events));
-        batch.samples.push_back(s);
-      }
-      for (auto& e : batch.events) topo->correlator->enrich(e);
-      hooks.ports->apply_counters(deltas);
-      if (hooks.rules) hooks.rules->add_deltas(deltas);
-      batch.port_counters = std::move(deltas);
-      size_t samples = batch.samples.size(), events = batch.events.size();
-      if (!hooks.push(std::move(batch))) return;
-      publish.unlock();
-      double ingest_ms = ms_since(ingest_start);
-      auto eval_start = std::chrono::steady_clock::now();
-      hooks.evaluate(topo);
-      // One line per scrape with where its time went; the store writes the batch on the
-      // daemon's main thread ("counters stored" gives that part).
-      log(LogLevel::info, "telemetry sweep",
-          {{"rows", f.parsed.rows},
-           {"samples", samples},
-           {"events", events},
-           {"bytes", f.bytes},
-           {"fetch_ms", fetch_ms - f.parse_us / 1000.0},
-           {"parse_ms", f.parse_us / 1000.0},
-           {"ingest_ms", ingest_ms},
-           {"evaluate_ms", ms_since(eval_start)},
-           {"elapsed_ms", ms_since(started)}});
-    }
-    auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
-                     std::chrono::steady_clock::now() - started)
-                     .count();
-    nap(hooks, std::max<int64_t>(cfg_.counters.interval_us - spent, 10'000));
+    ctx.nap(std::chrono::microseconds(std::max<int64_t>(u.poll_interval_us - spent, 10'000)));
   }
 }
 

@@ -1,4 +1,5 @@
-#include "daemon/link_check.h"
+// The link check (daemon/sources/link_check.h).
+#include "daemon/sources/link_check.h"
 
 #include "actions/link_view.h"
 #include "actions/port_control.h"
@@ -6,7 +7,7 @@
 #include "daemon/remedy_setup.h"
 #include "fabric/smp_port.h"
 
-namespace ibw::daemon::daemon_detail {
+namespace ibw::daemon {
 
 namespace {
 
@@ -64,20 +65,21 @@ std::shared_ptr<const Topology> patched(const Topology& topo,
 
 }  // namespace
 
-size_t check_links(Runtime& rt, const std::set<uint16_t>& lids) {
-  auto topo = rt.topology();
-  if (!topo || lids.empty() || rt.cfg.fabric.discovery != "live") return 0;
-  actions::RemedyContext ctx = remedy_context(*topo, nullptr, local_lids(rt.cfg));
+size_t check_links(SourceContext& ctx, const std::set<uint16_t>& lids) {
+  const config::Config& cfg = ctx.cfg();
+  auto topo = ctx.topology();
+  if (!topo || lids.empty() || cfg.fabric.discovery != "live") return 0;
+  actions::RemedyContext rctx = remedy_context(*topo, nullptr, local_lids(cfg));
   std::vector<LinkStateReading> readings;
   size_t unread = 0;
   std::string error;
   try {
     std::lock_guard<std::mutex> smp(fabric::smp_mutex());
-    actions::PortController pc(rt.cfg.fabric.ca, rt.cfg.fabric.ca_port, rt.cfg.counters.timeout_ms);
+    actions::PortController pc(cfg.fabric.ca, cfg.fabric.ca_port, cfg.counters.timeout_ms);
     for (uint16_t lid : lids) {
       size_t had = readings.size();
       try {
-        read_switch(pc, *topo, ctx, lid, &readings);
+        read_switch(pc, *topo, rctx, lid, &readings);
       } catch (const std::exception& e) {  // a half-read switch tells nothing reliable
         readings.resize(had);
         ++unread;
@@ -92,27 +94,28 @@ size_t check_links(Runtime& rt, const std::set<uint16_t>& lids) {
     log(LogLevel::warning, "link check: switch not read; the re-discovery will tell",
         {{"switches", unread}, {"error", error}});
   if (readings.empty()) return 0;
-  int64_t now = rt.clock.now_us();
-  std::lock_guard<std::mutex> publish(rt.publish_mutex);
-  store::WriteBatch batch;
-  batch.ports = rt.ports.apply_link_states(readings, now, &batch.events);
-  enrich_all(topo.get(), batch.events);
-  size_t changes = batch.events.size();
-  // The rules and the guard see links through the topology: apply the changes to it now,
-  // unless a discovery replaced it meanwhile (that one is as new; the next one settles it).
-  if (auto next = changes ? patched(*topo, batch.ports, rt.plan.get()) : nullptr) {
-    std::lock_guard<std::mutex> lock(rt.topo_mutex);
-    if (rt.topo == topo) rt.topo = next, topo = next;
-  }
-  if (changes)
-    log(LogLevel::info, "link check",
-        {{"switches", lids.size() - unread},
-         {"ports_read", readings.size()},
-         {"link_changes", changes}});
-  if (rt.rules) rt.rules->add_events(batch.events);
-  if (!batch.events.empty() || !batch.ports.empty()) rt.queue.push(std::move(batch));
-  if (changes) evaluate_rules(rt, topo);
+  int64_t now = ctx.clock().now_us();
+  FabricState& fab = ctx.fabric();
+  size_t changes = 0;
+  ctx.publish(
+      topo, {},
+      [&](store::WriteBatch& batch) {
+        batch.ports = fab.ports.apply_link_states(readings, now, &batch.events);
+        enrich_all(topo.get(), batch.events);
+        changes = batch.events.size();
+        // The rules and the guard see links through the topology: apply the changes to it
+        // now, unless a discovery replaced it meanwhile (that one is as new; the next one
+        // settles it).
+        if (auto next = changes ? patched(*topo, batch.ports, fab.plan.get()) : nullptr)
+          if (fab.replace_topology(topo, next)) topo = next;
+        if (changes)
+          log(LogLevel::info, "link check",
+              {{"switches", lids.size() - unread},
+               {"ports_read", readings.size()},
+               {"link_changes", changes}});
+      },
+      Evaluate::with_events);
   return changes;
 }
 
-}  // namespace ibw::daemon::daemon_detail
+}  // namespace ibw::daemon

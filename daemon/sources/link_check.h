@@ -9,19 +9,20 @@
 // to it), so the rules and the guard act on it at once. The re-discovery still follows for
 // the topology (new peers, swapped cables, widths and speeds); it finds no change for what the
 // check reported.
-// Runs on the watcher thread. Only with live discovery (a topology file has no ports to read).
+// Runs on the OpenSM watcher's thread. Only with live discovery (a topology file has no ports to
+// read).
 #pragma once
 
 #include <cstdint>
 #include <set>
 
-#include "daemon/runtime.h"
+#include "daemon/source.h"
 
-namespace ibw::daemon::daemon_detail {
+namespace ibw::daemon {
 
 // Reads the ports of the switches at `lids` and applies their link states: events and port
 // records go to the store queue and the rules. A switch that cannot be read (no route, no
 // answer) is logged and left to the re-discovery. Returns the number of link events made.
-size_t check_links(Runtime& rt, const std::set<uint16_t>& lids);
+size_t check_links(SourceContext& ctx, const std::set<uint16_t>& lids);
 
-}  // namespace ibw::daemon::daemon_detail
+}  // namespace ibw::daemon

@@ -1,31 +1,40 @@
-// UFM event.log tailing; see run_ufm_event_log in daemon/ufm_source.h.
+// UFM's event.log as a source: tails UFM's event.log (ufm.event_log) with the same tailer as the
+// OpenSM log, from the stored "ufm_event_log" position (none: the end of the file, which is then
+// stored so a restart resumes there). Lines become the same events as GET /app/events gives,
+// with the same dedup_key ("ufm:<id>:<time>"), so an event seen both ways is stored once;
+// storms become one summary each; link events feed the rules like the REST poller's.
+#include "daemon/sources/sources.h"
+
 #include <chrono>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "daemon/logger.h"
-#include "daemon/ufm_source.h"
-#include "ingest/clock.h"
+#include "daemon/sources/ufm.h"
 #include "ingest/file_tailer.h"
 #include "ingest/ufm/events.h"
 #include "ingest/ufm/storm.h"
 
 namespace ibw::daemon {
 
-void run_ufm_event_log(const config::Config& cfg, const UfmSourceHooks& hooks,
-                       std::optional<std::string> cursor) {
+namespace {
+
+void run_ufm_event_log(SourceContext& ctx, const std::optional<std::string>& stored) {
+  const config::Config& cfg = ctx.cfg();
   const std::string& path = *cfg.ufm->event_log;
   std::optional<ingest::TailCursor> at;
-  if (cursor) at = ingest::TailCursor::parse(*cursor);
+  if (stored) at = ingest::TailCursor::parse(*stored);
   ingest::FileTailer tailer(path, at, /*start_at_end=*/!at);
   if (!at)
     if (auto pos = tailer.position()) {  // resume here after a restart, not at the new end
       store::WriteBatch start;
       start.cursors.emplace_back("ufm_event_log", pos->serialize());
-      if (!hooks.push(std::move(start))) return;
+      if (!ctx.push(std::move(start))) return;
     }
   ingest::UfmTimeContext tc{cfg.ufm->utc_offset_s};
   std::string last_error;
-  while (hooks.running->load()) {
+  while (ctx.running()) {
     auto lines = tailer.poll();
     if (tailer.error() != last_error) {
       last_error = tailer.error();
@@ -46,18 +55,24 @@ void run_ufm_event_log(const config::Config& cfg, const UfmSourceHooks& hooks,
       if (!split.storms.empty())
         log(LogLevel::info, "ufm event.log storm",
             {{"path", path}, {"storms", split.storms.size()}, {"calm", split.calm.size()}});
-      auto topo = hooks.topology();
+      auto topo = ctx.topology();
       name_ufm_events(topo.get(), batch.events);
       std::vector<ingest::Event> for_rules =
-          ufm_rule_events(hooks, batch.events, ingest::SystemClock().now_us());
+          ufm_rule_events(ctx.rules(), batch.events, ctx.clock().now_us());
       batch.cursors.emplace_back("ufm_event_log", lines.back().after.serialize());
-      if (!hooks.push(std::move(batch))) return;
-      if (hooks.rules && !for_rules.empty() && hooks.rules->add_events(for_rules) && topo)
-        hooks.evaluate(topo);
+      if (!ctx.publish(topo, std::move(batch), nullptr, Evaluate::with_rule_events, &for_rules)
+               .queued)
+        return;
     }
-    for (int i = 0; i < 5 && hooks.running->load(); ++i)
+    for (int i = 0; i < 5 && ctx.running(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Source> make_ufm_event_log() {
+  return std::make_unique<FunctionSource>("ufm_event_log", run_ufm_event_log, /*resumes=*/true);
 }
 
 }  // namespace ibw::daemon

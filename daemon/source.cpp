@@ -1,0 +1,86 @@
+// The publish sequence and the rest of SourceContext (daemon/source.h).
+#include "daemon/source.h"
+
+#include <thread>
+
+#include "daemon/logger.h"
+
+namespace ibw::daemon {
+
+void enrich_all(const Topology* topo, std::vector<ingest::Event>& events) {
+  if (!topo) return;
+  for (auto& e : events) topo->correlator->enrich(e);
+}
+
+namespace {
+
+bool has_rows(const store::WriteBatch& b) {
+  return !b.events.empty() || !b.samples.empty() || !b.ports.empty() || !b.port_counters.empty() ||
+         !b.ufm_ports.empty() || !b.ufm_ports_removed.empty() || !b.cursors.empty();
+}
+
+}  // namespace
+
+void SourceContext::nap(std::chrono::microseconds d) const {
+  using Clock = std::chrono::steady_clock;
+  auto until = Clock::now() + d;
+  while (running() && Clock::now() < until)
+    std::this_thread::sleep_for(std::min<std::chrono::microseconds>(
+        std::chrono::milliseconds(50),
+        std::chrono::duration_cast<std::chrono::microseconds>(until - Clock::now())));
+}
+
+Published SourceContext::publish(const std::shared_ptr<const Topology>& topo,
+                                 store::WriteBatch batch,
+                                 const std::function<void(store::WriteBatch&)>& update,
+                                 Evaluate when, const std::vector<ingest::Event>* rule_events) {
+  Published out;
+  size_t kept = 0;
+  bool events = false;
+  {
+    std::lock_guard<std::mutex> publish(d_.fabric->publish_mutex);
+    if (update) update(batch);
+    events = !batch.events.empty();
+    if (d_.rules && when != Evaluate::never) {
+      kept = d_.rules->add_events(rule_events ? *rule_events : batch.events);
+      if (!batch.port_counters.empty()) d_.rules->add_deltas(batch.port_counters);
+    }
+    if (has_rows(batch)) out.queued = d_.queue->push(std::move(batch));
+  }
+  if (!out.queued) return out;
+  bool evaluate_now = when == Evaluate::always || (when == Evaluate::with_events && events) ||
+                      (when == Evaluate::with_rule_events && kept);
+  if (evaluate_now) {
+    auto started = std::chrono::steady_clock::now();
+    evaluate(topo);
+    out.evaluate_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now() - started)
+                          .count();
+  }
+  return out;
+}
+
+void SourceContext::evaluate(const std::shared_ptr<const Topology>& topo) {
+  if (!d_.rules || !topo) return;
+  ActionJob job;
+  job.topo = topo;
+  for (auto& v : d_.rules->evaluate(topo->links, clock().now_us())) {
+    actions::Finding f;
+    if (auto rec = d_.fabric->ports.get(v.node_guid, v.port)) f.counters = rec->counters;
+    f.verdict = std::move(v);
+    job.findings.push_back(std::move(f));
+  }
+  if (job.findings.empty()) return;
+  size_t n = job.findings.size();
+  if (!d_.worker->submit(std::move(job)))
+    log(LogLevel::warning, "action queue full; verdicts deferred to the next evaluation",
+        {{"verdicts", n}});
+}
+
+std::optional<SourceHealthEntry> Source::health(const SourceContext& ctx) const {
+  for (auto& e : ctx.fabric().health.snapshot())
+    if (e.name == name()) return e;
+  return std::nullopt;
+}
+
+}  // namespace ibw::daemon

@@ -1,0 +1,74 @@
+// The counter-ingest path of both counter sources (daemon/sources/counter_ingest.h).
+#include "daemon/sources/counter_ingest.h"
+
+namespace ibw::daemon {
+
+namespace {
+
+ingest::TrackerOptions tracker_options(const CounterIngest::Options& o) {
+  ingest::TrackerOptions t;
+  t.jump_threshold = o.jump_threshold;
+  return t;
+}
+
+}  // namespace
+
+CounterIngest::CounterIngest(Options options)
+    : options_(options), tracker_(tracker_options(options)) {}
+
+void CounterIngest::seed(const std::vector<ingest::CounterSample>& samples) {
+  for (const auto& s : samples) tracker_.seed(s);
+}
+
+void CounterIngest::key_events(const PortTable& ports, std::vector<ingest::Event>& events) const {
+  for (auto& e : events) {
+    if (e.kind == ingest::kind::port_unresponsive) {
+      // Keyed on the last answer, not the sweep: a restart re-detecting the same dead port
+      // must not report it again.
+      auto rec = ports.get(e.node_guid, e.port);
+      e.dedup_key = "counters:port_unresponsive:" + std::to_string(e.node_guid) + ":" +
+                    std::to_string(e.port) +
+                    ":since:" + std::to_string(rec ? rec->counters.time_us : 0);
+    }
+    if (e.dedup_key.empty())
+      e.dedup_key = "counters:" + e.kind + ":" + std::to_string(e.node_guid) + ":" +
+                    std::to_string(e.port) + ":" + std::to_string(e.time_us);
+  }
+}
+
+CounterIngest::Result CounterIngest::ingest(SourceContext& ctx,
+                                            const std::shared_ptr<const Topology>& topo,
+                                            std::vector<ingest::CounterSample> samples,
+                                            const std::vector<ingest::PollTarget>& unresponsive,
+                                            int64_t started_us) {
+  Result out;
+  PortTable& ports = ctx.fabric().ports;
+  Published p = ctx.publish(topo, {}, [&](store::WriteBatch& batch) {
+    std::vector<ingest::CounterDelta> deltas;
+    deltas.reserve(samples.size());
+    batch.samples.reserve(samples.size());
+    for (auto& s : samples) {
+      if (options_.fresh_only) {
+        if (!topo->correlator->has_port(s.node_guid, s.port)) continue;  // not in the fabric
+        int64_t& last = last_time_[s.node_guid * 256 + static_cast<uint64_t>(s.port)];
+        if (s.time_us <= last) continue;  // the same reading again
+        last = s.time_us;
+      }
+      deltas.push_back(tracker_.update(s, &batch.events));
+      batch.samples.push_back(std::move(s));
+    }
+    for (const auto& t : unresponsive)
+      tracker_.unresponsive(t.node_guid, t.port, started_us, &batch.events);
+    if (options_.keyed) key_events(ports, batch.events);
+    enrich_all(topo.get(), batch.events);
+    ports.apply_counters(deltas);
+    batch.port_counters = std::move(deltas);
+    out.samples = batch.samples.size();
+    out.events = batch.events.size();
+  });
+  out.queued = p.queued;
+  out.evaluate_us = p.evaluate_us;
+  return out;
+}
+
+}  // namespace ibw::daemon

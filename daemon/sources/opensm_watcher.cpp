@@ -1,0 +1,98 @@
+// The OpenSM watcher: tails the OpenSM log (cursor "opensm", stored with the events it produced)
+// and turns lines into events; after a link-state trap it runs the link check
+// (daemon/sources/link_check.h) on the trapping switches, after a trap or SUBNET UP it
+// requests a re-discovery (opensm.rediscover_delay), and it reloads OpenSM's LFT dump
+// (opensm-lfts.dump) when it changes. Health "opensm": down while the log cannot be read.
+#include "daemon/sources/sources.h"
+
+#include <sys/stat.h>
+#include <optional>
+#include <string>
+
+#include "daemon/logger.h"
+#include "daemon/sources/link_check.h"
+#include "ingest/file_tailer.h"
+#include "ingest/opensm_ingest.h"
+
+namespace ibw::daemon {
+
+namespace {
+
+// Reloads OpenSM's LFT dump when its size or mtime changed since the last look.
+class RouteWatcher {
+ public:
+  explicit RouteWatcher(std::string path) : path_(std::move(path)) {}
+  void check(FabricState& fab) {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) return;
+    std::pair<int64_t, int64_t> stamp{st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+                                      st.st_size};
+    if (stamp == stamp_) return;
+    stamp_ = stamp;
+    try {
+      auto tables = std::make_shared<const fabric::RoutingTables>(fabric::load_lft_dump(path_));
+      log(LogLevel::info, "routing tables loaded",
+          {{"path", path_}, {"switches", tables->by_switch.size()}});
+      fab.set_routes(std::move(tables));
+    } catch (const std::exception& e) {  // OpenSM may be rewriting it: retry on the next change
+      log(LogLevel::warning, "routing tables not loaded", {{"path", path_}, {"error", e.what()}});
+      stamp_ = {};
+    }
+  }
+
+ private:
+  std::string path_;
+  std::pair<int64_t, int64_t> stamp_{};
+};
+
+void run_opensm_watcher(SourceContext& ctx, const std::optional<std::string>& stored) {
+  const config::Config& cfg = ctx.cfg();
+  RouteWatcher routes(cfg.opensm.dump_dir + "/opensm-lfts.dump");
+  std::optional<ingest::TailCursor> cursor;
+  if (stored) cursor = ingest::TailCursor::parse(*stored);
+  ingest::FileTailer tailer(cfg.opensm.log, cursor,
+                            /*start_at_end=*/!cursor && !cfg.opensm.read_existing);
+  if (!cursor) {  // store where reading starts, so a restart resumes there, not at the end
+    if (auto pos = tailer.position()) {
+      store::WriteBatch start;
+      start.cursors.emplace_back("opensm", pos->serialize());
+      ctx.push(std::move(start));
+    }
+  }
+  std::string last_error;
+  while (ctx.running()) {
+    int64_t now = ctx.clock().now_us();
+    ingest::OsmLogContext osm_ctx{now, cfg.opensm.utc_offset_s};
+    ingest::OsmBatch osm = ingest::read_opensm_log(tailer, osm_ctx);
+    bool ok = tailer.error().empty();
+    now = ctx.clock().now_us();
+    ctx.report({"opensm", ok ? ingest::HealthState::ok : ingest::HealthState::down, tailer.error(),
+                ok ? now : 0, now});
+    if (tailer.error() != last_error) {
+      last_error = tailer.error();
+      if (!last_error.empty())
+        log(LogLevel::warning, "opensm log unavailable",
+            {{"path", cfg.opensm.log}, {"error", last_error}});
+    }
+    if (osm.rediscover) ctx.fabric().request_discovery(cfg.opensm.rediscover_delay_us);
+    if (osm.cursor) {
+      store::WriteBatch batch;
+      batch.events = std::move(osm.events);
+      auto topo = ctx.topology();
+      enrich_all(topo.get(), batch.events);
+      batch.cursors.emplace_back("opensm", osm.cursor->serialize());
+      if (!ctx.push(std::move(batch))) return;
+    }
+    check_links(ctx, osm.link_change_lids);
+    routes.check(ctx.fabric());
+    ctx.nap(std::chrono::microseconds(cfg.opensm.poll_us));
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Source> make_opensm_watcher() {
+  return std::make_unique<FunctionSource>("opensm", run_opensm_watcher, /*resumes=*/true);
+}
+
+}  // namespace ibw::daemon
