@@ -19,9 +19,9 @@
 #include "daemon/fabric_state.h"
 #include "daemon/lease.h"
 #include "daemon/notify.h"
-#include "rules/runner.h"
 #include "daemon/source.h"
 #include "daemon/web_backend.h"
+#include "rules/runner.h"
 #include "store/store.h"
 #include "web/api.h"
 #include "web/auth.h"
@@ -52,10 +52,10 @@ struct StorePart {
 
 // The rules and what acts on their verdicts.
 struct RulesPart {
-  std::unique_ptr<rules::RuleRunner> runner;   // null without rules.file
-  int loaded = -1;                       // enabled rules; -1 without rules.file
-  std::unique_ptr<ActionWorker> worker;  // with rules
-  std::string webhook_secret;            // never logged
+  std::unique_ptr<rules::RuleRunner> runner;  // null without rules.file
+  int loaded = -1;                            // enabled rules; -1 without rules.file
+  std::unique_ptr<ActionWorker> worker;       // with rules
+  std::string webhook_secret;                 // never logged
 };
 
 // The web API, in destruction order: the server goes first, then the API, then the backend.

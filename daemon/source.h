@@ -23,8 +23,8 @@
 #include "daemon/action_worker.h"
 #include "daemon/batch_queue.h"
 #include "daemon/fabric_state.h"
-#include "rules/runner.h"
 #include "daemon/source_health.h"
+#include "rules/runner.h"
 #include "store/store.h"
 
 namespace ibw::daemon {
@@ -47,8 +47,8 @@ struct SourceDeps {
   const config::Config* cfg = nullptr;
   FabricState* fabric = nullptr;
   BatchQueue* queue = nullptr;
-  rules::RuleRunner* rules = nullptr;     // null without rules.file
-  ActionWorker* worker = nullptr;  // with rules
+  rules::RuleRunner* rules = nullptr;  // null without rules.file
+  ActionWorker* worker = nullptr;      // with rules
   const std::atomic<bool>* running = nullptr;
   const std::atomic<bool>* acting = nullptr;             // false while an HA standby
   const std::unique_ptr<store::Store>* store = nullptr;  // reopened (fenced) at a takeover

@@ -25,9 +25,10 @@ bool discover(SourceContext& ctx) {
   int64_t now = ctx.clock().now_us();
   std::shared_ptr<const Topology> topo, before = fab.topology();
   std::vector<std::string> kept;
+  fabric::RecoveryReport recovery;
   try {
     topo = discover_topology(ctx.cfg(), fab.plan.get(), &fab.names, now, /*isolated=*/true,
-                             before ? &before->fabric : nullptr, &kept);
+                             before ? &before->fabric : nullptr, &kept, &recovery);
     // A link that flaps while discovery crosses it hides every node discovery reached through
     // it (a leaf's hosts, say): nodes that vanish are confirmed by a second discovery before
     // they count as gone, so a flapping uplink cannot make a leaf's hosts look cut off.
@@ -36,13 +37,24 @@ bool discover(SourceContext& ctx) {
           {{"nodes", lost}});
       now = ctx.clock().now_us();
       kept.clear();
+      recovery = {};
       topo = discover_topology(ctx.cfg(), fab.plan.get(), &fab.names, now, /*isolated=*/true,
-                               &before->fabric, &kept);
+                               &before->fabric, &kept, &recovery);
     }
   } catch (const std::exception& e) {
     log(LogLevel::error, "discovery failed", {{"error", e.what()}});
     return false;
   }
+  // A link the discovery had to ask for again is evidence of loss in itself (link_recovery.h).
+  for (const auto& l : recovery.links)
+    log(LogLevel::warning, "discovery lost a link and found it again (evidence of loss)",
+        {{"link", l.label},
+         {"how", l.how},
+         {"smps_sent", l.smps_sent},
+         {"smps_lost", l.smps_lost}});
+  for (const auto& p : recovery.unresolved)
+    log(LogLevel::warning, "port is Active but no peer answered through it", {{"port", p}});
+  for (const auto& w : recovery.warnings) log(LogLevel::warning, w);
   for (const std::string& link : kept)
     log(LogLevel::warning,
         "discovery lost its SMP across a link both ports still report up; kept the link "

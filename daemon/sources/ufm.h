@@ -32,12 +32,12 @@
 #include <vector>
 
 #include "config/config.h"
-#include "rules/runner.h"
 #include "daemon/source.h"
 #include "daemon/topology.h"
 #include "ingest/clock.h"
 #include "ingest/ufm/client.h"
 #include "ingest/ufm/port_state.h"
+#include "rules/runner.h"
 #include "store/store.h"
 
 namespace ibw::daemon {
