@@ -49,6 +49,10 @@ bool ActionWorker::submit(ActionJob job) {
   return true;
 }
 
+void ActionWorker::set_after_action(std::function<void(const store::DecisionRecord&)> after) {
+  after_action_ = std::move(after);
+}
+
 void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   ingest::SystemClock clock;
   if (!lids_.lid) lids_ = local_lids(cfg_);
@@ -65,6 +69,7 @@ void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
            {"action", d->action},
            {"status", d->status},
            {"reason", d->reason}});
+      if (d->status == "executed" && after_action_) after_action_(*d);
     } catch (const std::exception& e) {  // one finding's failure never stops the others
       log(LogLevel::error, "remediation failed", {{"rule", f.verdict.rule}, {"error", e.what()}});
     }
