@@ -125,6 +125,12 @@ std::string Lab::description(int node) const {
   return buf;
 }
 
+Lab two_tier_lab(int leaves, int spines, int hosts) {
+  FatTreeSpec spec;
+  spec.leaves = leaves, spec.spines = spines, spec.hosts_per_leaf = hosts;
+  return make_fat_tree(spec);
+}
+
 Lab make_fat_tree(const FatTreeSpec& spec) {
   if (spec.spare_ports < 0) throw std::runtime_error("spare_ports must be >= 0");
   Lab lab = spec.tiers == 3 ? three_tier(spec) : two_tier(spec);

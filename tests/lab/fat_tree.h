@@ -79,6 +79,8 @@ struct Mistakes {
 };
 
 Lab make_fat_tree(const FatTreeSpec& spec);
+// make_fat_tree() of a 2-tier spec: `leaves` leaves, `spines` spines, `hosts` hosts per leaf.
+Lab two_tier_lab(int leaves, int spines, int hosts);
 // Applies mistakes to lab.wires and records the findings they must produce.
 // Throws std::runtime_error when the fabric is too small for the requested mistakes.
 void inject_mistakes(Lab& lab, const Mistakes& m);
