@@ -108,6 +108,17 @@ int CmdArgs::usage_error(const std::string& msg) const {
   return 2;
 }
 
+int run_command(const CmdArgs& args, const std::string& name, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    return args.usage_error(e.what());
+  } catch (const std::exception& e) {
+    std::cerr << "ibwarden " << name << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
 int64_t parse_since_arg(const std::string& text) {
   int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::system_clock::now().time_since_epoch())

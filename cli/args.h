@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -89,6 +90,10 @@ T& never_freed(A&&... args) {
   keep_until_exit(p);
   return *p;
 }
+
+// A command's body, with what it throws turned into the exit code: a UsageError prints the
+// usage (args.usage_error, 2); any other error "ibwarden NAME: WHAT" on stderr (2).
+int run_command(const CmdArgs& args, const std::string& name, const std::function<int()>& body);
 
 // --since: a duration back from now ("10m") or an ISO-8601 UTC time
 // ("2026-11-22T01:00:00Z", fraction optional). Throws UsageError.

@@ -20,7 +20,7 @@ namespace ibw::cli {
 
 using daemon::discover_topology;
 int cmd_probe(const CmdArgs& args) {
-  try {
+  return run_command(args, "probe", [&] {
     if (!args.has("config")) throw UsageError("--config is required");
     std::string format = args.choice("format", "jsonl");
     std::optional<int> count = args.get_int("count", 1, 10000);
@@ -73,12 +73,7 @@ int cmd_probe(const CmdArgs& args) {
                  static_cast<unsigned long long>(s.mismatched), s.duration_us / 1e6,
                  s.max_outstanding, opts.max_rate);
     return 0;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden probe: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 }  // namespace ibw::cli

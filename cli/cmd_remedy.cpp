@@ -53,7 +53,7 @@ void print_order(const store::WorkOrder& o) {
 using namespace cmd_remedy_detail;
 
 int cmd_decisions(const CmdArgs& args) {
-  try {
+  return run_command(args, "decisions", [&] {
     if (!args.has("config")) return args.usage_error("--config is required");
     std::string format = args.choice("format", "text");
     store::DecisionQuery q;
@@ -70,16 +70,11 @@ int cmd_decisions(const CmdArgs& args) {
       for (const auto& d : list) print_decision(d);
     }
     return 0;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden decisions: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 int cmd_workorders(const CmdArgs& args) {
-  try {
+  return run_command(args, "workorders", [&] {
     if (!args.has("config")) return args.usage_error("--config is required");
     std::string format = args.choice("format", "text");
     config::Config cfg = config::load_config(*args.get("config"));
@@ -143,17 +138,12 @@ int cmd_workorders(const CmdArgs& args) {
     else
       print_order(o);
     return 0;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden workorders: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 int cmd_port_action(const CmdArgs& args, actions::PortAction action) {
   const char* cmd = action == actions::PortAction::disable ? "disable" : "enable";
-  try {
+  return run_command(args, cmd, [&] {
     for (const char* required : {"config", "port", "reason"})
       if (!args.has(required))
         return args.usage_error(std::string("--") + required + " is required");
@@ -192,12 +182,7 @@ int cmd_port_action(const CmdArgs& args, actions::PortAction action) {
     else
       print_decision(d);
     return d.status == "executed" || d.status == "dry_run" ? 0 : 1;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden " << cmd << ": " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 int cmd_disable(const CmdArgs& args) {

@@ -35,7 +35,7 @@ nlohmann::ordered_json hops_json(const fabric::Fabric& fab, const fabric::PathRe
 
 int cmd_route(const CmdArgs& args) {
   using namespace cmd_route_detail;
-  try {
+  return run_command(args, "route", [&] {
     if (!args.has("config")) throw UsageError("--config is required");
     bool trace = args.has("from") || args.has("to");
     if (trace == args.has("crossing"))
@@ -89,12 +89,7 @@ int cmd_route(const CmdArgs& args) {
         std::cout << pairs[i].first << " -> " << pairs[i].second << "\n";
     }
     return 0;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden route: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 }  // namespace ibw::cli

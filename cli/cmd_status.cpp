@@ -15,7 +15,7 @@
 namespace ibw::cli {
 
 int cmd_status(const CmdArgs& args) {
-  try {
+  return run_command(args, "status", [&] {
     if (!args.has("config")) return args.usage_error("--config is required");
     std::string format = args.choice("format", "text");
     config::Config cfg = config::load_config(*args.get("config"));
@@ -58,12 +58,7 @@ int cmd_status(const CmdArgs& args) {
               << "expires:  " << store::iso_time(lease->expires_us) << " (in "
               << (lease->expires_us - lease->now_us) / 1e6 << " s)\n";
     return 0;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden status: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 }  // namespace ibw::cli

@@ -9,7 +9,7 @@
 namespace ibw::cli {
 
 int cmd_store_backup(const CmdArgs& args) {
-  try {
+  return run_command(args, "store backup", [&] {
     std::string file = args.get("FILE").value_or("");
     if (file.empty()) throw UsageError("FILE is required");
     config::Config cfg = config::load_config(args.get("config").value_or(""));
@@ -21,12 +21,7 @@ int cmd_store_backup(const CmdArgs& args) {
     std::cout << "ibwarden store backup: wrote " << file << " (" << r.pages << " pages, " << r.bytes
               << " bytes)\n";
     return 0;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden store backup: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 }  // namespace ibw::cli

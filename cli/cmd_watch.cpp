@@ -84,7 +84,7 @@ int cmd_check_config(const CmdArgs& args) {
 }
 
 int cmd_events(const CmdArgs& args) {
-  try {
+  return run_command(args, "events", [&] {
     if (!args.has("config")) return args.usage_error("--config is required");
     std::string format = args.choice("format", "text");
     store::EventQuery q;
@@ -134,16 +134,11 @@ int cmd_events(const CmdArgs& args) {
     if (!spec && limit && events.size() == limit)
       std::cerr << "ibwarden events: stopped at --limit " << limit << "; use --since to page\n";
     return 0;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden events: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 int cmd_ports(const CmdArgs& args) {
-  try {
+  return run_command(args, "ports", [&] {
     if (!args.has("config")) return args.usage_error("--config is required");
     std::string format = args.choice("format", "text");
     config::Config cfg = config::load_config(*args.get("config"));
@@ -171,12 +166,7 @@ int cmd_ports(const CmdArgs& args) {
       std::cout << "\n";
     }
     return 0;
-  } catch (const UsageError& e) {
-    return args.usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::cerr << "ibwarden ports: " << e.what() << "\n";
-    return 2;
-  }
+  });
 }
 
 }  // namespace ibw::cli
