@@ -8,12 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
 
 namespace ibw::test {
@@ -27,6 +29,15 @@ std::string slurp(const std::string& path) {
 }
 
 }  // namespace daemon_fixture_detail
+
+std::string topology_dir(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  std::string dir = (fs::temp_directory_path() / (prefix + std::to_string(getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/topology.txt") << lab::to_ibnetdiscover(lab::two_tier_lab(2, 1, 2));
+  return dir;
+}
 
 using daemon_fixture_detail::slurp;
 

@@ -12,7 +12,26 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/lab/daemon_config.h"
+
 namespace ibw::test {
+
+using ibw::lab::DaemonConfig;
+
+// The rules file the package ships (config/rules.yaml of this tree).
+inline std::string shipped_rules() {
+  return std::string(IBW_SOURCE_DIR) + "/config/rules.yaml";
+}
+
+// live_lab_config() as the remediation labs run it: the shipped rules, actions in `mode` with
+// min_up_links 2, work orders verified after an hour.
+inline DaemonConfig remedy_lab_config(const std::string& mode = "enforce") {
+  DaemonConfig c = ibw::lab::live_lab_config();
+  c.set("rules", "file", shipped_rules());
+  c.set("actions", {{"mode", mode}, {"min_up_links", "2"}});
+  c.set("workorders", "verify_after", "1h");
+  return c;
+}
 
 struct DaemonOptions {
   std::string config_path;
@@ -39,6 +58,10 @@ class Daemon {
   DaemonOptions options_;
   int pid_ = -1;
 };
+
+// A fresh directory (temp dir/<prefix><pid>) holding topology.txt of a small fat tree (2 leaves,
+// 1 spine, 2 hosts per leaf): where a daemon without simulator runs (lab::tailing_config()).
+std::string topology_dir(const std::string& prefix);
 
 // An OpenSM log line for trap 129 (local link integrity) from LID 3, stamped `hour`:MM:SS with a
 // microsecond field and TID derived from `i`, so that every index gives a distinct event.
@@ -77,6 +100,11 @@ inline bool decided(const nlohmann::json& list, size_t n = 1) {
   return true;
 }
 
+// "RULE ACTION STATUS" of a decision, to check in one line.
+inline std::string verdict_of(const nlohmann::json& d) {
+  return d.value("rule", "") + " " + d.value("action", "") + " " + d.value("status", "");
+}
+
 // Polls query_json until pred(result) or timeout; returns the last result.
 template <typename Pred>
 nlohmann::json wait_query(const std::string& command, const std::string& config,
@@ -89,6 +117,14 @@ nlohmann::json wait_query(const std::string& command, const std::string& config,
     if (pred(j) || std::chrono::steady_clock::now() > until) return j;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+// The decisions of `config` once at least `n` are stored and none is pending (see decided()),
+// or what there is after `timeout`.
+inline nlohmann::json wait_decided(const std::string& config, size_t n = 1,
+                                   std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  return wait_query(
+      "decisions", config, {}, [n](const nlohmann::json& j) { return decided(j, n); }, timeout);
 }
 
 }  // namespace ibw::test

@@ -59,9 +59,7 @@ void probe_to(const ibw::lab::SimLab& sim, const std::string& config, const std:
 
 TEST_CASE("cursed lab: probe and localize name a lossy link from two vantage points",
           "[integration][cursed]") {
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 4, spec.spines = 2, spec.hosts_per_leaf = 2;
-  auto gen = ibw::lab::make_fat_tree(spec);
+  auto gen = ibw::lab::two_tier_lab(4, 2, 2);
   ibw::lab::SimLab sim({ibw::lab::to_ibsim_net(gen)});
   auto disc = sim.run({"ibnetdiscover"});
   REQUIRE(disc.status == 0);
@@ -69,8 +67,11 @@ TEST_CASE("cursed lab: probe and localize name a lossy link from two vantage poi
   auto fab = ibw::fabric::parse_ibnetdiscover(disc.out, "disc");
   ibw::fabric::apply_node_names(fab, nullptr);
   std::string config = sim.dir() + "/ibwarden.yaml";
-  std::ofstream(config) << "fabric:\n  discovery: topology.txt\nopensm:\n  dump_dir: .\n"
-                        << "probes:\n  timeout: 2s\n  max_rate: 20000\n";
+  DaemonConfig()
+      .set("fabric", "discovery", "topology.txt")
+      .set("opensm", "dump_dir", ".")
+      .set("probes", {{"timeout", "2s"}, {"max_rate", "20000"}})
+      .write(config);
 
   // Clean: no suspects.
   probe_to(sim, config, "", sim.dir() + "/clean-a.jsonl");
@@ -121,22 +122,15 @@ TEST_CASE("cursed lab: probe and localize name a lossy link from two vantage poi
 TEST_CASE("cursed lab: the daemon disables a cursed link and opens its work order - nothing else",
           "[integration][cursed]") {
   // 2 leaves x 4 spines, 2 hosts each: leafNNN ports 3-6 go to spine001-004.
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 2, spec.spines = 4, spec.hosts_per_leaf = 2;
-  auto lab = ibw::lab::make_fat_tree(spec);
+  auto lab = ibw::lab::two_tier_lab(2, 4, 2);
   ibw::lab::SimLab sim({ibw::lab::to_ibsim_net(lab)});
   std::ofstream(sim.dir() + "/plan.csv") << ibw::lab::plan_csv(lab);
   std::string config = sim.dir() + "/ibwarden.yaml";
-  std::ofstream(config) << "fabric:\n  plan: plan.csv\n  discovery: live\n"
-                        << "opensm:\n  log: opensm.log\n  dump_dir: .\n  poll: 100ms\n"
-                        << "counters:\n  interval: 1s\n"
-                        << "probes:\n  interval: 2s\n  count: 20\n  timeout: 1s\n"
-                        << "store:\n  path: ibwarden.db\n"
-                        << "rules:\n  file: " << IBW_SOURCE_DIR << "/config/rules.yaml\n"
-                        << "actions:\n  mode: enforce\n  min_up_links: 2\n"
-                        << "workorders:\n  verify_after: 1h\n"
-                        << "log:\n  level: debug\n"
-                        << "web:\n  listen: 127.0.0.1:0\n  tokens_file: tokens\n";
+  remedy_lab_config()
+      .unset("fabric", "name")
+      .set("probes", {{"interval", "2s"}, {"count", "20"}, {"timeout", "1s"}})
+      .set("web", {{"listen", "127.0.0.1:0"}, {"tokens_file", "tokens"}})
+      .write(config);
   std::ofstream(sim.dir() + "/tokens")
       << "viewer " << kViewer << "\noperator " << kOperator << "\n";
   chmod((sim.dir() + "/tokens").c_str(), 0600);

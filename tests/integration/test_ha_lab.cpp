@@ -50,9 +50,7 @@ struct HaLab {
   std::string config_a, config_b;
 
   HaLab() {
-    ibw::lab::FatTreeSpec spec;
-    spec.leaves = 2, spec.spines = 4, spec.hosts_per_leaf = 2;
-    lab = ibw::lab::make_fat_tree(spec);
+    lab = ibw::lab::two_tier_lab(2, 4, 2);
     sim = std::make_unique<ibw::lab::SimLab>(ibw::lab::SimLabOptions{ibw::lab::to_ibsim_net(lab)});
     url = ibw::lab::pg_test_database("ha");
     std::string d = sim->dir();
@@ -62,18 +60,14 @@ struct HaLab {
   }
   std::string write_config(const std::string& name) {
     std::string path = sim->dir() + "/" + name + ".yaml";
-    std::ofstream(path) << "fabric:\n  name: lab\n  plan: plan.csv\n  discovery: live\n"
-                        << "opensm:\n  log: opensm.log\n  dump_dir: .\n  poll: 100ms\n"
-                        << "  rediscover_delay: 200ms\n  read_existing: true\n"
-                        << "counters:\n  interval: 1s\n"
-                        << "store:\n  backend: postgres\n  url: \"" << url << "\"\n"
-                        << "ha:\n  lease: 3s\n  renew: 1s\n  instance: " << name << "\n"
-                        << "rules:\n  file: " << IBW_SOURCE_DIR << "/config/rules.yaml\n"
-                        << "actions:\n  mode: enforce\n  max_disabled_per_switch: 2\n"
-                        << "  min_up_links: 2\n"
-                        << "workorders:\n  webhook: null\n  verify_after: 1h\n"
-                        << "log:\n  level: debug\n";
-    return path;
+    return remedy_lab_config()
+        .set("opensm", {{"rediscover_delay", "200ms"}, {"read_existing", "true"}})
+        .unset("store", "path")
+        .set("store", {{"backend", "postgres"}, {"url", "\"" + url + "\""}})
+        .set("ha", {{"lease", "3s"}, {"renew", "1s"}, {"instance", name}})
+        .set("actions", "max_disabled_per_switch", "2")
+        .set("workorders", "webhook", "null")
+        .write(path);
   }
   Daemon daemon(const std::string& config, const std::string& log_name) {
     return Daemon({config, sim->dir(), sim->sockname(), sim->dir() + "/" + log_name});

@@ -72,9 +72,7 @@ using namespace port_control_lab;
 TEST_CASE("port control: disable and enable a leaf port toward a host",
           "[integration][port_control]") {
   REQUIRE(std::filesystem::exists(control_binary()));
-  FatTreeSpec spec;
-  spec.leaves = 2, spec.spines = 2, spec.hosts_per_leaf = 2;
-  Lab lab = make_fat_tree(spec);
+  Lab lab = two_tier_lab(2, 2, 2);
   SimLab sim({to_ibsim_net(lab)});
   auto disc = sim.run({"ibnetdiscover"});
   REQUIRE(disc.status == 0);

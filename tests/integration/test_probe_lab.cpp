@@ -17,10 +17,12 @@
 
 #include "fabric/ibnetdiscover_parser.h"
 #include "fabric/node_name_map.h"
+#include "tests/lab/daemon_config.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
 
 using ibw::fabric::Fabric;
+using ibw::lab::DaemonConfig;
 using nlohmann::json;
 
 namespace probe_lab {
@@ -67,9 +69,7 @@ struct Lab {
 
 // 4 leaves x 2 spines x 2 hosts: 14 nodes, 16 links.
 std::unique_ptr<Lab> start_lab() {
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 4, spec.spines = 2, spec.hosts_per_leaf = 2;
-  auto gen = ibw::lab::make_fat_tree(spec);
+  auto gen = ibw::lab::two_tier_lab(4, 2, 2);
   auto lab = std::unique_ptr<Lab>(new Lab{ibw::lab::SimLab({ibw::lab::to_ibsim_net(gen)}), {}, {}});
   auto disc = lab->sim.run({"ibnetdiscover"});
   REQUIRE(disc.status == 0);
@@ -77,7 +77,10 @@ std::unique_ptr<Lab> start_lab() {
   lab->fab = ibw::fabric::parse_ibnetdiscover(disc.out, "disc");
   ibw::fabric::apply_node_names(lab->fab, nullptr);
   lab->config = lab->sim.dir() + "/ibwarden.yaml";
-  std::ofstream(lab->config) << "fabric:\n  discovery: topology.txt\nprobes:\n  timeout: 2s\n";
+  DaemonConfig()
+      .set("fabric", "discovery", "topology.txt")
+      .set("probes", "timeout", "2s")
+      .write(lab->config);
   return lab;
 }
 
@@ -182,7 +185,7 @@ TEST_CASE("probe: clean fabric - every LID answers and every link is probed once
 
   // Another vantage point, the fabric discovered live from there: the same coverage.
   std::string live = lab->sim.dir() + "/live.yaml";
-  std::ofstream(live) << "probes:\n  timeout: 2s\n";
+  DaemonConfig().set("probes", "timeout", "2s").write(live);
   uint32_t other = node(fab, "node0005 mlx5_0");
   Output b = probe(*lab, {"--count", "5"}, "node0005 mlx5_0", live);
   CHECK(b.lid.size() == lids.size());  // the same number: all but its own LID
@@ -210,7 +213,10 @@ TEST_CASE("probe: clean fabric - every LID answers and every link is probed once
   CHECK(r.status == 2);
   CHECK(r.err.find("--format") != std::string::npos);
   std::string bad_ca = lab->sim.dir() + "/bad-ca.yaml";
-  std::ofstream(bad_ca) << "fabric:\n  discovery: topology.txt\n  ca: mlx9_9\n";
+  DaemonConfig()
+      .set("fabric", "discovery", "topology.txt")
+      .set("fabric", "ca", "mlx9_9")
+      .write(bad_ca);
   r = lab->sim.run({IBW_BINARY, "probe", "--config", bad_ca});
   CHECK(r.status == 2);
   CHECK(r.err.find("mlx9_9") != std::string::npos);

@@ -28,6 +28,8 @@
 
 using nlohmann::json;
 using namespace ibw::test;
+using ibw::lab::sim_config;
+using ibw::lab::tailing_config;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
@@ -188,11 +190,11 @@ TEST_CASE("reload daemon: SIGHUP applies new rules and tokens - bad files keep t
   std::ofstream(lab.path("rules.yaml")) << rules_with("");
   write_tokens(lab.path("tokens"), "viewer " + A + "\noperator " + B + "\n");
   std::string config = lab.path("ibwarden.yaml");
-  std::ofstream(config) << "fabric:\n  plan: plan.csv\nopensm:\n  log: opensm.log\n"
-                        << "  poll: 100ms\ncounters:\n  interval: 1s\n"
-                        << "store:\n  path: ibwarden.db\nrules:\n  file: rules.yaml\n"
-                        << "actions:\n  mode: dry-run\n"
-                        << "web:\n  listen: 127.0.0.1:0\n  tokens_file: tokens\n";
+  sim_config()
+      .set("rules", "file", "rules.yaml")
+      .set("actions", "mode", "dry-run")
+      .set("web", {{"listen", "127.0.0.1:0"}, {"tokens_file", "tokens"}})
+      .write(config);
   Daemon d({config, lab.sim.dir(), lab.sim.sockname(), lab.path("daemon.log")});
   d.start();
   REQUIRE(d.wait_log("web API listening", 1, 30s));
@@ -262,10 +264,12 @@ TEST_CASE("reload daemon: SIGHUPs while OpenSM lines arrive store every event ex
   Lab lab;
   std::string config = lab.path("ibwarden.yaml"), log = lab.path("opensm-feed.log");
   auto write_config = [&](const std::string& level) {
-    std::ofstream(config) << "fabric:\n  plan: plan.csv\nopensm:\n  log: opensm-feed.log\n"
-                          << "  poll: 50ms\n  read_existing: true\ncounters:\n  enabled: false\n"
-                          << "store:\n  path: ibwarden.db\nrules: null\nlog:\n  level: " << level
-                          << "\n";
+    tailing_config()
+        .unset("fabric", "discovery")
+        .set("fabric", "plan", "plan.csv")
+        .set("opensm", "log", "opensm-feed.log")
+        .set("log", "level", level)
+        .write(config);
   };
   write_config("info");
   std::string query = lab.path("query.yaml");  // stays valid while the daemon's is broken
@@ -333,10 +337,7 @@ std::string file_lab(const std::string& name) {
   std::ofstream(dir + "/topology.txt") << ibw::lab::to_ibnetdiscover(fabric);
   std::ofstream(dir + "/plan.csv") << ibw::lab::plan_csv(fabric);
   std::ofstream(dir + "/opensm.log") << trap_line(0);
-  std::ofstream(dir + "/ibwarden.yaml")
-      << "fabric:\n  discovery: topology.txt\n  plan: plan.csv\nopensm:\n  log: opensm.log\n"
-      << "  poll: 50ms\n  read_existing: true\ncounters:\n  enabled: false\n"
-      << "store:\n  path: ibwarden.db\nrules: null\n";
+  tailing_config().set("fabric", "plan", "plan.csv").write(dir + "/ibwarden.yaml");
   return dir;
 }
 
@@ -454,10 +455,12 @@ TEST_CASE("reload daemon: stderr as the journal stream - priority prefixes and n
   Lab lab;
   DatagramSink journald(journal_socket);
   std::string cfg = lab.path("ibwarden.yaml"), out = lab.path("stderr.log");
-  std::ofstream(cfg) << "fabric:\n  plan: plan.csv\nopensm:\n  log: opensm.log\n"
-                     << "  poll: 100ms\n  rediscover_delay: 200ms\ncounters:\n  interval: 1s\n"
-                     << "store:\n  path: ibwarden.db\nrules:\n  file: " << IBW_SOURCE_DIR
-                     << "/config/rules.yaml\nactions:\n  mode: enforce\nlog:\n  level: debug\n";
+  sim_config()
+      .set("opensm", "rediscover_delay", "200ms")
+      .set("rules", "file", shipped_rules())
+      .set("actions", "mode", "enforce")
+      .set("log", "level", "debug")
+      .write(cfg);
   std::ofstream(out) << "";
   struct stat st {};
   REQUIRE(stat(out.c_str(), &st) == 0);

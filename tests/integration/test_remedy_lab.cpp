@@ -45,25 +45,16 @@ struct RemedyLab {
   std::string config;
 
   explicit RemedyLab(const Options& o = {}) {
-    ibw::lab::FatTreeSpec spec;
-    spec.leaves = 2, spec.spines = 4, spec.hosts_per_leaf = 2;
-    lab = ibw::lab::make_fat_tree(spec);
+    lab = ibw::lab::two_tier_lab(2, 4, 2);
     sim = std::make_unique<ibw::lab::SimLab>(ibw::lab::SimLabOptions{ibw::lab::to_ibsim_net(lab)});
     std::string d = sim->dir();
     std::ofstream(d + "/plan.csv") << ibw::lab::plan_csv(lab);
     config = d + "/ibwarden.yaml";
-    std::ofstream(config) << "fabric:\n  name: lab\n  plan: plan.csv\n  discovery: live\n"
-                          << "opensm:\n  log: opensm.log\n  dump_dir: .\n  poll: 100ms\n"
-                          << "  rediscover_delay: 200ms\n"
-                          << "counters:\n  interval: 1s\n"
-                          << "store:\n  path: ibwarden.db\n"
-                          << "rules:\n  file: " << IBW_SOURCE_DIR << "/config/rules.yaml\n"
-                          << "actions:\n  mode: " << o.mode
-                          << "\n  max_disabled_per_switch: " << o.max_disabled_per_switch
-                          << "\n  min_up_links: 2\n"
-                          << "workorders:\n  webhook: " << (o.webhook.empty() ? "null" : o.webhook)
-                          << "\n  verify_after: 1h\n"
-                          << "log:\n  level: debug\n";
+    remedy_lab_config(o.mode)
+        .set("opensm", "rediscover_delay", "200ms")
+        .set("actions", "max_disabled_per_switch", std::to_string(o.max_disabled_per_switch))
+        .set("workorders", "webhook", o.webhook.empty() ? "null" : o.webhook)
+        .write(config);
   }
   Daemon daemon(const std::string& log_name = "daemon.log") {
     return Daemon({config, sim->dir(), sim->sockname(), sim->dir() + "/" + log_name});
@@ -178,14 +169,11 @@ TEST_CASE("remedy lab: a symbol-error jump is disabled within two sweeps - a str
   std::string injected = now_iso();
   w.sim->console("PerformanceSet \"leaf001\"[3] PortCounters.SymbolErrorCounter=5000");
   w.sim->console("PerformanceSet \"leaf002\"[4] PortCounters.SymbolErrorCounter=1");
-  auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
+  auto decisions = wait_decided(w.config);
   INFO(d.log());
   REQUIRE(decisions.size() == 1);
   const json& dec = decisions[0];
-  CHECK(dec["rule"] == "symbol_ber");
-  CHECK(dec["action"] == "disable");
-  CHECK(dec["status"] == "executed");
+  CHECK(verdict_of(dec) == "symbol_ber disable executed");
   CHECK(dec["node"] == "leaf001");
   CHECK(dec["port"] == 3);
   CHECK(dec["peer_node"] == "spine001");
@@ -259,8 +247,7 @@ TEST_CASE("remedy lab: a link flapped 5 times in a minute is disabled", "[integr
   }
   INFO(d.log());
   REQUIRE(count("link_down") == 5);
-  auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 15s);
+  auto decisions = wait_decided(w.config, 1, 15s);
   auto flaps = decisions_for(decisions, "link_flap");
   REQUIRE(flaps.size() == 1);
   CHECK(flaps[0]["status"] == "executed");
@@ -294,8 +281,7 @@ TEST_CASE("remedy lab: faults on every uplink of a leaf - the guard limits the d
   for (int port = 3; port <= 6; ++port)
     w.sim->console("PerformanceSet \"leaf001\"[" + std::to_string(port) +
                    "] PortCounters.SymbolErrorCounter=5000");
-  auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return decided(j, 4); }, 20s);
+  auto decisions = wait_decided(w.config, 4);
   INFO(d.log());
   REQUIRE(decisions.size() == 4);
   CHECK(count_status(decisions, "executed") == 2);
@@ -324,8 +310,7 @@ TEST_CASE("remedy lab: dry-run changes nothing and a restart adds no duplicates"
     d.start();
     REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
     w.sim->console("PerformanceSet \"leaf001\"[3] PortCounters.SymbolErrorCounter=5000");
-    auto decisions = wait_query(
-        "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
+    auto decisions = wait_decided(w.config);
     INFO(d.log());
     REQUIRE(decisions.size() == 1);
     CHECK(decisions[0]["status"] == "dry_run");

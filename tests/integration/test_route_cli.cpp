@@ -9,6 +9,7 @@
 
 #include "fabric/ibnetdiscover_parser.h"
 #include "fabric/node_name_map.h"
+#include "tests/lab/daemon_config.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
 
@@ -24,12 +25,13 @@ uint16_t lid_of(const ibw::fabric::Fabric& fab, const std::string& name) {
 
 TEST_CASE("route: trace and crossing pairs through the CLI - LFTs read live",
           "[integration][route]") {
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 3, spec.spines = 2, spec.hosts_per_leaf = 2;
-  auto lab = ibw::lab::make_fat_tree(spec);
+  auto lab = ibw::lab::two_tier_lab(3, 2, 2);
   ibw::lab::SimLab sim({ibw::lab::to_ibsim_net(lab)});
   std::string config = sim.dir() + "/ibwarden.yaml";
-  std::ofstream(config) << "opensm:\n  dump_dir: " << sim.dir() << "/none\nstore:\n  path: x.db\n";
+  ibw::lab::DaemonConfig()
+      .set("opensm", "dump_dir", sim.dir() + "/none")
+      .set("store", "path", "x.db")
+      .write(config);
   auto disc = sim.run({"ibnetdiscover"});
   REQUIRE(disc.status == 0);
   auto fab = ibw::fabric::parse_ibnetdiscover(disc.out, "disc");

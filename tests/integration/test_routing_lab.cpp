@@ -352,9 +352,7 @@ TEST_CASE("routing: live half of the routing lab test", "[.][routing-live-child]
 
 TEST_CASE("routing: pairs_crossing on a 1024-host fat tree agrees with tracing",
           "[integration][routing][perf]") {
-  FatTreeSpec spec;
-  spec.leaves = 32, spec.spines = 16, spec.hosts_per_leaf = 32;
-  Lab lab = make_fat_tree(spec);
+  Lab lab = two_tier_lab(32, 16, 32);
   Fabric fab = parse_ibnetdiscover(to_ibnetdiscover(lab), "fat-tree-1024");
   apply_node_names(fab, nullptr);
   LidIndex lids(fab);

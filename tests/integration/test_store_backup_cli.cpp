@@ -15,7 +15,6 @@
 #include <thread>
 
 #include "tests/integration/daemon_fixture.h"
-#include "tests/lab/fat_tree.h"
 
 using namespace ibw::test;
 
@@ -66,16 +65,9 @@ std::string digest_sql(int64_t max_id) {
 TEST_CASE("store backup: copies taken while the daemon ingests hold every committed event",
           "[integration][store][backup][cli]") {
   namespace fs = std::filesystem;
-  std::string dir = (fs::temp_directory_path() / ("ibw-bak-" + std::to_string(getpid()))).string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 2, spec.spines = 1, spec.hosts_per_leaf = 2;
-  std::ofstream(dir + "/topology.txt") << ibw::lab::to_ibnetdiscover(ibw::lab::make_fat_tree(spec));
+  std::string dir = topology_dir("ibw-bak-");
   const std::string config = dir + "/ibwarden.yaml", live = dir + "/ibwarden.db";
-  std::ofstream(config) << "fabric:\n  discovery: topology.txt\nopensm:\n  log: opensm.log\n"
-                        << "  poll: 20ms\n  read_existing: true\ncounters:\n  enabled: false\n"
-                        << "store:\n  path: ibwarden.db\nrules: null\n";
+  ibw::lab::tailing_config("20ms").write(config);
   std::ofstream(dir + "/opensm.log") << trap_line(0);
   Daemon d({config, dir, "", dir + "/daemon.log"});
   d.start();
@@ -116,7 +108,7 @@ TEST_CASE("store backup: copies taken while the daemon ingests hold every commit
       run_cmd({IBW_BINARY, "store", "backup", dir + "/backup0.db", "--config", config});
   CHECK(again.status == 2);
   CHECK(again.err.find("backup0.db") != std::string::npos);
-  std::ofstream(dir + "/other.yaml") << "store:\n  path: missing.db\nrules: null\n";
+  DaemonConfig().set("store", "path", "missing.db").null("rules").write(dir + "/other.yaml");
   CmdResult missing =
       run_cmd({IBW_BINARY, "store", "backup", dir + "/x.db", "--config", dir + "/other.yaml"});
   CHECK(missing.status == 2);

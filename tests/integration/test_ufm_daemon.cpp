@@ -217,14 +217,11 @@ TEST_CASE("ufm daemon: via ufm disables a flapping port through a UFM job with a
     flaps.push_back({{"kind", "link_up"}, {"port", "leaf001/3"}, {"at", now_s() - 18 + 4 * i}});
   }
   w.emu->post("events", {{"events", flaps}});
-  auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
+  auto decisions = wait_decided(w.config);
   INFO(d.log());
   REQUIRE(decisions.size() == 1);
   const json& dec = decisions[0];
-  CHECK(dec["rule"] == "link_flap");
-  CHECK(dec["action"] == "disable");
-  CHECK(dec["status"] == "executed");
+  CHECK(verdict_of(dec) == "link_flap disable executed");
   CHECK(dec["cable_id"] == "C-leaf001-3");
   CHECK(dec["evidence"]["readback"]["after"]["phys_state"] == "Disabled");
   CHECK(dec["evidence"]["via"].get<std::string>().find("UFM job") == 0);
@@ -287,8 +284,7 @@ TEST_CASE("ufm daemon: UFM Telemetry counters drive the symbol_ber rule and isol
   d.start();
   REQUIRE(d.wait_log("\"telemetry sweep\"", 2, 15s));
   w.emu->post("telemetry", {{"port", "leaf002/4"}, {"add", {{"SymbolErrorCounter", 5000}}}});
-  auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
+  auto decisions = wait_decided(w.config);
   INFO(d.log());
   REQUIRE(decisions.size() == 1);
   const json& dec = decisions[0];
@@ -629,14 +625,11 @@ TEST_CASE("ufm daemon: UFM's high_ber_severity error drives the ufm_high_ber rul
   d.start();
   REQUIRE(d.wait_log("\"ufm ports polled\"", 1, 15s));
   w.emu->post("port", {{"port", "leaf002/4"}, {"high_ber", "error"}});
-  auto decisions = wait_query(
-      "decisions", w.config, {}, [](const json& j) { return decided(j); }, 20s);
+  auto decisions = wait_decided(w.config);
   INFO(d.log());
   REQUIRE(decisions.size() == 1);
   const json& dec = decisions[0];
-  CHECK(dec["rule"] == "ufm_high_ber");
-  CHECK(dec["status"] == "dry_run");
-  CHECK(dec["action"] == "disable");
+  CHECK(verdict_of(dec) == "ufm_high_ber disable dry_run");
   CHECK(dec["cable_id"] == "C-leaf002-4");
   const json& ev = dec["evidence"];
   CHECK(ev["rule_type"] == "ufm_high_ber");

@@ -26,22 +26,18 @@ struct WatchLab {
 
   explicit WatchLab(const std::string& counters_interval = "1s",
                     const std::string& rediscover_delay = "200ms") {
-    ibw::lab::FatTreeSpec spec;
-    spec.leaves = 2, spec.spines = 2, spec.hosts_per_leaf = 3;
-    lab = ibw::lab::make_fat_tree(spec);
+    lab = ibw::lab::two_tier_lab(2, 2, 3);
     ibw::lab::SimLabOptions options{ibw::lab::to_ibsim_net(lab)};
     options.opensm_args = {"-D", "0x43"};  // also write opensm-lfts.dump into the lab dir
     sim = std::make_unique<ibw::lab::SimLab>(options);
     std::string d = sim->dir();
     std::ofstream(d + "/plan.csv") << ibw::lab::plan_csv(lab);
     config = d + "/ibwarden.yaml";
-    std::ofstream(config) << "fabric:\n  name: lab\n  plan: plan.csv\n  discovery: live\n"
-                          << "opensm:\n  log: opensm.log\n  dump_dir: .\n  poll: 100ms\n"
-                          << "  rediscover_delay: " << rediscover_delay << "\n"
-                          << "  read_existing: true\n"
-                          << "counters:\n  interval: " << counters_interval
-                          << "\n  jump_threshold: 100\n"
-                          << "store:\n  path: ibwarden.db\nrules: null\nlog:\n  level: debug\n";
+    ibw::lab::live_lab_config()
+        .set("opensm", {{"rediscover_delay", rediscover_delay}, {"read_existing", "true"}})
+        .set("counters", {{"interval", counters_interval}, {"jump_threshold", "100"}})
+        .null("rules")
+        .write(config);
   }
   Daemon daemon(const std::string& log_name = "daemon.log") {
     return Daemon({config, sim->dir(), sim->sockname(), sim->dir() + "/" + log_name});

@@ -11,7 +11,6 @@
 #include <fstream>
 
 #include "tests/integration/daemon_fixture.h"
-#include "tests/lab/fat_tree.h"
 
 using nlohmann::json;
 using namespace ibw::test;
@@ -48,18 +47,10 @@ bool wait_events(const std::string& config, size_t want) {
 TEST_CASE("watch: log rotation by rename and by copytruncate loses and repeats no line",
           "[integration][watch][rotation]") {
   namespace fs = std::filesystem;
-  std::string dir = (fs::temp_directory_path() / ("ibw-rot-" + std::to_string(getpid()))).string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 2, spec.spines = 1, spec.hosts_per_leaf = 2;
-  auto lab = ibw::lab::make_fat_tree(spec);
-  std::ofstream(dir + "/topology.txt") << ibw::lab::to_ibnetdiscover(lab);
+  std::string dir = topology_dir("ibw-rot-");
   std::string log = dir + "/opensm.log";
   std::string config = dir + "/ibwarden.yaml";
-  std::ofstream(config) << "fabric:\n  discovery: topology.txt\nopensm:\n  log: opensm.log\n"
-                        << "  poll: 50ms\n  read_existing: true\ncounters:\n  enabled: false\n"
-                        << "store:\n  path: ibwarden.db\nrules: null\n";
+  ibw::lab::tailing_config().write(config);
   std::ofstream(log) << "";
   Daemon d({config, dir, "", dir + "/daemon.log"});
   d.start();
@@ -105,17 +96,9 @@ TEST_CASE("watch: log rotation by rename and by copytruncate loses and repeats n
 TEST_CASE("watch: SIGHUP with a bad config keeps the running one - a good one is applied",
           "[integration][watch][reload]") {
   namespace fs = std::filesystem;
-  std::string dir = (fs::temp_directory_path() / ("ibw-hup-" + std::to_string(getpid()))).string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 2, spec.spines = 1, spec.hosts_per_leaf = 2;
-  std::ofstream(dir + "/topology.txt") << ibw::lab::to_ibnetdiscover(ibw::lab::make_fat_tree(spec));
+  std::string dir = topology_dir("ibw-hup-");
   std::string config = dir + "/ibwarden.yaml";
-  std::string good =
-      "fabric:\n  discovery: topology.txt\nopensm:\n  log: opensm.log\n"
-      "  poll: 50ms\n  read_existing: true\ncounters:\n  enabled: false\n"
-      "store:\n  path: ibwarden.db\nrules: null\n";
+  std::string good = ibw::lab::tailing_config().yaml();
   std::ofstream(config) << good;
   std::string query = dir + "/query.yaml";  // stays valid while the daemon's file is broken
   std::ofstream(query) << good;

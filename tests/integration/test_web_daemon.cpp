@@ -37,9 +37,7 @@ using namespace web_daemon_test;
 
 TEST_CASE("web daemon: health - a disabled port - its order and an enable from the API",
           "[integration][web]") {
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 2, spec.spines = 4, spec.hosts_per_leaf = 2;
-  auto lab = ibw::lab::make_fat_tree(spec);
+  auto lab = ibw::lab::two_tier_lab(2, 4, 2);
   ibw::lab::SimLab sim({ibw::lab::to_ibsim_net(lab)});
   std::string d = sim.dir();
   std::ofstream(d + "/plan.csv") << ibw::lab::plan_csv(lab);
@@ -47,11 +45,12 @@ TEST_CASE("web daemon: health - a disabled port - its order and an enable from t
                                << "\n";
   chmod((d + "/tokens").c_str(), 0600);
   std::string config = d + "/ibwarden.yaml";
-  std::ofstream(config) << "fabric:\n  plan: plan.csv\nopensm:\n  log: opensm.log\n"
-                        << "  poll: 100ms\n  rediscover_delay: 200ms\ncounters:\n  interval: 1s\n"
-                        << "store:\n  path: ibwarden.db\nrules:\n  file: " << IBW_SOURCE_DIR
-                        << "/config/rules.yaml\nactions:\n  mode: enforce\n"
-                        << "web:\n  listen: 127.0.0.1:0\n  tokens_file: tokens\n";
+  ibw::lab::sim_config()
+      .set("opensm", "rediscover_delay", "200ms")
+      .set("rules", "file", shipped_rules())
+      .set("actions", "mode", "enforce")
+      .set("web", {{"listen", "127.0.0.1:0"}, {"tokens_file", "tokens"}})
+      .write(config);
   Daemon daemon({config, d, sim.sockname(), d + "/daemon.log"});
   daemon.start();
   REQUIRE(daemon.wait_log("web API listening", 1, 30s));

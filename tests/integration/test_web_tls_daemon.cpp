@@ -14,7 +14,6 @@
 #include <regex>
 
 #include "tests/integration/daemon_fixture.h"
-#include "tests/lab/fat_tree.h"
 
 using namespace ibw::test;
 using namespace std::chrono_literals;
@@ -56,19 +55,19 @@ using namespace web_tls_daemon_test;
 TEST_CASE("web tls daemon: HTTPS - plain HTTP refused - reloads with a bad and a renewed key",
           "[integration][web][tls]") {
   namespace fs = std::filesystem;
-  std::string dir = (fs::temp_directory_path() / ("ibw-tls-" + std::to_string(getpid()))).string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  ibw::lab::FatTreeSpec spec;
-  spec.leaves = 2, spec.spines = 1, spec.hosts_per_leaf = 2;
-  std::ofstream(dir + "/topology.txt") << ibw::lab::to_ibnetdiscover(ibw::lab::make_fat_tree(spec));
+  std::string dir = topology_dir("ibw-tls-");
   make_certificate(dir, "first");
   fs::copy_file(dir + "/cert.pem", dir + "/first-ca.pem");
   std::string config = dir + "/ibwarden.yaml";
-  std::ofstream(config) << "fabric:\n  discovery: topology.txt\nopensm:\n  log: opensm.log\n"
-                        << "counters:\n  enabled: false\nstore:\n  path: ibwarden.db\n"
-                        << "web:\n  listen: 127.0.0.1:0\n  tls_cert: cert.pem\n"
-                        << "  tls_key: key.pem\nrules: null\n";
+  // web.tls_key on line 12: the case of a key others may read checks the line it is named at.
+  DaemonConfig()
+      .set("fabric", "discovery", "topology.txt")
+      .set("opensm", "log", "opensm.log")
+      .set("counters", "enabled", "false")
+      .set("store", "path", "ibwarden.db")
+      .set("web", {{"listen", "127.0.0.1:0"}, {"tls_cert", "cert.pem"}, {"tls_key", "key.pem"}})
+      .null("rules")
+      .write(config);
   std::ofstream(dir + "/opensm.log") << "";
   Daemon d({config, dir, "", dir + "/daemon.log"});
   d.start();

@@ -46,9 +46,7 @@ class UfmLab {
     char tmpl[] = "/tmp/ibw-ufm-lab-XXXXXX";
     REQUIRE(mkdtemp(tmpl));
     dir = tmpl;
-    ibw::lab::FatTreeSpec spec;
-    spec.leaves = 2, spec.spines = 4, spec.hosts_per_leaf = 2;
-    lab = ibw::lab::make_fat_tree(spec);
+    lab = ibw::lab::two_tier_lab(2, 4, 2);
     std::ofstream(dir + "/topology.txt") << ibw::lab::to_ibnetdiscover(lab);
     std::ofstream(dir + "/plan.csv") << ibw::lab::plan_csv(lab);
     std::ofstream(dir + "/opensm.log");
@@ -58,24 +56,25 @@ class UfmLab {
     std::ofstream(dir + "/ufm.token") << kUfmToken << "\n";
     if (!o.rules.empty()) std::ofstream(dir + "/rules.yaml") << o.rules;
     config = dir + "/ibwarden.yaml";
-    std::ofstream c(config);
-    c << "fabric:\n  name: lab\n  plan: plan.csv\n  discovery: topology.txt\n"
-      << "opensm:\n  log: opensm.log\n  dump_dir: .\n  poll: 100ms\n"
-      << "counters:\n  enabled: " << (o.telemetry ? "true" : "false")
-      << "\n  interval: " << o.counters_interval << "\n"
-      << "store:\n  path: ibwarden.db\n"
-      << "rules:\n  file: " << (o.rules.empty() ? "null" : "rules.yaml") << "\n"
-      << "actions:\n  mode: " << o.mode << "\n  via: " << o.via << "\n  min_up_links: 2\n"
-      << "ufm:\n  url: " << emu->base() << "\n  api: " << o.api << "\n"
-      << "  user_env: IBW_TEST_UFM_USER\n  password_env: IBW_TEST_UFM_PASSWORD\n"
-      << "  token_file: " << (o.api == "v3" ? "ufm.token" : "null") << "\n"
-      << "  poll_interval: " << o.poll << "\n  timezone: \"+02:00\"\n";
-    if (o.telemetry) c << "  telemetry:\n    primary: " << emu->base() << "/csv/metrics\n";
+    DaemonConfig c = ibw::lab::live_lab_config();
+    c.set("fabric", "discovery", "topology.txt")
+        .set("counters",
+             {{"enabled", o.telemetry ? "true" : "false"}, {"interval", o.counters_interval}})
+        .set("rules", "file", o.rules.empty() ? "null" : "rules.yaml")
+        .set("actions", {{"mode", o.mode}, {"via", o.via}, {"min_up_links", "2"}})
+        .set("ufm", {{"url", emu->base()},
+                     {"api", o.api},
+                     {"user_env", "IBW_TEST_UFM_USER"},
+                     {"password_env", "IBW_TEST_UFM_PASSWORD"},
+                     {"token_file", o.api == "v3" ? "ufm.token" : "null"},
+                     {"poll_interval", o.poll},
+                     {"timezone", "\"+02:00\""}});
+    if (o.telemetry) c.set("ufm", "telemetry.primary", emu->base() + "/csv/metrics");
     if (o.event_log) {
       std::ofstream(dir + "/ufm-event.log");
-      c << "  event_log: ufm-event.log\n";
+      c.set("ufm", "event_log", "ufm-event.log");
     }
-    c << "log:\n  level: debug\n";
+    c.write(config);
   }
   ~UfmLab() {
     emu.reset();
