@@ -11,7 +11,8 @@ using remedy_text::LinkView;
 
 // The port ibwarden disabled for this link, if any: the port itself or the stored entry whose
 // link includes it.
-std::optional<store::DisabledPort> disabled_entry(store::Store& store, uint64_t guid, int port) {
+std::optional<core::DisabledPort> disabled_entry(store::RemedyStore& store, uint64_t guid,
+                                                 int port) {
   for (const auto& d : store.disabled_ports()) {
     if (d.node_guid == guid && d.port == port) return d;
     if (auto ends = remedy_text::parse_link_key(d.link_key))
@@ -22,9 +23,9 @@ std::optional<store::DisabledPort> disabled_entry(store::Store& store, uint64_t 
 
 }  // namespace remedy_manual_detail
 
-store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int port,
-                                         const std::string& reason, bool force,
-                                         const RemedyContext& ctx, int64_t now) {
+core::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int port,
+                                        const std::string& reason, bool force,
+                                        const RemedyContext& ctx, int64_t now) {
   namespace md = remedy_manual_detail;
   store::WriteBatch batch;
   batch.outbox = config_.outbox;
@@ -33,7 +34,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
   remedy_text::LinkView link = remedy_text::link_view(ctx, target.guid, target.port);
   if (entry && !entry->link_key.empty()) link.link_key = entry->link_key;
 
-  store::DecisionRecord d;
+  core::DecisionRecord d;
   d.time_us = now;
   d.rule = "manual";
   d.node_guid = link.a.guid, d.node = link.a.node, d.port = link.a.port;
@@ -48,7 +49,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
   req.force = force;
   req.sm_port = ctx.sm_port;
   const std::string who = "operator: " + reason;
-  store::DecisionRecord pending = d;
+  core::DecisionRecord pending = d;
   pending.reason = who + "; " + d.action + " requested, outcome not yet recorded";
   GuardState state;
   int64_t intent = 0;  // the pending decision stored before the port request
@@ -95,7 +96,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
       } else {
         batch.disabled_remove.emplace_back(target.guid, target.port);
         if (order && remedy_text::order_active(order->status)) {
-          store::WorkOrder o = *order;
+          core::WorkOrder o = *order;
           o.status = "resolved";
           o.resolved_us = now;
           o.updated_us = now;

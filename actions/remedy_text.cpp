@@ -3,7 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "store/remedy_json.h"
+#include "store/record_json.h"  // iso_time
 
 namespace ibw::actions::remedy_text {
 
@@ -20,7 +20,7 @@ uint16_t lid_of(const fabric::Fabric& f, uint32_t node, int port) {
   return 0;
 }
 
-void fill_end(const RemedyContext& ctx, store::LinkEnd& e) {
+void fill_end(const RemedyContext& ctx, core::LinkEnd& e) {
   if (ctx.correlator) e.node = ctx.correlator->node_name(e.guid);
   if (e.node.empty() && ctx.fabric) {
     uint32_t at = ctx.fabric->find_guid(e.guid);
@@ -31,7 +31,7 @@ void fill_end(const RemedyContext& ctx, store::LinkEnd& e) {
 
 }  // namespace rt_detail
 
-std::string end_text(const store::LinkEnd& e) {
+std::string end_text(const core::LinkEnd& e) {
   if (e.guid == 0 && e.node.empty()) return "";
   return (e.node.empty() ? fabric::format_guid(e.guid) : e.node) + "/" + std::to_string(e.port);
 }
@@ -123,8 +123,8 @@ LinkView link_view(const RemedyContext& ctx, uint64_t guid, int port) {
       v.b.port = a_first ? pl->b.port : pl->a.port;
     }
   }
-  v.link_key = v.b.guid ? store::link_key(v.a.guid, v.a.port, v.b.guid, v.b.port)
-                        : store::link_key(v.a.guid, v.a.port, 0, 0);
+  v.link_key = v.b.guid ? core::link_key(v.a.guid, v.a.port, v.b.guid, v.b.port)
+                        : core::link_key(v.a.guid, v.a.port, 0, 0);
   return v;
 }
 
@@ -132,9 +132,9 @@ bool order_active(const std::string& status) {
   return status == "open" || status == "in_progress" || status == "reopened";
 }
 
-store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& l,
-                            int64_t now) {
-  store::WorkOrder o;
+core::WorkOrder next_order(const std::optional<core::WorkOrder>& old, const LinkView& l,
+                           int64_t now) {
+  core::WorkOrder o;
   if (old) {
     o = *old;
     if (!order_active(o.status)) {
@@ -156,10 +156,10 @@ store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const Li
   return o;
 }
 
-store::WorkOrder disabled_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
-                                int64_t now_us, const std::string& rule, const std::string& summary,
-                                const std::string& evidence_json) {
-  store::WorkOrder o = next_order(old, link, now_us);
+core::WorkOrder disabled_order(const std::optional<core::WorkOrder>& old, const LinkView& link,
+                               int64_t now_us, const std::string& rule, const std::string& summary,
+                               const std::string& evidence_json) {
+  core::WorkOrder o = next_order(old, link, now_us);
   if (o.rule.empty()) o.rule = rule;
   o.port_disabled = true;
   o.summary = summary;
@@ -168,8 +168,8 @@ store::WorkOrder disabled_order(const std::optional<store::WorkOrder>& old, cons
   return o;
 }
 
-store::WorkOrder rebase_order(store::WorkOrder order, const std::optional<store::WorkOrder>& before,
-                              const std::optional<store::WorkOrder>& fresh) {
+core::WorkOrder rebase_order(core::WorkOrder order, const std::optional<core::WorkOrder>& before,
+                             const std::optional<core::WorkOrder>& fresh) {
   if (!fresh) {
     order.id = 0, order.version = 0;
     return order;

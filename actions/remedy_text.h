@@ -15,7 +15,7 @@ namespace ibw::actions::remedy_text {
 // One link as remediation sees it: ends with names and plan locations, cable, link key and
 // the end to act on (the switch side).
 struct LinkView {
-  store::LinkEnd a, b;  // a: the port asked about; b.guid 0 when the peer is unknown
+  core::LinkEnd a, b;  // a: the port asked about; b.guid 0 when the peer is unknown
   std::string cable_id;
   std::string link_key;
   PortKey target;       // the end to disable (switch side when there is one)
@@ -36,20 +36,20 @@ std::optional<std::pair<PortKey, PortKey>> parse_link_key(const std::string& key
 bool order_active(const std::string& status);
 // The link's order for a new offence: the active one kept, a resolved/verified one reopened
 // (offences + 1), or a new one.
-store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
-                            int64_t now_us);
+core::WorkOrder next_order(const std::optional<core::WorkOrder>& old, const LinkView& link,
+                           int64_t now_us);
 // next_order() for a link whose port is now disabled (by an operator, or found disabled when
 // an intent is reconciled): port_disabled, the rule kept or `rule`, `summary`, repair advice,
 // and `evidence_json` when the order has none yet.
-store::WorkOrder disabled_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
-                                int64_t now_us, const std::string& rule, const std::string& summary,
-                                const std::string& evidence_json);
+core::WorkOrder disabled_order(const std::optional<core::WorkOrder>& old, const LinkView& link,
+                               int64_t now_us, const std::string& rule, const std::string& summary,
+                               const std::string& evidence_json);
 // `order` (built from `before`, the row read before a slow port action) moved onto the row
 // stored now (`fresh`, nullopt when there is none): its id, version and opened_us, and the
 // operator's fields (assignee, note) where the operator changed them since `before`. The
 // action's own fields (status, offences, summary...) stay: the action did happen.
-store::WorkOrder rebase_order(store::WorkOrder order, const std::optional<store::WorkOrder>& before,
-                              const std::optional<store::WorkOrder>& fresh);
+core::WorkOrder rebase_order(core::WorkOrder order, const std::optional<core::WorkOrder>& before,
+                             const std::optional<core::WorkOrder>& fresh);
 // Ports SMPs must not travel through: those ibwarden disabled and their far ends.
 std::set<PortKey> ports_to_avoid(const GuardState& state);
 
@@ -57,6 +57,6 @@ nlohmann::json evidence_json(const Finding& f);
 nlohmann::json reading_json(const PortReading& r);
 // What the technician should do for this rule type after `offences` offences.
 std::string advice(rules::RuleType type, int offences, const LinkView& link);
-std::string end_text(const store::LinkEnd& e);  // "leaf001/3" or "0x.../3"
+std::string end_text(const core::LinkEnd& e);  // "leaf001/3" or "0x.../3"
 
 }  // namespace ibw::actions::remedy_text

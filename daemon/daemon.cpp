@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "config/store_spec.h"
 #include "daemon/logger.h"
 #include "daemon/notify.h"
 #include "daemon/outbox_worker.h"
@@ -14,7 +15,6 @@
 #include "daemon/runtime.h"
 #include "daemon/ufm_setup.h"
 #include "fabric/diagnostics.h"
-#include "store/spec.h"
 
 namespace ibw::daemon {
 namespace daemon_detail {
@@ -41,7 +41,7 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
     auto parent = std::filesystem::path(cfg.store.path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
   }
-  rt->spec = store::store_spec(cfg);
+  rt->spec = config::store_spec(cfg);
   rt->db = store::Store::open(rt->spec);
   if (cfg.ha.enabled) {  // start as a standby: the lease decides who acts
     rt->keeper = std::make_unique<LeaseKeeper>(rt->spec, cfg.ha);

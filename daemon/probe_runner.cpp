@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "config/store_spec.h"
 #include "daemon/logger.h"
 #include "daemon/probe_window.h"
 #include "daemon/runtime.h"
@@ -14,7 +15,6 @@
 #include "rules/eval_cursed_path.h"
 #include "rules/localize.h"
 #include "store/record_json.h"
-#include "store/spec.h"
 
 namespace ibw::daemon {
 namespace probe_detail {
@@ -98,7 +98,7 @@ struct Loop {
   void load_disabled() {
     std::set<std::pair<uint64_t, int>> now;
     try {
-      auto db = store::Store::open(store::store_spec(rt.cfg), /*read_only=*/true);
+      auto db = store::Store::open(config::store_spec(rt.cfg), /*read_only=*/true);
       for (const auto& d : db->disabled_ports()) now.insert({d.node_guid, d.port});
     } catch (const std::exception& e) {
       log(LogLevel::warning, "probe: disabled ports unreadable", {{"error", e.what()}});

@@ -1,4 +1,4 @@
-// PgStore: the remediation writes (store/remedy.h) inside write()'s transaction, after the
+// PgStore: the remediation writes (core/remedy_records.h) inside write()'s transaction, after the
 // core rows: decisions (one multi-row INSERT of unnest()ed columns, a stored dedup_key
 // skipped), completions of pending intents (one UPDATE), work orders with their outbox items
 // (a few round trips per order: they are few), disabled ports (one upsert, one delete). The

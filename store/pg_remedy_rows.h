@@ -11,7 +11,7 @@
 #include <string>
 
 #include "store/pg_db.h"
-#include "store/remedy.h"
+#include "store/records.h"
 
 namespace ibw::store::pg_remedy_detail {
 

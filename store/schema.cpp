@@ -115,7 +115,7 @@ CREATE TABLE cursors (
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 )sql"},
-    // Remediation (store/remedy.h). Texts are NOT NULL ("" when unknown) except dedup_key.
+    // Remediation (core/remedy_records.h). Texts are NOT NULL ("" when unknown) except dedup_key.
     {2, "remediation: decisions, work orders, webhook outbox, disabled ports", R"sql(
 CREATE TABLE decisions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

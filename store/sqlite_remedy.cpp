@@ -1,4 +1,4 @@
-// SqliteStore: the remediation records (store/remedy.h) - decisions, work orders with their
+// SqliteStore: the remediation records (core/remedy_records.h) - decisions, work orders with their
 // webhook outbox, and the ports ibwarden disabled. Written inside write()'s transaction (after
 // events, samples, ports and cursors); read by the queries below on any connection.
 //

@@ -153,7 +153,7 @@ struct OrderCounts {
   int64_t needs_human = 0;
   std::map<std::string, int64_t> by_severity;
 };
-OrderCounts count_orders(store::Store& st);
+OrderCounts count_orders(store::RemedyStore& st);
 
 struct Principal {
   Role role = Role::none;
@@ -249,7 +249,7 @@ class ApiCore {
   Response port_action(Call& c, PortActionKind kind);
   // One read-modify-write of PATCH /workorders/{id}; throws store::StoreConflict when the
   // order changed between the read and the write.
-  Response patch_once(Call& c, store::Store& st, int64_t id, const nlohmann::json& body,
+  Response patch_once(Call& c, store::RemedyStore& st, int64_t id, const nlohmann::json& body,
                       const std::string& status, const std::string& assignee,
                       const std::string& note);
 

@@ -227,7 +227,7 @@ FabricCounts count_fabric(const PortList& list) {
   return n;
 }
 
-OrderCounts count_orders(store::Store& st) {
+OrderCounts count_orders(store::RemedyStore& st) {
   OrderCounts n;
   store::WorkOrderQuery q;
   q.status = "active";

@@ -114,9 +114,9 @@ Response ApiCore::patch_workorder(Call& c) {
   }
 }
 
-Response ApiCore::patch_once(Call& c, store::Store& st, int64_t id, const nlohmann::json& body,
-                             const std::string& status, const std::string& assignee,
-                             const std::string& note) {
+Response ApiCore::patch_once(Call& c, store::RemedyStore& st, int64_t id,
+                             const nlohmann::json& body, const std::string& status,
+                             const std::string& assignee, const std::string& note) {
   auto order = st.workorder(id);
   if (!order) throw ApiError(404, "no work order " + std::to_string(id));
   store::WorkOrder o = *order;

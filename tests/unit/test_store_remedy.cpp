@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "store/remedy.h"
+#include "store/records.h"
 #include "store/remedy_json.h"
 #include "store/schema.h"
 #include "store/sqlite_store.h"

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "store/record_json.h"
-#include "store/remedy.h"
+#include "store/records.h"
 #include "store/store.h"
 #include "tests/unit/test_store_helpers.h"
 #include "web/api.h"
