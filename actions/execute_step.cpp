@@ -19,7 +19,7 @@ PortAddress reach(PortExecutor* executor, const RemedyContext& ctx, const Action
 }
 
 StepResult execute_step(PortExecutor* executor, const RemedyContext& ctx, const GuardState& state,
-                        const PortStep& step, store::DecisionRecord& d, nlohmann::json& evidence,
+                        const PortStep& step, core::DecisionRecord& d, nlohmann::json& evidence,
                         store::WriteBatch& batch) {
   const bool disable = step.action == PortAction::disable;
   const int port = step.what.port;

@@ -35,7 +35,7 @@ struct StepResult {
 // and `evidence` (address, readback, via, isolated); a failed disable's disabled_ports row
 // (stored with the intent) goes into batch.disabled_remove. Never throws for a failed action.
 StepResult execute_step(PortExecutor* executor, const RemedyContext& ctx, const GuardState& state,
-                        const PortStep& step, store::DecisionRecord& d, nlohmann::json& evidence,
+                        const PortStep& step, core::DecisionRecord& d, nlohmann::json& evidence,
                         store::WriteBatch& batch);
 
 // The address SMPs take to what.node_guid around `avoid`, with the executor's context set to

@@ -20,7 +20,7 @@ uint16_t lid_of(const fabric::Fabric& f, uint32_t node, int port) {
   return 0;
 }
 
-void fill_end(const RemedyContext& ctx, store::LinkEnd& e) {
+void fill_end(const RemedyContext& ctx, core::LinkEnd& e) {
   if (ctx.correlator) e.node = ctx.correlator->node_name(e.guid);
   if (e.node.empty() && ctx.fabric) {
     uint32_t at = ctx.fabric->find_guid(e.guid);
@@ -31,7 +31,7 @@ void fill_end(const RemedyContext& ctx, store::LinkEnd& e) {
 
 }  // namespace link_view_detail
 
-std::string end_text(const store::LinkEnd& e) {
+std::string end_text(const core::LinkEnd& e) {
   if (e.guid == 0 && e.node.empty()) return "";
   return (e.node.empty() ? fabric::format_guid(e.guid) : e.node) + "/" + std::to_string(e.port);
 }
@@ -123,8 +123,8 @@ LinkView link_view(const RemedyContext& ctx, uint64_t guid, int port) {
       v.b.port = a_first ? pl->b.port : pl->a.port;
     }
   }
-  v.link_key = v.b.guid ? store::link_key(v.a.guid, v.a.port, v.b.guid, v.b.port)
-                        : store::link_key(v.a.guid, v.a.port, 0, 0);
+  v.link_key = v.b.guid ? core::link_key(v.a.guid, v.a.port, v.b.guid, v.b.port)
+                        : core::link_key(v.a.guid, v.a.port, 0, 0);
   return v;
 }
 
@@ -134,8 +134,8 @@ std::set<PortKey> ports_to_avoid(const GuardState& state) {
   return avoid;
 }
 
-store::DecisionRecord decision_for(const LinkView& l, const std::string& rule, int64_t now) {
-  store::DecisionRecord d;
+core::DecisionRecord decision_for(const LinkView& l, const std::string& rule, int64_t now) {
+  core::DecisionRecord d;
   d.time_us = now;
   d.rule = rule;
   d.node_guid = l.a.guid, d.node = l.a.node, d.port = l.a.port;

@@ -15,7 +15,7 @@ namespace ibw::actions {
 // One link: ends with names and plan locations, cable, link key and the end to act on (the
 // switch side).
 struct LinkView {
-  store::LinkEnd a, b;  // a: the port asked about; b.guid 0 when the peer is unknown
+  core::LinkEnd a, b;  // a: the port asked about; b.guid 0 when the peer is unknown
   std::string cable_id;
   std::string link_key;
   PortKey target;       // the end to disable (switch side when there is one)
@@ -33,9 +33,9 @@ PortAddress node_address(const RemedyContext& ctx, uint64_t guid, int port,
 std::optional<std::pair<PortKey, PortKey>> parse_link_key(const std::string& key);
 // Ports SMPs must not travel through: those ibwarden disabled and their far ends.
 std::set<PortKey> ports_to_avoid(const GuardState& state);
-std::string end_text(const store::LinkEnd& e);  // "leaf001/3" or "0x.../3"
+std::string end_text(const core::LinkEnd& e);  // "leaf001/3" or "0x.../3"
 
 // A decision about the link by `rule` at `now_us`: time, rule, both ends, cable and link key.
-store::DecisionRecord decision_for(const LinkView& link, const std::string& rule, int64_t now_us);
+core::DecisionRecord decision_for(const LinkView& link, const std::string& rule, int64_t now_us);
 
 }  // namespace ibw::actions

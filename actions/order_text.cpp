@@ -7,9 +7,9 @@ bool order_active(const std::string& status) {
   return status == "open" || status == "in_progress" || status == "reopened";
 }
 
-store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const LinkView& l,
+core::WorkOrder next_order(const std::optional<core::WorkOrder>& old, const LinkView& l,
                             int64_t now) {
-  store::WorkOrder o;
+  core::WorkOrder o;
   if (old) {
     o = *old;
     if (!order_active(o.status)) {
@@ -31,10 +31,10 @@ store::WorkOrder next_order(const std::optional<store::WorkOrder>& old, const Li
   return o;
 }
 
-store::WorkOrder disabled_order(const std::optional<store::WorkOrder>& old, const LinkView& link,
+core::WorkOrder disabled_order(const std::optional<core::WorkOrder>& old, const LinkView& link,
                                 int64_t now_us, const std::string& rule, const std::string& summary,
                                 const std::string& evidence_json) {
-  store::WorkOrder o = next_order(old, link, now_us);
+  core::WorkOrder o = next_order(old, link, now_us);
   if (o.rule.empty()) o.rule = rule;
   o.port_disabled = true;
   o.summary = summary;
@@ -43,8 +43,8 @@ store::WorkOrder disabled_order(const std::optional<store::WorkOrder>& old, cons
   return o;
 }
 
-store::WorkOrder rebase_order(store::WorkOrder order, const std::optional<store::WorkOrder>& before,
-                              const std::optional<store::WorkOrder>& fresh) {
+core::WorkOrder rebase_order(core::WorkOrder order, const std::optional<core::WorkOrder>& before,
+                              const std::optional<core::WorkOrder>& fresh) {
   if (!fresh) {
     order.id = 0, order.version = 0;
     return order;

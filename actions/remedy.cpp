@@ -14,7 +14,7 @@ namespace remedy_detail {
 constexpr int64_t kHourUs = int64_t{3600} * 1000 * 1000;
 constexpr int64_t kInFlightUs = kHourUs / 6;  // longer than any port action (UFM: job + read-back)
 
-std::string severity_for(const store::WorkOrder& o, ingest::Severity s) {
+std::string severity_for(const core::WorkOrder& o, ingest::Severity s) {
   if (o.needs_human || o.offences >= 3) return "critical";
   return std::string(ingest::severity_name(s));
 }
@@ -33,10 +33,10 @@ const fabric::PlannedLink* PlanIndex::find(const std::string& cable_id) const {
   return it == by_cable_.end() ? nullptr : it->second;
 }
 
-Remediator::Remediator(RemedyConfig config, store::Store& store, PortExecutor* executor)
+Remediator::Remediator(RemedyConfig config, store::RemedyStore& store, PortExecutor* executor)
     : config_(config), guard_(config.guard), store_(store), executor_(executor) {}
 
-GuardState Remediator::load_guard_state(store::Store& store, int64_t now_us) {
+GuardState Remediator::load_guard_state(store::RemedyStore& store, int64_t now_us) {
   GuardState s;
   for (const auto& d : store.disabled_ports()) {
     PortKey k{d.node_guid, d.port};
@@ -48,7 +48,7 @@ GuardState Remediator::load_guard_state(store::Store& store, int64_t now_us) {
   return s;
 }
 
-bool Remediator::disable_tried(const store::WorkOrder& order) {
+bool Remediator::disable_tried(const core::WorkOrder& order) {
   store::DecisionQuery q;
   q.link_key = order.link_key, q.since_us = order.opened_us, q.limit = 0;
   for (const auto& d : store_.decisions(q))
@@ -56,7 +56,7 @@ bool Remediator::disable_tried(const store::WorkOrder& order) {
   return false;
 }
 
-std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
+std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
                                                             const RemedyContext& ctx, int64_t now) {
   namespace rd = remedy_detail;
   const rules::Verdict& v = f.verdict;
@@ -76,11 +76,11 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   store::WriteBatch batch;
   batch.outbox = config_.outbox;
   int64_t intent = 0;  // the pending decision stored before a port request
-  store::WorkOrder order = next_order(old, link, now);
+  core::WorkOrder order = next_order(old, link, now);
   order.rule = v.rule;
   order.evidence_json = fabric::json_text(evidence_json(f));
   order.advice = advice(v.type, order.offences, link);
-  store::DecisionRecord d = decision_for(link, v.rule, now);
+  core::DecisionRecord d = decision_for(link, v.rule, now);
   nlohmann::json evidence = evidence_json(f);
   // The verdict's explanation without its "0xGUID/PORT: rule: " prefix (records name the port).
   std::string what = v.explanation;
@@ -108,7 +108,7 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
       d.node_guid = link.b.guid, d.node = link.b.node, d.port = link.b.port;
       d.peer_guid = link.a.guid, d.peer_node = link.a.node, d.peer_port = link.a.port;
     }
-    store::DecisionRecord pending = d;
+    core::DecisionRecord pending = d;
     pending.reason = v.rule + ": " + what + "; disable requested, outcome not yet recorded";
     GuardState state;
     Decision g = guard_and_intend(req, ctx, now, pending, link.link_key, &state, &intent);
@@ -135,7 +135,7 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
         order.port_disabled = true;
         order.summary = v.rule + ": " + what +
                         (done.change.isolated ? "; link isolated at " : "; link disabled at ") +
-                        end_text(store::LinkEnd{req.node_guid, d.node, req.port, ""});
+                        end_text(core::LinkEnd{req.node_guid, d.node, req.port, ""});
       } else {
         order.needs_human = true;
         order.summary =
@@ -149,9 +149,9 @@ std::optional<store::DecisionRecord> Remediator::on_finding(const Finding& f,
   return write_decision(batch, std::move(d), intent, old);
 }
 
-store::DecisionRecord Remediator::write_decision(store::WriteBatch& batch, store::DecisionRecord d,
+core::DecisionRecord Remediator::write_decision(store::WriteBatch& batch, core::DecisionRecord d,
                                                  int64_t intent,
-                                                 const std::optional<store::WorkOrder>& before) {
+                                                 const std::optional<core::WorkOrder>& before) {
   d.id = intent;
   (intent ? batch.decisions_completed : batch.decisions).push_back(d);
   store::WriteResult res = write_after_action(batch, before);
@@ -160,7 +160,7 @@ store::DecisionRecord Remediator::write_decision(store::WriteBatch& batch, store
 }
 
 Decision Remediator::guard_and_intend(const Request& req, const RemedyContext& ctx, int64_t now,
-                                      store::DecisionRecord pending, const std::string& link_key,
+                                      core::DecisionRecord pending, const std::string& link_key,
                                       GuardState* state, int64_t* intent_id) {
   namespace rd = remedy_detail;
   Decision g;
@@ -202,7 +202,7 @@ Decision Remediator::guard_and_intend(const Request& req, const RemedyContext& c
 }
 
 store::WriteResult Remediator::write_after_action(store::WriteBatch& batch,
-                                                  const std::optional<store::WorkOrder>& before) {
+                                                  const std::optional<core::WorkOrder>& before) {
   if (batch.workorders.size() != 1) return store_.write(batch);
   constexpr int kAttempts = 5;
   batch.workorders_if_version = true;
@@ -210,7 +210,7 @@ store::WriteResult Remediator::write_after_action(store::WriteBatch& batch,
     try {
       return store_.write(batch);
     } catch (const store::StoreConflict&) {
-      store::WorkOrder& o = batch.workorders[0];
+      core::WorkOrder& o = batch.workorders[0];
       // Read first: the order of argument evaluation is unspecified, and `o` is moved from.
       auto fresh = store_.workorder_by_link(o.link_key);
       o = rebase_order(std::move(o), before, std::move(fresh));

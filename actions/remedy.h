@@ -1,5 +1,6 @@
 // Remediation: turns confirmed rule verdicts and operator requests into guarded port actions,
-// recorded decisions and repair work orders (store/remedy.h). The daemon's action worker and
+// recorded decisions and repair work orders (core/remedy_records.h), through the store's
+// RemedyStore role. The daemon's action worker and
 // the manual `ibwarden disable|enable` commands both go through it, so the guard, the records
 // and the order lifecycle are the same on every path.
 //
@@ -26,11 +27,12 @@
 
 #include "actions/guard.h"
 #include "actions/port_control.h"
+#include "core/remedy_records.h"
 #include "fabric/model.h"
 #include "fabric/plan.h"
 #include "ingest/correlator.h"
 #include "rules/evaluate.h"
-#include "store/store.h"
+#include "store/roles.h"
 
 namespace ibw::actions {
 
@@ -99,16 +101,15 @@ struct Finding {
 
 class Remediator {
  public:
-  Remediator(RemedyConfig config, store::Store& store, PortExecutor* executor);
+  Remediator(RemedyConfig config, store::RemedyStore& store, PortExecutor* executor);
 
   // Handles one verdict (unconfirmed ones and action none are ignored). Returns the stored
   // decision, or nullopt when nothing new was decided.
-  std::optional<store::DecisionRecord> on_finding(const Finding& finding, const RemedyContext& ctx,
-                                                  int64_t now_us);
+  std::optional<core::DecisionRecord> on_finding(const Finding& finding, const RemedyContext& ctx,
+                                                 int64_t now_us);
   // Operator path: rule "manual", the operator's reason, force for the guard's soft rules.
-  store::DecisionRecord manual(PortAction action, uint64_t guid, int port,
-                               const std::string& reason, bool force, const RemedyContext& ctx,
-                               int64_t now_us);
+  core::DecisionRecord manual(PortAction action, uint64_t guid, int port, const std::string& reason,
+                              bool force, const RemedyContext& ctx, int64_t now_us);
   // Resolved orders clean since resolved_us + verify_after become verified. Returns how many.
   int verify_due(int64_t now_us);
   // Completes every intent left pending (a crash between a port request and its record) from
@@ -116,11 +117,11 @@ class Remediator {
   // asked for, else failed; a disable's disabled_ports row is kept or removed to match. A port
   // that cannot be read stays pending (and counts against the guard's caps). Returns the
   // decisions completed; *left, when given, the ones still pending.
-  std::vector<store::DecisionRecord> reconcile(const RemedyContext& ctx, int64_t now_us,
-                                               size_t* left = nullptr);
+  std::vector<core::DecisionRecord> reconcile(const RemedyContext& ctx, int64_t now_us,
+                                              size_t* left = nullptr);
 
   // The guard's state as stored (disabled ports, executed disables in the last hour).
-  static GuardState load_guard_state(store::Store& store, int64_t now_us);
+  static GuardState load_guard_state(store::RemedyStore& store, int64_t now_us);
 
  private:
   // The guard's check and, when it allows the request, the intent (a "pending" decision, for
@@ -131,26 +132,25 @@ class Remediator {
   // 10 minutes: an enable recorded before the disable it overtook would drop the disabled
   // port's row. Older pending intents are a crash's leftovers (reconciled at the next start).
   Decision guard_and_intend(const Request& req, const RemedyContext& ctx, int64_t now_us,
-                            store::DecisionRecord pending, const std::string& link_key,
+                            core::DecisionRecord pending, const std::string& link_key,
                             GuardState* state, int64_t* intent_id);
   // Whether a disable was already decided (any status) for the order's link since it opened.
-  bool disable_tried(const store::WorkOrder& order);
+  bool disable_tried(const core::WorkOrder& order);
   // Writes a batch whose one work order was built from `before` (read before the port action,
   // which can take seconds), conditionally on the order's version: when an operator changed
   // the order meanwhile (PATCH), the order is rebased on the fresh row (rebase_order) and the
   // batch written again, so neither the action's record nor the operator's edit is lost.
   store::WriteResult write_after_action(store::WriteBatch& batch,
-                                        const std::optional<store::WorkOrder>& before);
+                                        const std::optional<core::WorkOrder>& before);
   // The decision into the batch, written with write_after_action: the completion of its
   // intent (intent: the pending decision's id) or, with none, a new record. Returns it with
   // its id.
-  store::DecisionRecord write_decision(store::WriteBatch& batch, store::DecisionRecord d,
-                                       int64_t intent,
-                                       const std::optional<store::WorkOrder>& before);
+  core::DecisionRecord write_decision(store::WriteBatch& batch, core::DecisionRecord d,
+                                      int64_t intent, const std::optional<core::WorkOrder>& before);
 
   RemedyConfig config_;
   Guard guard_;
-  store::Store& store_;
+  store::RemedyStore& store_;
   PortExecutor* executor_;
 };
 

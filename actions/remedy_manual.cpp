@@ -12,7 +12,7 @@ namespace remedy_manual_detail {
 
 // The port ibwarden disabled for this link, if any: the port itself or the stored entry whose
 // link includes it.
-std::optional<store::DisabledPort> disabled_entry(store::Store& store, uint64_t guid, int port) {
+std::optional<core::DisabledPort> disabled_entry(store::RemedyStore& store, uint64_t guid, int port) {
   for (const auto& d : store.disabled_ports()) {
     if (d.node_guid == guid && d.port == port) return d;
     if (auto ends = parse_link_key(d.link_key))
@@ -23,7 +23,7 @@ std::optional<store::DisabledPort> disabled_entry(store::Store& store, uint64_t 
 
 }  // namespace remedy_manual_detail
 
-store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int port,
+core::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int port,
                                          const std::string& reason, bool force,
                                          const RemedyContext& ctx, int64_t now) {
   namespace md = remedy_manual_detail;
@@ -34,7 +34,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
   LinkView link = link_view(ctx, target.guid, target.port);
   if (entry && !entry->link_key.empty()) link.link_key = entry->link_key;
 
-  store::DecisionRecord d = decision_for(link, "manual", now);
+  core::DecisionRecord d = decision_for(link, "manual", now);
   d.action = std::string(action_name(action));
 
   Request req;
@@ -43,7 +43,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
   req.force = force;
   req.sm_port = ctx.sm_port;
   const std::string who = "operator: " + reason;
-  store::DecisionRecord pending = d;
+  core::DecisionRecord pending = d;
   pending.reason = who + "; " + d.action + " requested, outcome not yet recorded";
   GuardState state;
   int64_t intent = 0;  // the pending decision stored before the port request
@@ -70,7 +70,7 @@ store::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int p
     } else {
       batch.disabled_remove.emplace_back(target.guid, target.port);
       if (order && order_active(order->status)) {
-        store::WorkOrder o = *order;
+        core::WorkOrder o = *order;
         o.status = "resolved";
         o.resolved_us = now;
         o.updated_us = now;

@@ -9,12 +9,12 @@
 
 namespace ibw::actions {
 
-std::vector<store::DecisionRecord> Remediator::reconcile(const RemedyContext& ctx, int64_t now,
+std::vector<core::DecisionRecord> Remediator::reconcile(const RemedyContext& ctx, int64_t now,
                                                          size_t* left) {
-  std::vector<store::DecisionRecord> done;
+  std::vector<core::DecisionRecord> done;
   size_t still = 0;
   GuardState state = load_guard_state(store_, now);
-  for (store::DecisionRecord d : store_.pending_decisions()) {
+  for (core::DecisionRecord d : store_.pending_decisions()) {
     const bool disable = d.action == "disable";
     nlohmann::json evidence = nlohmann::json::parse(d.evidence_json, nullptr, false);
     if (!evidence.is_object()) evidence = nlohmann::json::object();
@@ -45,7 +45,7 @@ std::vector<store::DecisionRecord> Remediator::reconcile(const RemedyContext& ct
     store::WriteBatch batch;
     batch.outbox = config_.outbox;
     batch.decisions_completed.push_back(d);
-    std::optional<store::WorkOrder> order;
+    std::optional<core::WorkOrder> order;
     if (!is_disabled) {  // a disable not done, or an enable done: no longer counted
       batch.disabled_remove.emplace_back(d.node_guid, d.port);
     } else if (disable) {  // the port is down: the technician needs the order
@@ -56,7 +56,7 @@ std::vector<store::DecisionRecord> Remediator::reconcile(const RemedyContext& ct
         batch.workorders.push_back(
             disabled_order(order, link, now, d.rule,
                            d.rule + ": link disabled at " +
-                               end_text(store::LinkEnd{d.node_guid, d.node, d.port, ""}) +
+                               end_text(core::LinkEnd{d.node_guid, d.node, d.port, ""}) +
                                " (recorded after a restart)",
                            d.evidence_json));
     }

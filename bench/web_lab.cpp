@@ -133,11 +133,11 @@ int run(const Args& a) {
     for (int i = 0; i < 8; ++i) {  // one batch each: its decision is the disable's
       const store::PortRecord& p = ports[(i * 7919) % ports.size()];
       store::WriteBatch d;
-      store::DecisionRecord dec;
+      core::DecisionRecord dec;
       dec.time_us = t0, dec.rule = "symbol_errors", dec.node_guid = p.node_guid;
       dec.node = p.node, dec.port = p.port, dec.action = "disable", dec.status = "executed";
       dec.reason = "web_lab",
-      dec.link_key = store::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port);
+      dec.link_key = core::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port);
       d.decisions.push_back(dec);
       d.disabled_add.push_back({p.node_guid, p.port, t0, 0, dec.link_key});
       db->write(d);

@@ -5,13 +5,13 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "config/store_spec.h"
 #include "daemon/remedy_setup.h"
 #include "daemon/topology.h"
 #include "fabric/diagnostics.h"
 #include "fabric/node_name_map.h"
 #include "store/record_json.h"
 #include "store/remedy_json.h"
-#include "store/spec.h"
 
 namespace ibw::cli {
 
@@ -33,14 +33,14 @@ int64_t now_us() {
       .count();
 }
 
-void print_decision(const store::DecisionRecord& d) {
+void print_decision(const core::DecisionRecord& d) {
   std::cout << iso_time(d.time_us) << "  #" << d.id << "  " << d.rule << "  " << d.node << "/"
             << d.port << "  " << d.action << "  " << d.status;
   if (!d.cable_id.empty()) std::cout << "  [cable " << d.cable_id << "]";
   std::cout << "\n    " << d.reason << "\n";
 }
 
-void print_order(const store::WorkOrder& o) {
+void print_order(const core::WorkOrder& o) {
   auto j = store::workorder_json(o);
   std::cout << "#" << o.id << "  " << o.status << (o.needs_human ? " (needs a human)" : "") << "  "
             << (o.cable_id.empty() ? "(no cable id)" : o.cable_id) << "  "
@@ -60,7 +60,7 @@ int cmd_decisions(const CmdArgs& args) {
     if (auto s = args.get("since")) q.since_us = parse_since_arg(*s);
     q.limit = static_cast<size_t>(args.get_int("limit", 1, 10'000'000).value_or(100'000));
     config::Config cfg = config::load_config(*args.get("config"));
-    auto db = store::Store::open(store::store_spec(cfg), /*read_only=*/true);
+    auto db = store::Store::open(config::store_spec(cfg), /*read_only=*/true);
     auto list = db->decisions(q);
     if (format == "json") {
       nlohmann::json out = nlohmann::json::array();
@@ -81,7 +81,7 @@ int cmd_workorders(const CmdArgs& args) {
     if (!args.has("update")) {
       if (args.has("assignee") || args.has("note"))
         throw UsageError("--assignee and --note need --update ID");
-      auto db = store::Store::open(store::store_spec(cfg), /*read_only=*/true);
+      auto db = store::Store::open(config::store_spec(cfg), /*read_only=*/true);
       store::WorkOrderQuery q;
       q.status = args.get("status").value_or("");
       q.limit = 0;
@@ -96,8 +96,8 @@ int cmd_workorders(const CmdArgs& args) {
       return 0;
     }
     int id = args.get_int("update", 1, INT32_MAX).value_or(0);
-    auto db = store::Store::open(store::store_spec(cfg));
-    store::WorkOrder o;
+    auto db = store::Store::open(config::store_spec(cfg));
+    core::WorkOrder o;
     for (int attempt = 1;; ++attempt) {  // read-modify-write, retried on a concurrent change
       try {
         auto order = db->workorder(id);
@@ -171,7 +171,7 @@ int cmd_port_action(const CmdArgs& args, actions::PortAction action) {
       }
       guid = topo->fabric.node(node).guid;
     }
-    auto db = store::Store::open(store::store_spec(cfg));
+    auto db = store::Store::open(config::store_spec(cfg));
     actions::PlanIndex index(plan.get());
     actions::RemedyContext ctx = remedy_context(*topo, &index, local_lids(cfg));
     auto exec = port_executor(cfg);  // actions.via: SMPs or UFM

@@ -9,8 +9,8 @@
 
 #include "cli/commands.h"
 #include "config/config.h"
+#include "config/store_spec.h"
 #include "store/record_json.h"
-#include "store/spec.h"
 
 namespace ibw::cli {
 
@@ -19,7 +19,7 @@ int cmd_status(const CmdArgs& args) {
     if (!args.has("config")) return args.usage_error("--config is required");
     std::string format = args.choice("format", "text");
     config::Config cfg = config::load_config(*args.get("config"));
-    auto db = store::Store::open(store::store_spec(cfg), /*read_only=*/true);
+    auto db = store::Store::open(config::store_spec(cfg), /*read_only=*/true);
     std::optional<store::Lease> lease;
     if (cfg.ha.enabled) lease = db->lease();
     bool live = lease && !lease->holder.empty() && lease->expires_us > lease->now_us;

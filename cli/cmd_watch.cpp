@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "config/config.h"
+#include "config/store_spec.h"
 #include "daemon/daemon.h"
 #include "daemon/remedy_setup.h"
 #include "fabric/diagnostics.h"
@@ -13,7 +14,6 @@
 #include "fabric/plan.h"
 #include "rules/rules.h"
 #include "store/record_json.h"
-#include "store/spec.h"
 #include "store/store.h"
 #include "web/auth.h"
 #include "web/tls.h"
@@ -30,7 +30,7 @@ using store::port_json;
 namespace cmd_watch_detail {
 
 std::unique_ptr<store::Store> open_store(const config::Config& cfg) {
-  return store::Store::open(store::store_spec(cfg), /*read_only=*/true);
+  return store::Store::open(config::store_spec(cfg), /*read_only=*/true);
 }
 
 }  // namespace cmd_watch_detail

@@ -2,11 +2,11 @@
 
 #include <chrono>
 
+#include "config/store_spec.h"
 #include "daemon/logger.h"
 #include "daemon/remedy_setup.h"
 #include "daemon/ufm_setup.h"
 #include "ingest/clock.h"
-#include "store/spec.h"
 
 namespace ibw::daemon {
 
@@ -49,7 +49,7 @@ bool ActionWorker::submit(ActionJob job) {
   return true;
 }
 
-void ActionWorker::set_after_action(std::function<void(const store::DecisionRecord&)> after) {
+void ActionWorker::set_after_action(std::function<void(const core::DecisionRecord&)> after) {
   after_action_ = std::move(after);
 }
 
@@ -95,7 +95,7 @@ void ActionWorker::loop() {
     }
     try {
       if (!remedy) {
-        db = store::Store::open(spec_ ? *spec_ : store::store_spec(cfg_));
+        db = store::Store::open(spec_ ? *spec_ : config::store_spec(cfg_));
         exec = port_executor(cfg_);
         if (may_act_) exec = fenced_executor(std::move(exec), may_act_);
         remedy = std::make_unique<actions::Remediator>(remedy_config(cfg_), *db, exec.get());

@@ -41,7 +41,7 @@ class ActionWorker {
   void set_store(store::StoreSpec spec, std::function<bool()> may_act);
   // Called on the action thread after every executed port action (the decision as stored):
   // the daemon reads the port back into its port table, so the API shows it at once.
-  void set_after_action(std::function<void(const store::DecisionRecord&)> after);
+  void set_after_action(std::function<void(const core::DecisionRecord&)> after);
   void start();
   // Finishes the job in progress, drops queued ones (they are re-derived after a restart).
   void stop();
@@ -55,7 +55,7 @@ class ActionWorker {
   config::Config cfg_;
   std::optional<store::StoreSpec> spec_;
   std::function<bool()> may_act_;
-  std::function<void(const store::DecisionRecord&)> after_action_;
+  std::function<void(const core::DecisionRecord&)> after_action_;
   actions::PlanIndex plan_;
   LocalLids lids_;
   std::mutex mutex_;

@@ -158,7 +158,7 @@ void start_worker(Runtime& rt) {
     rt.rules.worker->set_store(rt.store.spec, [k] { return k->held(); });
   // The state after an action: the acted-on switch's ports are read back at once (the link
   // check a trap runs), so the port table, the API and the grid never show a disabled port up.
-  rt.rules.worker->set_after_action([&rt](const store::DecisionRecord& d) {
+  rt.rules.worker->set_after_action([&rt](const core::DecisionRecord& d) {
     auto topo = rt.fabric.topology();
     if (!topo || !rt.sources.context) return;
     uint32_t n = topo->fabric.find_guid(d.node_guid);

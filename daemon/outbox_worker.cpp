@@ -4,9 +4,9 @@
 #include <thread>
 
 #include "actions/webhook.h"
+#include "config/store_spec.h"
 #include "daemon/logger.h"
 #include "ingest/clock.h"
-#include "store/spec.h"
 #include "store/store.h"
 
 namespace ibw::daemon {

@@ -1,5 +1,5 @@
 // The daemon's webhook thread: delivers the work-order outbox kept in the store
-// (store/remedy.h) to workorders.webhook through actions::OutboxSender, with its own store
+// (core/remedy_records.h) to workorders.webhook through actions::OutboxSender, with its own store
 // connection, until `running` turns false. Failures are logged when they start and end (not
 // on every retry); the secret is never logged.
 #pragma once

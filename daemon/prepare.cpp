@@ -8,7 +8,7 @@
 #include "daemon/sources/sources.h"
 #include "daemon/sources/ufm.h"
 #include "daemon/steps.h"
-#include "store/spec.h"
+#include "config/store_spec.h"
 
 namespace ibw::daemon::daemon_detail {
 
@@ -20,7 +20,7 @@ void open_store(Runtime& rt) {
     auto parent = std::filesystem::path(cfg.store.path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
   }
-  rt.store.spec = store::store_spec(cfg);
+  rt.store.spec = config::store_spec(cfg);
   rt.store.db = store::Store::open(rt.store.spec);
   if (cfg.ha.enabled) {  // start as a standby: the lease decides who acts
     rt.store.keeper = std::make_unique<LeaseKeeper>(rt.store.spec, cfg.ha);

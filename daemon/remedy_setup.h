@@ -11,6 +11,7 @@
 #include "actions/remedy.h"
 #include "config/config.h"
 #include "daemon/topology.h"
+#include "store/store.h"
 
 namespace ibw::daemon {
 

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include "config/store_spec.h"
 #include "daemon/remedy_setup.h"
 #include "fabric/audit.h"
 #include "fabric/audit_report.h"
 #include "fabric/json_text.h"
 #include "store/record_json.h"
-#include "store/spec.h"
 #include "web/http.h"
 
 namespace ibw::daemon {
@@ -37,7 +37,7 @@ web::SourceStatus status_of(ingest::HealthState s) {
 }  // namespace web_backend_detail
 
 std::unique_ptr<store::Store> WebBackend::open_store(const std::string& fabric, bool writable) {
-  store::StoreSpec spec = store::store_spec(deps_.cfg);
+  store::StoreSpec spec = config::store_spec(deps_.cfg);
   if (!fabric.empty() && fabric != spec.fabric) {
     bool known = false;
     for (const auto& f : fabrics()) known = known || f.name == fabric;
@@ -53,7 +53,7 @@ std::vector<store::FabricEntry> WebBackend::fabrics() {
   for (int attempt = 0;; ++attempt) {
     try {
       if (!fabrics_store_)
-        fabrics_store_ = store::Store::open(store::store_spec(deps_.cfg), /*read_only=*/true);
+        fabrics_store_ = store::Store::open(config::store_spec(deps_.cfg), /*read_only=*/true);
       return fabrics_store_->fabrics();
     } catch (const store::StoreError&) {
       fabrics_store_.reset();  // a broken connection: open a new one, once
@@ -102,7 +102,7 @@ void WebBackend::sweep_done(double seconds, int64_t end_us) {
   sweep_time_us_ = end_us;
 }
 
-store::DecisionRecord WebBackend::port_action(const web::PortActionRequest& request) {
+core::DecisionRecord WebBackend::port_action(const web::PortActionRequest& request) {
   if (deps_.is_leader && !deps_.is_leader()) {  // a standby never acts: its leader does
     std::string holder = "(none)";
     try {
@@ -116,7 +116,7 @@ store::DecisionRecord WebBackend::port_action(const web::PortActionRequest& requ
   }
   auto topo = deps_.topology ? deps_.topology() : nullptr;
   if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
-  auto db = store::Store::open(store::store_spec(deps_.cfg));
+  auto db = store::Store::open(config::store_spec(deps_.cfg));
   actions::RemedyContext ctx = remedy_context(*topo, &plan_index_, local_lids(deps_.cfg));
   auto exec = port_executor(deps_.cfg);  // actions.via: SMPs or UFM, as the automation
   actions::Remediator remedy(remedy_config(deps_.cfg), *db, exec.get());

@@ -45,7 +45,7 @@ class WebBackend : public web::ApiBackend {
   std::string fabric() override { return deps_.cfg.fabric.name; }
   std::vector<store::FabricEntry> fabrics() override;
   web::Health health() override;
-  store::DecisionRecord port_action(const web::PortActionRequest& request) override;
+  core::DecisionRecord port_action(const web::PortActionRequest& request) override;
   std::optional<nlohmann::json> last_audit() override;
   nlohmann::json run_audit() override;
   bool webhook_outbox() override { return deps_.cfg.workorders.webhook.has_value(); }

@@ -21,7 +21,7 @@
 
 #include "fuzz/fuzz_util.h"
 #include "ingest/observation.h"
-#include "store/remedy.h"
+#include "store/records.h"
 #include "store/store.h"
 #include "web/api.h"
 

@@ -17,6 +17,7 @@
 #include "store/pg_samples.h"
 #include "store/pg_store.h"
 #include "store/sample_fold.h"
+#include "store/write_rules.h"
 
 namespace ibw::store {
 
@@ -26,20 +27,14 @@ using pg_detail::ArrayText;
 using pg_detail::Params;
 using pg_detail::Result;
 
-constexpr int64_t kHourUs = 3600LL * 1000000;
+using sample_fold::hour_of;
+using sample_fold::kAggregateColumns;
+using sample_fold::kHourUs;
+
 constexpr size_t kFlushRows = 20000;
 
-constexpr const char* kAggregateColumns =
-    "node_guid, port, bucket_us, sample_count, first_time_us, last_time_us, last_values, "
-    "last_valid, last_saturated, last_extended, max_delta, delta_valid";
 // The hour (start) of a time column in SQL, floored also before 1970.
 #define IBW_PG_HOUR(t) "(" t " - (((" t " % 3600000000) + 3600000000) % 3600000000))"
-
-int64_t hour_of(int64_t t) {
-  int64_t q = t / kHourUs;
-  if (t % kHourUs < 0) --q;
-  return q * kHourUs;
-}
 
 SampleAggregate read_aggregate(const Result& r, int row) {
   SampleAggregate a;
@@ -185,20 +180,11 @@ size_t PgStore::fold_samples(int64_t cutoff_us) {
       }
       if (!agg || agg->bucket_us != bucket) {
         flush_agg();
-        if (auto it = existing.find({k.first, k.second, bucket}); it != existing.end()) {
-          agg = it->second;
-        } else {
-          agg.emplace();
-          agg->node_guid = k.first;
-          agg->port = k.second;
-          agg->bucket_us = bucket;
-        }
+        auto it = existing.find({k.first, k.second, bucket});
+        agg =
+            it != existing.end() ? it->second : sample_fold::empty_hour(k.first, k.second, bucket);
       }
-      if (prev) sample_fold::fold_delta(*agg, *prev, cur);
-      if (agg->sample_count == 0 || cur.time_us < agg->first_time_us)
-        agg->first_time_us = cur.time_us;
-      if (agg->sample_count == 0 || cur.time_us >= agg->last.time_us) agg->last = cur;
-      ++agg->sample_count;
+      sample_fold::fold_sample(*agg, prev, cur);
       prev = cur;
     }
     flush_agg();
@@ -210,8 +196,8 @@ size_t PgStore::fold_samples(int64_t cutoff_us) {
 
 size_t PgStore::compact(int64_t now_us, const Retention& retention) {
   if (read_only_) throw StoreError("store " + db_.server() + ": opened read-only, cannot compact");
-  size_t removed = 0;
-  try {
+  return with_store_errors(db_.server(), "compact", [&] {
+    size_t removed = 0;
     pg_detail::Transaction tx(db_);
     check_fence();
     removed += fold_samples(now_us - retention.raw_window_us);
@@ -230,12 +216,8 @@ size_t PgStore::compact(int64_t now_us, const Retention& retention) {
           db_.exec(sql, pg_detail::Params().text(fabric_).i64(now_us - retention.event_window_us))
               .affected());
     tx.commit();
-  } catch (const StoreError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw StoreError("store " + db_.server() + ": compact failed: " + e.what());
-  }
-  return removed;
+    return removed;
+  });
 }
 
 std::vector<SampleAggregate> PgStore::aggregates(uint64_t node_guid, int port, int64_t since_us) {

@@ -7,25 +7,22 @@
 // Under READ COMMITTED each statement after the lock sees every commit made before it.
 #include "store/pg_remedy_rows.h"
 #include "store/pg_store.h"
+#include "store/write_rules.h"
 
 namespace ibw::store {
 
 WriteResult PgStore::write_guarded(const std::function<std::optional<WriteBatch>()>& decide) {
   check_writable();
   WriteResult result;
-  try {
+  return with_store_errors(db_.server(), "guarded write", [&] {
     pg_detail::Transaction tx(db_);
     check_fence();  // first: the lease row, then the remediation lock, as in write()
     pg_remedy_detail::lock_remediation(db_, fabric_);
     std::optional<WriteBatch> batch = decide();
     if (batch) write_rows(*batch, result);
     tx.commit();
-  } catch (const StoreError&) {
-    throw;  // (StoreConflict, StoreFenced too) rolled back by the transaction's destructor
-  } catch (const std::exception& e) {
-    throw StoreError("store " + db_.server() + ": guarded write failed: " + e.what());
-  }
-  return result;
+    return result;
+  });
 }
 
 }  // namespace ibw::store

@@ -26,7 +26,7 @@ const std::string& events_sql(bool by_node, bool by_port) {
 const std::string& ports_sql(bool filtered) {
   static const std::string from =
       "SELECT " + pg_rows::names(pg_rows::kPortCols, "p.") + ", " +
-      pg_rows::names(pg_rows::kUfmCols, "u.") +
+      pg_rows::names(pg_rows::ufm_cols(), "u.") +
       " FROM ports p LEFT JOIN ufm_ports u ON u.fabric = p.fabric AND u.node_guid = p.node_guid "
       "AND u.port = p.port WHERE p.fabric = $1";
   static const std::string order = " ORDER BY p.node COLLATE \"C\", p.port, p.node_guid";
@@ -77,7 +77,7 @@ std::vector<PortRecord> PgStore::ports(const std::string& node_filter) {
 }
 
 std::vector<ingest::UfmPortState> PgStore::ufm_ports() {
-  static const std::string sql = "SELECT " + pg_rows::names(pg_rows::kUfmCols) +
+  static const std::string sql = "SELECT " + pg_rows::names(pg_rows::ufm_cols()) +
                                  " FROM ufm_ports WHERE fabric = $1 ORDER BY node_guid, port";
   const pg_detail::Result r = db_.exec(sql, pg_detail::Params().text(fabric_));
   std::vector<ingest::UfmPortState> out;

@@ -1,4 +1,4 @@
-// PgStore: the remediation writes (store/remedy.h) inside write()'s transaction, after the
+// PgStore: the remediation writes (core/remedy_records.h) inside write()'s transaction, after the
 // core rows: decisions (one multi-row INSERT of unnest()ed columns, a stored dedup_key
 // skipped), completions of pending intents (one UPDATE), work orders with their outbox items
 // (a few round trips per order: they are few), disabled ports (one upsert, one delete). The
@@ -8,14 +8,13 @@
 // one writer does.
 #include <map>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
-#include "fabric/json_text.h"
+#include "store/pg_fields.h"
 #include "store/pg_remedy_rows.h"
 #include "store/pg_store.h"
-#include "store/remedy_json.h"
+#include "store/write_rules.h"
 
 namespace ibw::store {
 
@@ -34,43 +33,15 @@ bool has_remedy_rows(const WriteBatch& b) {
 // 0 for one skipped because its dedup_key is stored (or came earlier in the batch).
 std::vector<int64_t> insert_decisions(pg_detail::Db& db, const std::string& fabric,
                                       const std::vector<DecisionRecord>& ds) {
+  static const std::vector<pg_rows::Col> cols = pg_detail::typed_columns<columns::Decisions>();
   static const std::string sql =
-      std::string("WITH ins AS (INSERT INTO decisions (fabric, ") +
-      pg_remedy_detail::kDecisionColumns +
-      ") SELECT $1, t.time_us, t.rule, t.node_guid, t.node, t.port, t.peer_guid, t.peer_node, "
-      "t.peer_port, t.cable_id, t.action, t.status, t.reason, t.evidence, t.link_key, "
-      "t.dedup_key FROM unnest($2::bigint[], $3::text[], $4::bigint[], $5::text[], "
-      "$6::integer[], $7::bigint[], $8::text[], $9::integer[], $10::text[], $11::text[], "
-      "$12::text[], $13::text[], $14::text[], $15::text[], $16::text[]) WITH ORDINALITY AS "
-      "t(time_us, rule, node_guid, node, port, peer_guid, peer_node, peer_port, cable_id, "
-      "action, status, reason, evidence, link_key, dedup_key, ord) ORDER BY t.ord "
-      "ON CONFLICT (fabric, dedup_key) DO NOTHING RETURNING id, dedup_key) "
+      "WITH ins AS (INSERT INTO decisions (fabric, " + pg_rows::names(cols) + ") " +
+      pg_rows::unnest_select(cols, /*ordered=*/true) +
+      " ON CONFLICT (fabric, dedup_key) DO NOTHING RETURNING id, dedup_key) "
       "SELECT id, dedup_key FROM ins ORDER BY id";
-  std::vector<ArrayText> col(15);
-  for (const DecisionRecord& d : ds) {
-    col[0].i64(d.time_us);
-    col[1].text(d.rule);
-    col[2].u64(d.node_guid);
-    col[3].text(d.node);
-    col[4].i64(d.port);
-    col[5].u64(d.peer_guid);
-    col[6].text(d.peer_node);
-    col[7].i64(d.peer_port);
-    col[8].text(d.cable_id);
-    col[9].text(d.action);
-    col[10].text(d.status);
-    col[11].text(d.reason);
-    col[12].text(d.evidence_json);
-    col[13].text(d.link_key);
-    if (d.dedup_key.empty())
-      col[14].null();  // never collides
-    else
-      col[14].text(d.dedup_key);
-  }
-  Params p;
-  p.text(fabric);
-  for (ArrayText& c : col) p.text(c.take());
-  const Result r = db.exec(sql, p);
+  std::vector<ArrayText> col(cols.size());
+  for (const DecisionRecord& d : ds) pg_detail::fill_row<columns::Decisions>(d, col);
+  const Result r = db.exec(sql, pg_detail::fabric_and_arrays(fabric, col));
   // The inserted rows, in id (= batch) order, are a subsequence of the batch: a decision is
   // the next inserted row when that row has its dedup_key (NULL for none, always inserted);
   // a skipped key cannot come back later in the batch.
@@ -107,115 +78,40 @@ std::vector<const DecisionRecord*> effective_completions(const std::vector<Decis
   return out;
 }
 
-Params& bind_workorder(Params& p, const WorkOrder& o) {
-  return p.text(o.link_key)
-      .text(o.cable_id)
-      .u64(o.a.guid)
-      .text(o.a.node)
-      .i64(o.a.port)
-      .text(o.a.location)
-      .u64(o.b.guid)
-      .text(o.b.node)
-      .i64(o.b.port)
-      .text(o.b.location)
-      .text(o.status)
-      .text(o.rule)
-      .text(o.severity)
-      .text(o.summary)
-      .text(o.advice)
-      .boolean(o.needs_human)
-      .boolean(o.port_disabled)
-      .i64(o.offences)
-      .text(o.evidence_json)
-      .text(o.assignee)
-      .text(o.note)
-      .i64(o.opened_us)
-      .i64(o.updated_us)
-      .i64(o.resolved_us)
-      .i64(o.version);
-}
-
-// "$2, $3, ..." for the work-order columns ($1 is the fabric).
-std::string workorder_params() {
-  std::string s;
-  for (int i = 0; i < pg_remedy_detail::kWorkOrderColumnCount; ++i)
-    s += (i ? ", $" : "$") + std::to_string(i + 2);
-  return s;
-}
-
-// "a = $2, b = $3, ..." for the work-order columns.
-std::string workorder_assignments() {
-  std::string out, cols = pg_remedy_detail::kWorkOrderColumns;
-  int n = 0;
-  for (size_t pos = 0; pos <= cols.size();) {
-    size_t end = cols.find(',', pos);
-    if (end == std::string::npos) end = cols.size();
-    std::string name = cols.substr(pos, end - pos);
-    name.erase(0, name.find_first_not_of(' '));
-    out += (n ? ", " : "") + name + " = $" + std::to_string(n + 2);
-    ++n;
-    pos = end + 1;
-  }
-  return out;
-}
-
-auto end_fields(const LinkEnd& e) {
-  return std::tie(e.guid, e.node, e.port, e.location);
-}
-
-// Everything but id, version and updated_us.
-auto content_fields(const WorkOrder& o) {
-  return std::tuple_cat(
-      std::tie(o.link_key, o.cable_id), end_fields(o.a), end_fields(o.b),
-      std::tie(o.status, o.rule, o.severity, o.summary, o.advice, o.needs_human, o.port_disabled,
-               o.offences, o.evidence_json, o.assignee, o.note, o.opened_us, o.resolved_us));
-}
-
-// Returns the order's id. See WriteBatch::workorders for the rules.
+// Returns the order's id. See WriteBatch::workorders for the rules (store/write_rules.h).
 int64_t upsert_workorder(pg_detail::Db& db, const std::string& fabric, const WorkOrder& order,
                          bool outbox, bool if_version) {
-  static const std::string insert_sql = std::string("INSERT INTO workorders (fabric, ") +
-                                        pg_remedy_detail::kWorkOrderColumns + ") VALUES ($1, " +
-                                        workorder_params() + ") RETURNING id";
-  static const std::string update_sql = "UPDATE workorders SET " + workorder_assignments() +
-                                        " WHERE fabric = $1 AND id = $" +
-                                        std::to_string(pg_remedy_detail::kWorkOrderColumnCount + 2);
-  if (order.link_key.empty())
-    throw StoreError("store " + db.server() + ": work order without link_key (cable '" +
-                     order.cable_id + "', " + order.a.node + "/" + std::to_string(order.a.port) +
-                     ")");
-  const std::optional<WorkOrder> stored =
-      pg_remedy_detail::workorder_by_link(db, fabric, order.link_key);
-  WorkOrder o = order;
-  if (!stored) {
-    o.version = 1;
-    if (o.opened_us == 0) o.opened_us = o.updated_us;
-    Params p;
-    p.text(fabric);
-    o.id = db.exec(insert_sql, bind_workorder(p, o)).i64(0, 0);
-  } else {
-    if (if_version && order.version != stored->version)
-      throw StoreConflict("store " + db.server() + ": work order " + std::to_string(stored->id) +
-                          " changed (version " + std::to_string(stored->version) + ", expected " +
-                          std::to_string(order.version) + ")");
-    o.id = stored->id;
-    if (o.opened_us == 0) o.opened_us = stored->opened_us;
-    if (content_fields(o) == content_fields(*stored)) return o.id;
-    o.version = stored->version + 1;
-    Params p;
-    p.text(fabric);
-    db.exec(update_sql, bind_workorder(p, o).i64(o.id));
-  }
-  if (outbox)
+  using List = columns::Workorders;
+  static const std::string insert_sql =
+      "INSERT INTO workorders (fabric, " + columns::list<List>() + ") VALUES ($1, " +
+      columns::params('$', 2, columns::count<List>()) + ") RETURNING id";
+  static const std::string update_sql =
+      "UPDATE workorders SET " + columns::assignments(columns::names<List>(), '$', 2) +
+      " WHERE fabric = $1 AND id = $" + std::to_string(columns::count<List>() + 2);
+  std::optional<WorkOrder> stored;
+  if (!order.link_key.empty())
+    stored = pg_remedy_detail::workorder_by_link(db, fabric, order.link_key);
+  const WorkOrderUpsert up = plan_upsert(order, stored, if_version, db.server());
+  WorkOrder o = up.row;
+  if (up.kind == WorkOrderUpsert::unchanged) return o.id;
+  Params p;
+  p.text(fabric);
+  if (up.kind == WorkOrderUpsert::insert)
+    o.id = db.exec(insert_sql, pg_detail::bind_row<List>(p, o)).i64(0, 0);
+  else
+    db.exec(update_sql, pg_detail::bind_row<List>(p, o).i64(o.id));
+  if (outbox) {
+    const OutboxItem it = outbox_item(o);
     db.exec(
         "INSERT INTO outbox (fabric, workorder_id, version, idempotency_key, payload, attempts, "
         "next_attempt_us, delivered_us, last_error) VALUES ($1, $2, $3, $4, $5, 0, 0, 0, '')",
         Params()
             .text(fabric)
-            .i64(o.id)
-            .i64(o.version)
-            .text(std::to_string(o.id) + "-v" + std::to_string(o.version))
-            .text(fabric::json_text(workorder_json(o))));
+            .i64(it.workorder_id)
+            .i64(it.version)
+            .text(it.idempotency_key)
+            .text(it.payload));
+  }
   return o.id;
 }
 
@@ -223,28 +119,19 @@ int64_t upsert_workorder(pg_detail::Db& db, const std::string& fabric, const Wor
 // another would). decision_id 0 takes the batch's last decision id.
 void add_disabled(pg_detail::Db& db, const std::string& fabric,
                   const std::vector<DisabledPort>& add, int64_t batch_decision) {
-  std::map<std::pair<uint64_t, int>, const DisabledPort*> last;
-  for (const DisabledPort& d : add) last[{d.node_guid, d.port}] = &d;
-  ArrayText guid, port, time, decision, link;
-  for (const auto& [key, d] : last) {
-    guid.u64(d->node_guid);
-    port.i64(d->port);
-    time.i64(d->time_us);
-    decision.i64(d->decision_id ? d->decision_id : batch_decision);
-    link.text(d->link_key);
+  static const std::vector<pg_rows::Col> cols = pg_detail::typed_columns<columns::DisabledPorts>();
+  static const std::string sql = "INSERT INTO disabled_ports (fabric, " + pg_rows::names(cols) +
+                                 ") " + pg_rows::unnest_select(cols, /*ordered=*/false) +
+                                 " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " +
+                                 pg_rows::set_excluded(cols);
+  std::map<std::pair<uint64_t, int>, DisabledPort> last;
+  for (const DisabledPort& d : add) last[{d.node_guid, d.port}] = d;
+  std::vector<ArrayText> col(cols.size());
+  for (auto& [key, d] : last) {
+    if (!d.decision_id) d.decision_id = batch_decision;
+    pg_detail::fill_row<columns::DisabledPorts>(d, col);
   }
-  db.exec(std::string("INSERT INTO disabled_ports (fabric, ") + pg_remedy_detail::kDisabledColumns +
-              ") SELECT $1, t.* FROM unnest($2::bigint[], $3::integer[], $4::bigint[], "
-              "$5::bigint[], $6::text[]) AS t ON CONFLICT (fabric, node_guid, port) DO UPDATE "
-              "SET time_us = excluded.time_us, decision_id = excluded.decision_id, "
-              "link_key = excluded.link_key",
-          Params()
-              .text(fabric)
-              .text(guid.take())
-              .text(port.take())
-              .text(time.take())
-              .text(decision.take())
-              .text(link.take()));
+  db.exec(sql, pg_detail::fabric_and_arrays(fabric, col));
 }
 
 void remove_disabled(pg_detail::Db& db, const std::string& fabric,

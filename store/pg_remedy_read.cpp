@@ -19,9 +19,6 @@ using pg_detail::Result;
 // Two-int4 advisory-lock class of the remediation lock ("ibwr").
 constexpr int32_t kRemediationLockClass = 0x69627772;
 
-// Work-order statuses WorkOrderQuery{.status = "active"} selects.
-constexpr const char* kActiveStatuses = "('open', 'in_progress', 'reopened')";
-
 // LIMIT $n: NULL means none (limit 0).
 Params& limit_param(Params& p, size_t limit) {
   const auto max_limit = static_cast<size_t>(std::numeric_limits<int64_t>::max());
@@ -32,82 +29,20 @@ Params& limit_param(Params& p, size_t limit) {
 DecisionRecord read_decision(const Result& r, int row) {
   DecisionRecord d;
   d.id = r.i64(row, 0);
-  d.time_us = r.i64(row, 1);
-  d.rule = r.str(row, 2);
-  d.node_guid = r.u64(row, 3);
-  d.node = r.str(row, 4);
-  d.port = r.i32(row, 5);
-  d.peer_guid = r.u64(row, 6);
-  d.peer_node = r.str(row, 7);
-  d.peer_port = r.i32(row, 8);
-  d.cable_id = r.str(row, 9);
-  d.action = r.str(row, 10);
-  d.status = r.str(row, 11);
-  d.reason = r.str(row, 12);
-  d.evidence_json = r.str(row, 13);
-  d.link_key = r.str(row, 14);
-  d.dedup_key = r.str(row, 15);  // NULL reads as ""
+  pg_detail::read_row<columns::Decisions>(r, row, 1, d);
   return d;
 }
 
 WorkOrder read_workorder(const Result& r, int row) {
   WorkOrder o;
   o.id = r.i64(row, 0);
-  o.link_key = r.str(row, 1);
-  o.cable_id = r.str(row, 2);
-  o.a.guid = r.u64(row, 3);
-  o.a.node = r.str(row, 4);
-  o.a.port = r.i32(row, 5);
-  o.a.location = r.str(row, 6);
-  o.b.guid = r.u64(row, 7);
-  o.b.node = r.str(row, 8);
-  o.b.port = r.i32(row, 9);
-  o.b.location = r.str(row, 10);
-  o.status = r.str(row, 11);
-  o.rule = r.str(row, 12);
-  o.severity = r.str(row, 13);
-  o.summary = r.str(row, 14);
-  o.advice = r.str(row, 15);
-  o.needs_human = r.boolean(row, 16);
-  o.port_disabled = r.boolean(row, 17);
-  o.offences = r.i32(row, 18);
-  o.evidence_json = r.str(row, 19);
-  o.assignee = r.str(row, 20);
-  o.note = r.str(row, 21);
-  o.opened_us = r.i64(row, 22);
-  o.updated_us = r.i64(row, 23);
-  o.resolved_us = r.i64(row, 24);
-  o.version = r.i64(row, 25);
+  pg_detail::read_row<columns::Workorders>(r, row, 1, o);
   return o;
 }
 
-OutboxItem read_outbox(const Result& r, int row) {
-  OutboxItem it;
-  it.id = r.i64(row, 0);
-  it.workorder_id = r.i64(row, 1);
-  it.version = r.i64(row, 2);
-  it.idempotency_key = r.str(row, 3);
-  it.payload = r.str(row, 4);
-  it.attempts = r.i32(row, 5);
-  it.next_attempt_us = r.i64(row, 6);
-  it.delivered_us = r.i64(row, 7);
-  it.last_error = r.str(row, 8);
-  return it;
-}
-
-DisabledPort read_disabled(const Result& r, int row) {
-  DisabledPort d;
-  d.node_guid = r.u64(row, 0);
-  d.port = r.i32(row, 1);
-  d.time_us = r.i64(row, 2);
-  d.decision_id = r.i64(row, 3);
-  d.link_key = r.str(row, 4);
-  return d;
-}
-
 const std::string& select_workorder_sql(bool by_link) {
-  static const std::string head =
-      std::string("SELECT id, ") + kWorkOrderColumns + " FROM workorders WHERE fabric = $1 AND ";
+  static const std::string head = "SELECT id, " + columns::list<columns::Workorders>() +
+                                  " FROM workorders WHERE fabric = $1 AND ";
   static const std::string id = head + "id = $2";
   static const std::string link = head + "link_key = $2";
   return by_link ? link : id;
@@ -137,7 +72,7 @@ std::vector<T> read_all(const Result& r, Read read) {
 
 std::vector<DecisionRecord> PgStore::decisions(const DecisionQuery& q) {
   namespace rd = pg_remedy_detail;
-  static const std::string head = std::string("SELECT id, ") + rd::kDecisionColumns +
+  static const std::string head = "SELECT id, " + columns::list<columns::Decisions>() +
                                   " FROM decisions WHERE fabric = $1 AND time_us >= $2 AND id > $3";
   static const std::string all = head + " ORDER BY id LIMIT $4";
   static const std::string link = head + " AND link_key = $5 ORDER BY id LIMIT $4";
@@ -151,11 +86,11 @@ std::vector<DecisionRecord> PgStore::decisions(const DecisionQuery& q) {
 
 std::vector<WorkOrder> PgStore::workorders(const WorkOrderQuery& q) {
   namespace rd = pg_remedy_detail;
-  static const std::string head = std::string("SELECT id, ") + rd::kWorkOrderColumns +
+  static const std::string head = "SELECT id, " + columns::list<columns::Workorders>() +
                                   " FROM workorders WHERE fabric = $1 AND id > $2";
   static const std::string tail = " ORDER BY id LIMIT $3";
   static const std::string any = head + tail;
-  static const std::string active = head + " AND status IN " + rd::kActiveStatuses + tail;
+  static const std::string active = head + " AND status IN " + columns::kActiveStatuses + tail;
   static const std::string exact = head + " AND status = $4" + tail;
   pg_detail::Params p;
   p.text(fabric_).i64(q.after_id);
@@ -184,11 +119,11 @@ std::optional<WorkOrder> PgStore::workorder_by_link(const std::string& link_key)
 
 std::vector<DisabledPort> PgStore::disabled_ports() {
   namespace rd = pg_remedy_detail;
-  static const std::string sql = std::string("SELECT ") + rd::kDisabledColumns +
+  static const std::string sql = "SELECT " + columns::list<columns::DisabledPorts>() +
                                  " FROM disabled_ports WHERE fabric = $1"
                                  " ORDER BY time_us, node_guid, port";
   return rd::read_all<DisabledPort>(db_.exec(sql, pg_detail::Params().text(fabric_)),
-                                    rd::read_disabled);
+                                    rd::read<columns::DisabledPorts>);
 }
 
 std::vector<int64_t> PgStore::disable_times(int64_t since_us) {
@@ -205,7 +140,7 @@ std::vector<int64_t> PgStore::disable_times(int64_t since_us) {
 
 std::vector<DecisionRecord> PgStore::pending_decisions() {
   namespace rd = pg_remedy_detail;
-  static const std::string sql = std::string("SELECT id, ") + rd::kDecisionColumns +
+  static const std::string sql = "SELECT id, " + columns::list<columns::Decisions>() +
                                  " FROM decisions WHERE fabric = $1 AND status = 'pending'"
                                  " ORDER BY id";
   return rd::read_all<DecisionRecord>(db_.exec(sql, pg_detail::Params().text(fabric_)),
@@ -214,13 +149,13 @@ std::vector<DecisionRecord> PgStore::pending_decisions() {
 
 std::vector<OutboxItem> PgStore::outbox_due(int64_t now_us, size_t limit) {
   namespace rd = pg_remedy_detail;
-  static const std::string sql = std::string("SELECT ") + rd::kOutboxColumns +
+  static const std::string sql = "SELECT " + columns::list<columns::Outbox>() +
                                  " FROM outbox WHERE fabric = $1 AND delivered_us = 0"
                                  " AND next_attempt_us <= $2 ORDER BY id LIMIT $3";
   pg_detail::Params p;
   p.text(fabric_).i64(now_us);
   rd::limit_param(p, limit);
-  return rd::read_all<OutboxItem>(db_.exec(sql, p), rd::read_outbox);
+  return rd::read_all<OutboxItem>(db_.exec(sql, p), rd::read<columns::Outbox>);
 }
 
 OutboxBacklog PgStore::outbox_backlog() {
@@ -236,11 +171,11 @@ OutboxBacklog PgStore::outbox_backlog() {
     b.failed_attempts = sums.i64(0, 2);
   }
   if (b.pending > 0) {
-    static const std::string sql = std::string("SELECT ") + rd::kOutboxColumns +
+    static const std::string sql = "SELECT " + columns::list<columns::Outbox>() +
                                    " FROM outbox WHERE fabric = $1 AND delivered_us = 0"
                                    " ORDER BY id LIMIT 1";
     const pg_detail::Result r = db_.exec(sql, pg_detail::Params().text(fabric_));
-    if (r.rows() > 0) b.oldest = rd::read_outbox(r, 0);
+    if (r.rows() > 0) b.oldest = rd::read<columns::Outbox>(r, 0);
   }
   return b;
 }

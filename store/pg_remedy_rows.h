@@ -1,7 +1,7 @@
 // Row mapping of the PostgreSQL store's remediation tables (decisions, workorders, outbox,
-// disabled_ports; store/pg_schema.cpp), used only by pg_remedy*.cpp and pg_intent.cpp: one
-// column list per table shared by INSERT, UPDATE and SELECT (so bind and read orders cannot
-// drift apart), the readers of a result row, and the advisory lock that serializes a
+// disabled_ports; store/pg_schema.cpp), used only by pg_remedy*.cpp and pg_intent.cpp: the
+// readers of a result row through the field lists SqliteStore shares (store/pg_fields.h),
+// the query of one order, and the advisory lock that serializes a
 // fabric's remediation writes across processes (as SQLite's one writer does).
 // Every statement takes the fabric as $1 and touches only that fabric's rows.
 #pragma once
@@ -11,30 +11,21 @@
 #include <string>
 
 #include "store/pg_db.h"
-#include "store/remedy.h"
+#include "store/pg_fields.h"
+#include "store/records.h"
 
 namespace ibw::store::pg_remedy_detail {
 
-// Columns after fabric and id, in table order.
-inline constexpr const char* kDecisionColumns =
-    "time_us, rule, node_guid, node, port, peer_guid, peer_node, peer_port, cable_id, action, "
-    "status, reason, evidence, link_key, dedup_key";
-inline constexpr const char* kWorkOrderColumns =
-    "link_key, cable_id, a_guid, a_node, a_port, a_location, b_guid, b_node, b_port, "
-    "b_location, status, rule, severity, summary, advice, needs_human, port_disabled, offences, "
-    "evidence, assignee, note, opened_us, updated_us, resolved_us, version";
-inline constexpr int kWorkOrderColumnCount = 25;
-inline constexpr const char* kOutboxColumns =
-    "id, workorder_id, version, idempotency_key, payload, attempts, next_attempt_us, "
-    "delivered_us, last_error";
-inline constexpr const char* kDisabledColumns = "node_guid, port, time_us, decision_id, link_key";
-
-// Reads "id, <kDecisionColumns>" (dedup_key NULL reads as "").
+// Reads "id, <columns::Decisions>" and "id, <columns::Workorders>" (store/record_columns.h).
 DecisionRecord read_decision(const pg_detail::Result& r, int row);
-// Reads "id, <kWorkOrderColumns>".
 WorkOrder read_workorder(const pg_detail::Result& r, int row);
-OutboxItem read_outbox(const pg_detail::Result& r, int row);      // kOutboxColumns
-DisabledPort read_disabled(const pg_detail::Result& r, int row);  // kDisabledColumns
+// Reads a row of the list's columns (outbox, disabled_ports).
+template <class List>
+typename List::Record read(const pg_detail::Result& r, int row) {
+  typename List::Record out;
+  pg_detail::read_row<List>(r, row, 0, out);
+  return out;
+}
 
 // The fabric's order with this link key ($1 fabric, $2 link_key), or nullopt.
 std::optional<WorkOrder> workorder_by_link(pg_detail::Db& db, const std::string& fabric,

@@ -1,5 +1,6 @@
 #include "store/pg_rows.h"
 
+#include "store/pg_fields.h"
 #include "store/sample_codec.h"
 
 namespace ibw::store::pg_rows {
@@ -20,14 +21,6 @@ constexpr Col kPort[] = {
     {"phys_state", "integer"},    {"width", "integer"},    {"speed", "text"},
     {"last_change_us", "bigint"}, {"counters", "bytea"}};
 
-constexpr Col kUfm[] = {
-    {"node_guid", "bigint"},   {"port", "integer"},           {"name", "text"},
-    {"system_guid", "bigint"}, {"system_name", "text"},       {"dname", "text"},
-    {"logical_state", "text"}, {"physical_state", "text"},    {"speed", "text"},
-    {"width", "text"},         {"high_ber_severity", "text"}, {"severity", "text"},
-    {"peer_guid", "bigint"},   {"peer_port", "integer"},      {"peer_node", "text"},
-    {"peer_from", "text"},     {"since_us", "bigint"}};
-
 constexpr Col kSample[] = {{"node_guid", "bigint"}, {"port", "integer"},
                            {"time_us", "bigint"},   {"counter_values", "bigint[]"},
                            {"valid", "bigint"},     {"saturated", "bigint"},
@@ -37,25 +30,16 @@ bool is_array(const Col& c) {
   return std::string_view(c.type).ends_with("[]");
 }
 
-ingest::EventSource parse_source(std::string_view s, int64_t id) {
-  for (auto v :
-       {ingest::EventSource::opensm, ingest::EventSource::counters, ingest::EventSource::ufm})
-    if (ingest::source_name(v) == s) return v;
-  throw StoreError("event " + std::to_string(id) + ": unknown source '" + std::string(s) + "'");
-}
-
-ingest::Severity parse_severity(int64_t v, int64_t id) {
-  if (v < 0 || v > static_cast<int64_t>(ingest::Severity::critical))
-    throw StoreError("event " + std::to_string(id) + ": unknown severity " + std::to_string(v));
-  return static_cast<ingest::Severity>(v);
-}
-
 }  // namespace pg_rows_detail
 
 const std::span<const Col> kEventCols{pg_rows_detail::kEvent};
 const std::span<const Col> kPortCols{pg_rows_detail::kPort};
-const std::span<const Col> kUfmCols{pg_rows_detail::kUfm};
 const std::span<const Col> kSampleCols{pg_rows_detail::kSample};
+
+const std::vector<Col>& ufm_cols() {
+  static const std::vector<Col> cols = pg_detail::typed_columns<columns::UfmPorts>();
+  return cols;
+}
 
 std::string names(std::span<const Col> cols, const std::string& prefix) {
   std::string s;
@@ -114,14 +98,13 @@ Rates parse_rates(std::string_view text, std::string_view what) {
 }
 
 StoredEvent read_event(const pg_detail::Result& r, int row) {
-  using namespace pg_rows_detail;
   StoredEvent out;
   out.id = r.i64(row, 0);
   ingest::Event& e = out.event;
   e.time_us = r.i64(row, 1);
-  e.source = parse_source(r.text(row, 2), out.id);
+  e.source = columns::parse_source(r.text(row, 2), out.id);
   e.kind = r.str(row, 3);
-  e.severity = parse_severity(r.i64(row, 4), out.id);
+  e.severity = columns::parse_severity(r.i64(row, 4), out.id);
   e.node_guid = r.u64(row, 5);
   e.port = r.i32(row, 6);
   e.lid = static_cast<uint16_t>(r.i64(row, 7));
@@ -159,24 +142,7 @@ PortRecord read_port(const pg_detail::Result& r, int row) {
 
 ingest::UfmPortState read_ufm_port(const pg_detail::Result& r, int row, int first) {
   ingest::UfmPortState u;
-  int c = first;
-  u.node_guid = r.u64(row, c++);
-  u.port = r.i32(row, c++);
-  u.name = r.str(row, c++);
-  u.system_guid = r.u64(row, c++);
-  u.system_name = r.str(row, c++);
-  u.dname = r.str(row, c++);
-  u.logical_state = r.str(row, c++);
-  u.physical_state = r.str(row, c++);
-  u.speed = r.str(row, c++);
-  u.width = r.str(row, c++);
-  u.high_ber_severity = r.str(row, c++);
-  u.severity = r.str(row, c++);
-  u.peer_guid = r.u64(row, c++);
-  u.peer_port = r.i32(row, c++);
-  u.peer_node = r.str(row, c++);
-  u.peer_from = r.str(row, c++);
-  u.since_us = r.i64(row, c++);
+  pg_detail::read_row<columns::UfmPorts>(r, row, first, u);
   return u;
 }
 

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/pg_db.h"
 #include "store/store.h"
@@ -28,8 +29,9 @@ struct Col {
 
 extern const std::span<const Col> kEventCols;   // events without fabric and id
 extern const std::span<const Col> kPortCols;    // ports without fabric
-extern const std::span<const Col> kUfmCols;     // ufm_ports without fabric
 extern const std::span<const Col> kSampleCols;  // v1 table samples (migration 2 reads it)
+// ufm_ports without fabric: the shared field list (store/record_columns.h) with SQL types.
+const std::vector<Col>& ufm_cols();
 
 // "a, b, c" (with `prefix` before each name).
 std::string names(std::span<const Col> cols, const std::string& prefix = "");
@@ -44,7 +46,7 @@ std::string values_text(const Values& v);  // "{1,2,...}" (bit patterns)
 Values parse_values(std::string_view text, std::string_view what);
 Rates parse_rates(std::string_view text, std::string_view what);
 
-// Result rows. read_event: id then kEventCols; read_port: kPortCols then kUfmCols (NULL when
+// Result rows. read_event: id then kEventCols; read_port: kPortCols then ufm_cols() (NULL when
 // the port has no ufm_ports row); read_ufm_port / read_sample: their columns from `first`.
 StoredEvent read_event(const pg_detail::Result& r, int row);
 PortRecord read_port(const pg_detail::Result& r, int row);

@@ -1,6 +1,5 @@
 #include "store/pg_schema.h"
 
-#include <iterator>
 #include <string>
 
 #include "store/pg_migrate.h"
@@ -10,12 +9,7 @@ namespace ibw::store::pg_schema {
 
 namespace pg_schema_detail {
 
-struct Migration {
-  int version;
-  const char* description;
-  const char* sql;
-  void (*convert)(pg_detail::Db&) = nullptr;  // data conversion, run after sql (same tx)
-};
+using Migration = store::Migration<pg_detail::Db>;
 
 // Columns mirror the SQLite schema (store/schema.cpp); see that file for their meaning.
 // Raw samples are a plain table (one row per reading): SQLite's packed stage/blocks are an
@@ -263,14 +257,10 @@ CREATE TABLE IF NOT EXISTS ibwarden_schema (
   applied_us BIGINT NOT NULL
 ))sql";
 
-void check_not_newer(const pg_detail::Db& db, int v) {
-  check_schema_not_newer(db.server(), v, latest_version());
-}
-
 }  // namespace pg_schema_detail
 
 int latest_version() {
-  return pg_schema_detail::kMigrations[std::size(pg_schema_detail::kMigrations) - 1].version;
+  return last_version(pg_schema_detail::kMigrations);
 }
 
 int version(pg_detail::Db& db) {
@@ -286,13 +276,13 @@ void migrate(pg_detail::Db& db, int target) {
   if (target <= 0) target = latest_version();
   // Cheap check first, without the lock: a current schema needs nothing.
   int v = version(db);
-  check_not_newer(db, v);
+  check_schema_not_newer(db.server(), v, latest_version());
   if (v >= target) return;
   pg_detail::Transaction tx(db);
   db.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kMigrationLock) + ")");
   db.exec(kVersionTable);
   v = version(db);  // another instance may have migrated while we waited
-  check_not_newer(db, v);
+  check_schema_not_newer(db.server(), v, latest_version());
   for (const Migration& m : kMigrations) {
     if (m.version <= v || m.version > target) continue;
     try {
@@ -313,14 +303,11 @@ void migrate(pg_detail::Db& db, int target) {
 void check_read_only(pg_detail::Db& db) {
   using namespace pg_schema_detail;
   const int v = version(db);
-  check_not_newer(db, v);
+  check_schema_not_newer(db.server(), v, latest_version());
   if (v == 0)
     throw StoreError("store " + db.server() +
                      ": not initialised (no ibwarden schema); the daemon creates it");
-  if (v < latest_version())
-    throw StoreError("store " + db.server() + ": schema version " + std::to_string(v) +
-                     " is older than this build's " + std::to_string(latest_version()) +
-                     "; open it read-write once (start the daemon) to migrate it");
+  check_schema_not_older(db.server(), v, latest_version());
 }
 
 }  // namespace ibw::store::pg_schema

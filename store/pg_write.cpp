@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "store/pg_binary.h"
+#include "store/pg_fields.h"
 #include "store/pg_rows.h"
 #include "store/pg_samples.h"
 #include "store/pg_store.h"
 #include "store/sample_codec.h"
+#include "store/write_rules.h"
 
 namespace ibw::store {
 
@@ -46,10 +48,7 @@ void bulk(Db& db, const std::string& sql, const std::string& fabric, const Rows&
   for (size_t first = 0; first < rows.size(); first += kChunkRows) {
     const size_t end = std::min(rows.size(), first + kChunkRows);
     for (size_t i = first; i < end; ++i) fill(row_at(rows[i]), cols);
-    Params p;
-    p.text(fabric);
-    for (ArrayText& c : cols) p.text(c.take());
-    done(first, db.exec(sql, p));
+    done(first, db.exec(sql, pg_detail::fabric_and_arrays(fabric, cols)));
   }
 }
 
@@ -113,27 +112,6 @@ void fill_port(const PortRecord& p, std::vector<ArrayText>& c) {
   c[13].text(pg_detail::bytea_hex(sample_codec::encode_port_state(p)));
 }
 
-void fill_ufm(const ingest::UfmPortState& u, std::vector<ArrayText>& c) {
-  size_t i = 0;
-  c[i++].u64(u.node_guid);
-  c[i++].i64(u.port);
-  c[i++].text(u.name);
-  c[i++].u64(u.system_guid);
-  c[i++].text(u.system_name);
-  c[i++].text(u.dname);
-  c[i++].text(u.logical_state);
-  c[i++].text(u.physical_state);
-  c[i++].text(u.speed);
-  c[i++].text(u.width);
-  c[i++].text(u.high_ber_severity);
-  c[i++].text(u.severity);
-  c[i++].u64(u.peer_guid);
-  c[i++].i64(u.peer_port);
-  c[i++].text(u.peer_node);
-  c[i++].text(u.peer_from);
-  c[i++].i64(u.since_us);
-}
-
 struct Sql {
   std::string events, ports, port_counters, ufm_ports, ufm_removed, cursors;
 };
@@ -152,9 +130,10 @@ const Sql& sql() {
         "UPDATE ports p SET counters = t.counters FROM unnest($2::bigint[], $3::integer[], "
         "$4::bytea[]) AS t(node_guid, port, counters) WHERE p.fabric = $1 AND p.node_guid = "
         "t.node_guid AND p.port = t.port";
-    q.ufm_ports = "INSERT INTO ufm_ports (fabric, " + names(kUfmCols) + ") " +
-                  unnest_select(kUfmCols, false) +
-                  " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " + set_excluded(kUfmCols);
+    q.ufm_ports = "INSERT INTO ufm_ports (fabric, " + names(pg_rows::ufm_cols()) + ") " +
+                  unnest_select(pg_rows::ufm_cols(), false) +
+                  " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " +
+                  set_excluded(pg_rows::ufm_cols());
     q.ufm_removed =
         "DELETE FROM ufm_ports u USING unnest($2::bigint[], $3::integer[]) AS t(node_guid, port) "
         "WHERE u.fabric = $1 AND u.node_guid = t.node_guid AND u.port = t.port";
@@ -165,13 +144,6 @@ const Sql& sql() {
     return q;
   }();
   return s;
-}
-
-bool empty(const WriteBatch& b) {
-  return b.events.empty() && b.samples.empty() && b.ports.empty() && b.port_counters.empty() &&
-         b.ufm_ports.empty() && b.ufm_ports_removed.empty() && b.cursors.empty() &&
-         b.decisions.empty() && b.decisions_completed.empty() && b.workorders.empty() &&
-         b.disabled_add.empty() && b.disabled_remove.empty();
 }
 
 // Ids of inserted events, in batch order: the RETURNING rows (id order is insert order, which
@@ -199,19 +171,15 @@ void map_event_ids(std::span<const ingest::Event> events, size_t first, const Re
 
 WriteResult PgStore::write(const WriteBatch& batch) {
   WriteResult result;
-  if (pg_write_detail::empty(batch)) return result;
+  if (empty_batch(batch)) return result;
   check_writable();
-  try {
+  return with_store_errors(db_.server(), "write", [&] {
     pg_detail::Transaction tx(db_);
     check_fence();
     write_rows(batch, result);
     tx.commit();
-  } catch (const StoreError&) {
-    throw;  // the transaction has been rolled back by its destructor
-  } catch (const std::exception& e) {
-    throw StoreError("store " + db_.server() + ": write failed: " + e.what());
-  }
-  return result;
+    return result;
+  });
 }
 
 void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
@@ -253,7 +221,8 @@ void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
         batch.ufm_ports, [](const ingest::UfmPortState& u) {
           return PortKey{u.node_guid, u.port};
         });
-    bulk(db_, q.ufm_ports, fabric_, std::span(ufm), pg_rows::kUfmCols.size(), fill_ufm);
+    bulk(db_, q.ufm_ports, fabric_, std::span(ufm), pg_rows::ufm_cols().size(),
+         pg_detail::fill_row<columns::UfmPorts>);
   }
   bulk(db_, q.ufm_removed, fabric_, std::span(batch.ufm_ports_removed), 2,
        [](const std::pair<uint64_t, int>& k, std::vector<ArrayText>& c) {

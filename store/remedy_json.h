@@ -1,4 +1,4 @@
-// JSON shapes of the remediation records (store/remedy.h): the contract objects the CLI, the
+// JSON shapes of the remediation records (core/remedy_records.h): the contract objects the CLI, the
 // web API and the webhook outbox print. Times are ISO-8601 UTC strings with microseconds
 // ("2026-11-22T02:12:57.123456Z", as the event JSON of `ibwarden events`), GUIDs "0x" and 16
 // hex digits (fabric::format_guid), evidence the stored JSON object ({} when it is empty or
@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/record_json.h"  // iso_time
-#include "store/remedy.h"
+#include "store/records.h"
 
 namespace ibw::store {
 

@@ -9,12 +9,7 @@ namespace ibw::store::schema {
 
 namespace schema_detail {
 
-struct Migration {
-  int version;
-  const char* description;
-  const char* sql;
-  void (*after)(sqlite_detail::Db&) = nullptr;  // data conversion after the SQL, same transaction
-};
+using Migration = store::Migration<sqlite_detail::Db>;
 
 // Migration 4: the rows of `samples` move into the stage, then the table goes.
 void samples_to_stage(sqlite_detail::Db& db) {
@@ -115,7 +110,7 @@ CREATE TABLE cursors (
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 )sql"},
-    // Remediation (store/remedy.h). Texts are NOT NULL ("" when unknown) except dedup_key.
+    // Remediation (core/remedy_records.h). Texts are NOT NULL ("" when unknown) except dedup_key.
     {2, "remediation: decisions, work orders, webhook outbox, disabled ports", R"sql(
 CREATE TABLE decisions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -265,34 +260,31 @@ void check_ours(sqlite_detail::Db& db, int version) {
                      ": not an ibwarden store (an SQLite database with other tables)");
 }
 
-void check_not_newer(const sqlite_detail::Db& db, int version) {
-  check_schema_not_newer(db.path(), version, latest_version());
-}
-
 }  // namespace schema_detail
 
 int latest_version() {
-  return schema_detail::kMigrations[std::size(schema_detail::kMigrations) - 1].version;
+  return last_version(schema_detail::kMigrations);
 }
 
 void migrate(sqlite_detail::Db& db) {
   using namespace schema_detail;
   // Cheap check first, outside any transaction: an up-to-date file needs no write lock.
   int version = static_cast<int>(db.scalar_int("PRAGMA user_version"));
-  check_not_newer(db, version);
+  check_schema_not_newer(db.path(), version, latest_version());
   if (version == latest_version()) {
     check_ours(db, version);
     return;
   }
   sqlite_detail::Transaction tx(db);
-  version = static_cast<int>(db.scalar_int("PRAGMA user_version"));  // another process may
-  check_not_newer(db, version);                                      // have migrated it
+  // Read again under the lock: another process may have migrated it meanwhile.
+  version = static_cast<int>(db.scalar_int("PRAGMA user_version"));
+  check_schema_not_newer(db.path(), version, latest_version());
   check_ours(db, version);
   for (const Migration& m : kMigrations) {
     if (m.version <= version) continue;
     try {
       db.exec(m.sql);
-      if (m.after) m.after(db);
+      if (m.convert) m.convert(db);
     } catch (const StoreError& e) {
       throw StoreError("store " + db.path() + ": migration " + std::to_string(m.version) + " (" +
                        m.description + ") failed: " + e.what());
@@ -306,15 +298,12 @@ void migrate(sqlite_detail::Db& db) {
 void check_read_only(sqlite_detail::Db& db) {
   using namespace schema_detail;
   const int version = static_cast<int>(db.scalar_int("PRAGMA user_version"));
-  check_not_newer(db, version);
+  check_schema_not_newer(db.path(), version, latest_version());
   check_ours(db, version);
   if (version == 0)
     throw StoreError("store " + db.path() +
                      ": not initialised (schema version 0); the daemon creates it");
-  if (version < latest_version())
-    throw StoreError("store " + db.path() + ": schema version " + std::to_string(version) +
-                     " is older than this build's " + std::to_string(latest_version()) +
-                     "; open it read-write once (start the daemon) to migrate it");
+  check_schema_not_older(db.path(), version, latest_version());
 }
 
 }  // namespace ibw::store::schema

@@ -16,6 +16,7 @@
 #include "store/sample_fold.h"
 #include "store/sample_tables.h"
 #include "store/sqlite_store.h"
+#include "store/write_rules.h"
 
 namespace ibw::store {
 
@@ -24,17 +25,9 @@ namespace compact_detail {
 using sqlite_detail::Db;
 using sqlite_detail::Statement;
 
-constexpr int64_t kHourUs = 3600LL * 1000000;
-
-constexpr const char* kAggregateColumns =
-    "node_guid, port, bucket_us, sample_count, first_time_us, last_time_us, last_values, "
-    "last_valid, last_saturated, last_extended, max_delta, delta_valid";
-
-int64_t hour_of(int64_t t) {
-  int64_t q = t / kHourUs;
-  if (t % kHourUs < 0) --q;  // floor, also for times before 1970
-  return q * kHourUs;
-}
+using sample_fold::hour_of;
+using sample_fold::kAggregateColumns;
+using sample_fold::kHourUs;
 
 SampleAggregate read_aggregate(const Statement& s) {
   SampleAggregate a;
@@ -135,19 +128,9 @@ size_t SqliteStore::fold_samples(int64_t cutoff_us) {
         if (!f.agg || f.agg->bucket_us != bucket) {
           if (f.agg) store_aggregate(db_, *f.agg);
           f.agg = load_bucket(db_, cur.node_guid, cur.port, bucket);
-          if (!f.agg) {
-            f.agg.emplace();
-            f.agg->node_guid = cur.node_guid;
-            f.agg->port = cur.port;
-            f.agg->bucket_us = bucket;
-          }
+          if (!f.agg) f.agg = sample_fold::empty_hour(cur.node_guid, cur.port, bucket);
         }
-        SampleAggregate& agg = *f.agg;
-        if (f.prev) sample_fold::fold_delta(agg, *f.prev, cur);
-        if (agg.sample_count == 0 || cur.time_us < agg.first_time_us)
-          agg.first_time_us = cur.time_us;
-        if (agg.sample_count == 0 || cur.time_us >= agg.last.time_us) agg.last = cur;
-        ++agg.sample_count;
+        sample_fold::fold_sample(*f.agg, f.prev, cur);
         f.prev = cur;
       });
   for (const auto& [key, f] : folds)
@@ -157,8 +140,8 @@ size_t SqliteStore::fold_samples(int64_t cutoff_us) {
 
 size_t SqliteStore::compact(int64_t now_us, const Retention& retention) {
   if (read_only_) throw StoreError("store " + db_.path() + ": opened read-only, cannot compact");
-  size_t removed = 0;
-  try {
+  return with_store_errors(db_.path(), "compact", [&] {
+    size_t removed = 0;
     sqlite_detail::Transaction tx(db_);
     // The stage becomes a run of per-port blocks first, so folding reads blocks only.
     sample_tables::transpose(db_);
@@ -181,12 +164,8 @@ size_t SqliteStore::compact(int64_t now_us, const Retention& retention) {
       removed += static_cast<size_t>(db_.changes());
     }
     tx.commit();
-  } catch (const StoreError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw StoreError("store " + db_.path() + ": compact failed: " + e.what());
-  }
-  return removed;
+    return removed;
+  });
 }
 
 std::vector<SampleAggregate> SqliteStore::aggregates(uint64_t node_guid, int port,

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "store/sqlite_store.h"
+#include "store/write_rules.h"
 
 namespace ibw::store {
 
@@ -12,19 +13,15 @@ WriteResult SqliteStore::write_guarded(const std::function<std::optional<WriteBa
   WriteResult result;
   fail_at_row_ = std::exchange(fail_after_rows_, 0);
   rows_written_ = 0;
-  try {
+  return with_store_errors(db_.path(), "guarded write", [&] {
     // Taken before the guard reads anything: another process's check-and-intent waits here
     // (busy_timeout), so both can never pass a cap that only one of them fits under.
     sqlite_detail::Transaction tx(db_);
     std::optional<WriteBatch> batch = decide();
     if (batch) write_rows(*batch, result);
     tx.commit();
-  } catch (const StoreError&) {
-    throw;  // (StoreConflict too) rolled back by the transaction's destructor
-  } catch (const std::exception& e) {
-    throw StoreError("store " + db_.path() + ": guarded write failed: " + e.what());
-  }
-  return result;
+    return result;
+  });
 }
 
 void SqliteStore::complete_decisions(const WriteBatch& batch) {

@@ -8,7 +8,6 @@
 
 namespace ibw::store::rows {
 
-using sqlite_detail::fields;
 using sqlite_detail::Statement;
 
 // Column lists shared by INSERT and SELECT so bind and read orders cannot drift apart.
@@ -24,11 +23,6 @@ constexpr int kPortColumnCount = 25;
 // counters_time_us .. deltas_at_least: what set_counters() sets (1-based, as ?N).
 constexpr int kFirstCounterColumn = 13;
 constexpr int kLastCounterColumn = 24;
-constexpr const char* kUfmPortColumns =
-    "node_guid, port, name, system_guid, system_name, dname, logical_state, physical_state, "
-    "speed, width, high_ber_severity, severity, peer_guid, peer_port, peer_node, peer_from, "
-    "since_us";
-constexpr int kUfmPortColumnCount = 17;
 
 std::vector<std::string> column_names(const std::string& cols) {
   std::vector<std::string> out;
@@ -70,19 +64,6 @@ std::string upsert_by_port(const std::string& table, const std::string& cols, in
     first = false;
   }
   return s;
-}
-
-ingest::EventSource parse_source(std::string_view s, int64_t id) {
-  for (auto v :
-       {ingest::EventSource::opensm, ingest::EventSource::counters, ingest::EventSource::ufm})
-    if (ingest::source_name(v) == s) return v;
-  throw StoreError("event " + std::to_string(id) + ": unknown source '" + std::string(s) + "'");
-}
-
-ingest::Severity parse_severity(int64_t v, int64_t id) {
-  if (v < 0 || v > static_cast<int64_t>(ingest::Severity::critical))
-    throw StoreError("event " + std::to_string(id) + ": unknown severity " + std::to_string(v));
-  return static_cast<ingest::Severity>(v);
 }
 
 }  // namespace rows_detail
@@ -134,19 +115,21 @@ const std::string& update_port_counters_sql() {
 }
 
 const std::string& upsert_ufm_port_sql() {
-  static const std::string sql = upsert_by_port("ufm_ports", kUfmPortColumns, kUfmPortColumnCount);
+  static const std::string sql = upsert_by_port("ufm_ports", columns::list<columns::UfmPorts>(),
+                                                columns::count<columns::UfmPorts>());
   return sql;
 }
 
 const std::string& select_ufm_ports_sql() {
   static const std::string sql =
-      std::string("SELECT ") + kUfmPortColumns + " FROM ufm_ports ORDER BY node_guid, port";
+      "SELECT " + columns::list<columns::UfmPorts>() + " FROM ufm_ports ORDER BY node_guid, port";
   return sql;
 }
 
 const std::string& select_ports_sql(bool filtered) {
   static const std::string from =
-      "SELECT " + prefixed(kPortColumns, "p.") + ", " + prefixed(kUfmPortColumns, "u.") +
+      "SELECT " + prefixed(kPortColumns, "p.") + ", " +
+      prefixed(columns::list<columns::UfmPorts>(), "u.") +
       " FROM ports p LEFT JOIN ufm_ports u ON u.node_guid = p.node_guid AND u.port = p.port";
   static const std::string order = " ORDER BY p.node, p.port, p.node_guid";
   static const std::string all = from + order;
@@ -243,25 +226,13 @@ void bind_port_counters(Statement& s, const ingest::CounterDelta& d) {
   bind_counter_columns(s, p);
 }
 
-// ufm_ports' columns in table order.
-constexpr auto kUfmPortFields = fields(
-    &ingest::UfmPortState::node_guid, &ingest::UfmPortState::port, &ingest::UfmPortState::name,
-    &ingest::UfmPortState::system_guid, &ingest::UfmPortState::system_name,
-    &ingest::UfmPortState::dname, &ingest::UfmPortState::logical_state,
-    &ingest::UfmPortState::physical_state, &ingest::UfmPortState::speed,
-    &ingest::UfmPortState::width, &ingest::UfmPortState::high_ber_severity,
-    &ingest::UfmPortState::severity, &ingest::UfmPortState::peer_guid,
-    &ingest::UfmPortState::peer_port, &ingest::UfmPortState::peer_node,
-    &ingest::UfmPortState::peer_from, &ingest::UfmPortState::since_us);
-static_assert(kUfmPortFields.kCount == kUfmPortColumnCount);
-
 void bind_ufm_port(Statement& s, const ingest::UfmPortState& u) {
-  kUfmPortFields.bind(s, 1, u);
+  sqlite_detail::bind_row<columns::UfmPorts>(s, 1, u);
 }
 
 ingest::UfmPortState read_ufm_port(const Statement& s, int first) {
   ingest::UfmPortState u;
-  kUfmPortFields.read(s, first, u);
+  sqlite_detail::read_row<columns::UfmPorts>(s, first, u);
   return u;
 }
 
@@ -270,9 +241,9 @@ StoredEvent read_event(const Statement& s) {
   out.id = s.column_int64(0);
   ingest::Event& e = out.event;
   e.time_us = s.column_int64(1);
-  e.source = parse_source(s.column_text(2), out.id);
+  e.source = columns::parse_source(s.column_text(2), out.id);
   e.kind = s.column_text(3);
-  e.severity = parse_severity(s.column_int64(4), out.id);
+  e.severity = columns::parse_severity(s.column_int64(4), out.id);
   e.node_guid = s.column_u64(5);
   e.port = s.column_int(6);
   e.lid = static_cast<uint16_t>(s.column_int64(7));

@@ -13,6 +13,7 @@
 #include "store/sample_tables.h"
 #include "store/schema.h"
 #include "store/sqlite_rows.h"
+#include "store/write_rules.h"
 
 namespace ibw::store {
 
@@ -76,22 +77,14 @@ WriteResult SqliteStore::write(const WriteBatch& batch) {
   WriteResult result;
   fail_at_row_ = std::exchange(fail_after_rows_, 0);
   rows_written_ = 0;
-  if (batch.events.empty() && batch.samples.empty() && batch.ports.empty() &&
-      batch.port_counters.empty() && batch.ufm_ports.empty() && batch.ufm_ports_removed.empty() &&
-      batch.cursors.empty() && batch.decisions.empty() && batch.decisions_completed.empty() &&
-      batch.workorders.empty() && batch.disabled_add.empty() && batch.disabled_remove.empty())
-    return result;
+  if (empty_batch(batch)) return result;
   check_writable();
-  try {
+  return with_store_errors(db_.path(), "write", [&] {
     sqlite_detail::Transaction tx(db_);
     write_rows(batch, result);
     tx.commit();
-  } catch (const StoreError&) {
-    throw;  // the transaction has been rolled back by its destructor
-  } catch (const std::exception& e) {
-    throw StoreError("store " + db_.path() + ": write failed: " + e.what());
-  }
-  return result;
+    return result;
+  });
 }
 
 void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {

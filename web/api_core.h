@@ -109,8 +109,8 @@ struct PortList;
 struct PortList {
   int64_t loaded_us = 0;
   std::vector<store::PortRecord> ports;  // ordered by name, then port
-  std::vector<store::DisabledPort> disabled;
-  const store::DisabledPort* disabled_entry(uint64_t guid, int port) const;
+  std::vector<core::DisabledPort> disabled;
+  const core::DisabledPort* disabled_entry(uint64_t guid, int port) const;
 
   // Flags of ports[i]: its PortState (0-4) in the low bits, and:
   static constexpr uint8_t kStateMask = 7, kPhysDisabled = 8, kOurs = 16, kErrors = 32;
@@ -153,7 +153,7 @@ struct OrderCounts {
   int64_t needs_human = 0;
   std::map<std::string, int64_t> by_severity;
 };
-OrderCounts count_orders(store::Store& st);
+OrderCounts count_orders(store::RemedyStore& st);
 
 struct Principal {
   Role role = Role::none;
@@ -249,7 +249,7 @@ class ApiCore {
   Response port_action(Call& c, PortActionKind kind);
   // One read-modify-write of PATCH /workorders/{id}; throws store::StoreConflict when the
   // order changed between the read and the write.
-  Response patch_once(Call& c, store::Store& st, int64_t id, const nlohmann::json& body,
+  Response patch_once(Call& c, store::RemedyStore& st, int64_t id, const nlohmann::json& body,
                       const std::string& status, const std::string& assignee,
                       const std::string& note);
 

@@ -60,17 +60,17 @@ ordered_json history_json(const std::vector<ingest::CounterSample>& samples, siz
 
 // The order of the link at this port: by the link key of its disabled entry or current peer,
 // else the most recently updated order with the port at either end.
-std::optional<store::WorkOrder> order_of(store::Store& st, const store::PortRecord& p,
-                                         const store::DisabledPort* disabled) {
+std::optional<core::WorkOrder> order_of(store::RemedyStore& st, const store::PortRecord& p,
+                                         const core::DisabledPort* disabled) {
   if (disabled && !disabled->link_key.empty())
     if (auto o = st.workorder_by_link(disabled->link_key)) return o;
   if (p.peer_guid)
     if (auto o =
-            st.workorder_by_link(store::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port)))
+            st.workorder_by_link(core::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port)))
       return o;
   store::WorkOrderQuery q;
   q.limit = 0;
-  std::optional<store::WorkOrder> best;
+  std::optional<core::WorkOrder> best;
   for (auto& o : st.workorders(q)) {
     bool here = (o.a.guid == p.node_guid && o.a.port == p.port) ||
                 (o.b.guid == p.node_guid && o.b.port == p.port);
@@ -89,7 +89,7 @@ Response ApiCore::get_port(Call& c) {
   auto list = port_list(c);
   store::PortRecord p = find_port(c, *list);
   store::Store& st = c.store(stores_);
-  const store::DisabledPort* disabled = list->disabled_entry(p.node_guid, p.port);
+  const core::DisabledPort* disabled = list->disabled_entry(p.node_guid, p.port);
 
   ordered_json port = store::port_json(p);
   port["disabled_by_ibwarden"] = disabled != nullptr;
@@ -119,7 +119,7 @@ Response ApiCore::get_port(Call& c) {
   std::string key = order ? order->link_key
                     : disabled && !disabled->link_key.empty()
                         ? disabled->link_key
-                        : store::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port);
+                        : core::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port);
   store::DecisionQuery dq;
   dq.link_key = key;
   dq.limit = 0;

@@ -52,7 +52,7 @@ int64_t steady_us() {
 
 }  // namespace api_port_list_detail
 
-const store::DisabledPort* PortList::disabled_entry(uint64_t guid, int port) const {
+const core::DisabledPort* PortList::disabled_entry(uint64_t guid, int port) const {
   for (const auto& d : disabled)
     if (d.node_guid == guid && d.port == port) return &d;
   return nullptr;

@@ -50,7 +50,7 @@ std::function<bool(uint8_t)> state_test(const std::string& state) {
 
 // Seconds since the oldest undelivered outbox item was queued: its payload is the order's JSON
 // at that change, whose "updated" is the time of the change. 0 when it cannot be read.
-double outbox_age_seconds(const store::OutboxItem& item, int64_t now_us) {
+double outbox_age_seconds(const core::OutboxItem& item, int64_t now_us) {
   auto j = nlohmann::json::parse(item.payload, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("updated") || !j["updated"].is_string()) return 0;
   auto t = parse_utc_time(j["updated"].get<std::string>());
@@ -211,7 +211,7 @@ FabricCounts count_fabric(const PortList& list) {
   for (const auto& p : list.ports) {
     nodes.insert(p.node_guid);
     std::string key =
-        p.peer_guid ? store::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port) : "";
+        p.peer_guid ? core::link_key(p.node_guid, p.port, p.peer_guid, p.peer_port) : "";
     if (!key.empty()) links.insert(key);
     // A link is down when an end that should be up (planned, or with a known peer) is not
     // Active, unless ibwarden disabled it (either end); each link counts once.
@@ -227,7 +227,7 @@ FabricCounts count_fabric(const PortList& list) {
   return n;
 }
 
-OrderCounts count_orders(store::Store& st) {
+OrderCounts count_orders(store::RemedyStore& st) {
   OrderCounts n;
   store::WorkOrderQuery q;
   q.status = "active";

@@ -58,7 +58,7 @@ Response ApiCore::get_decisions(Call& c) {
   paging(q, c, 500);
   auto list = c.store(stores_).decisions(q);
   return page("decisions", list, q.after_id, q.limit,
-              [](const store::DecisionRecord& d) { return ordered(store::decision_json(d)); });
+              [](const core::DecisionRecord& d) { return ordered(store::decision_json(d)); });
 }
 
 Response ApiCore::get_workorders(Call& c) {
@@ -72,7 +72,7 @@ Response ApiCore::get_workorders(Call& c) {
   paging(q, c, 1000);
   auto list = c.store(stores_).workorders(q);
   return page("workorders", list, q.after_id, q.limit,
-              [](const store::WorkOrder& o) { return ordered(store::workorder_json(o)); });
+              [](const core::WorkOrder& o) { return ordered(store::workorder_json(o)); });
 }
 
 Response ApiCore::get_workorder(Call& c) {
@@ -102,7 +102,7 @@ Response ApiCore::patch_workorder(Call& c) {
   // wrote it in between. After such a write, an assignee or note is applied to the newest
   // order; a status is not when the order was reopened or re-graded meanwhile: the client
   // decided about an offence that is no longer the current one (409, reload).
-  std::optional<store::WorkOrder> first = st->workorder(id);
+  std::optional<core::WorkOrder> first = st->workorder(id);
   for (int attempt = 1;; ++attempt) {
     try {
       return patch_once(c, *st, id, body, status, assignee, note);
@@ -119,17 +119,17 @@ Response ApiCore::patch_workorder(Call& c) {
   }
 }
 
-Response ApiCore::patch_once(Call& c, store::Store& st, int64_t id, const nlohmann::json& body,
-                             const std::string& status, const std::string& assignee,
-                             const std::string& note) {
+Response ApiCore::patch_once(Call& c, store::RemedyStore& st, int64_t id,
+                             const nlohmann::json& body, const std::string& status,
+                             const std::string& assignee, const std::string& note) {
   auto order = st.workorder(id);
   if (!order) throw ApiError(404, "no work order " + std::to_string(id));
-  store::WorkOrder o = *order;
+  core::WorkOrder o = *order;
   if (status == "resolved" && o.port_disabled) {
     std::string where;
     for (const auto& d : st.disabled_ports())
       if (d.link_key == o.link_key) {
-        const store::LinkEnd& end = d.node_guid == o.b.guid && d.port == o.b.port ? o.b : o.a;
+        const core::LinkEnd& end = d.node_guid == o.b.guid && d.port == o.b.port ? o.b : o.a;
         where = (end.node.empty() ? fabric::format_guid(end.guid) : end.node) + "/" +
                 std::to_string(end.port);
       }
@@ -184,7 +184,7 @@ Response ApiCore::port_action(Call& c, PortActionKind kind) {
   r.reason = std::string(fabric::text::trim(reason));
   r.force = force;
   r.actor = c.who.actor;
-  store::DecisionRecord d = backend_.port_action(r);
+  core::DecisionRecord d = backend_.port_action(r);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     PortCache& pc = ports_[c.fabric];

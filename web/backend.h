@@ -93,7 +93,7 @@ class ApiBackend {
 
   // The manual path through the guard (actions::Remediator::manual in the daemon). Returns
   // the recorded decision (its id set); its status says what happened.
-  virtual store::DecisionRecord port_action(const PortActionRequest& request) = 0;
+  virtual core::DecisionRecord port_action(const PortActionRequest& request) = 0;
 
   // The last cabling audit (the `ibwarden audit --format json` object, plus what the backend
   // adds, e.g. its time); nullopt when none has run.

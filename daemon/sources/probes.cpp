@@ -28,7 +28,7 @@
 #include "rules/eval_cursed_path.h"
 #include "rules/localize.h"
 #include "store/record_json.h"
-#include "store/spec.h"
+#include "config/store_spec.h"
 
 namespace ibw::daemon {
 
@@ -111,7 +111,7 @@ struct Loop {
   void load_disabled() {
     std::set<std::pair<uint64_t, int>> now;
     try {
-      auto db = store::Store::open(store::store_spec(ctx.cfg()), /*read_only=*/true);
+      auto db = store::Store::open(config::store_spec(ctx.cfg()), /*read_only=*/true);
       for (const auto& d : db->disabled_ports()) now.insert({d.node_guid, d.port});
     } catch (const std::exception& e) {
       log(LogLevel::warning, "probe: disabled ports unreadable", {{"error", e.what()}});

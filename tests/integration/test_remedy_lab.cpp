@@ -394,13 +394,13 @@ TEST_CASE("remedy lab: disables left pending by a crash are reconciled from the 
   // leaf001/3 did go down (disabled with the stock ibportstate); leaf002/4 did not.
   auto store = ibw::store::Store::open(w.sim->dir() + "/ibwarden.db");
   auto intend = [&](const std::string& node, int port, const std::string& peer, int peer_port) {
-    ibw::store::DecisionRecord d;
+    ibw::core::DecisionRecord d;
     d.time_us = 1'800'000'000'000'000;
     d.rule = "manual", d.action = "disable", d.status = "pending";
     d.node_guid = guid_of(node), d.node = node, d.port = port;
     d.peer_guid = guid_of(peer), d.peer_node = peer, d.peer_port = peer_port;
     d.reason = "operator: test; disable requested, outcome not yet recorded";
-    d.link_key = ibw::store::link_key(d.node_guid, port, d.peer_guid, peer_port);
+    d.link_key = ibw::core::link_key(d.node_guid, port, d.peer_guid, peer_port);
     store->write_guarded([&]() -> std::optional<ibw::store::WriteBatch> {
       ibw::store::WriteBatch b;
       b.decisions.push_back(d);

@@ -58,13 +58,13 @@ void fill(store::Store& db, int64_t now) {
   e.message = "link down leaf001/2";
   e.dedup_key = "scrape:1";
   b.events.push_back(e);
-  std::string key = store::link_key(kLeaf, 3, 0, 0);
-  store::DecisionRecord d;
+  std::string key = core::link_key(kLeaf, 3, 0, 0);
+  core::DecisionRecord d;
   d.time_us = now - 2 * 86400 * kSecond;
   d.rule = "symbol_errors", d.node_guid = kLeaf, d.node = "leaf001", d.port = 3;
   d.action = "disable", d.status = "executed", d.reason = "symbol errors", d.link_key = key;
   b.decisions.push_back(d);
-  store::WorkOrder o;
+  core::WorkOrder o;
   o.link_key = key, o.cable_id = "C-3", o.a = {kLeaf, "leaf001", 3, ""};
   o.severity = "critical", o.rule = "symbol_errors", o.summary = "symbol errors on leaf001/3";
   o.port_disabled = true;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "store/record_json.h"
-#include "store/remedy.h"
+#include "store/records.h"
 #include "store/store.h"
 #include "tests/unit/test_store_helpers.h"
 #include "web/api.h"
@@ -71,11 +71,11 @@ class FakeBackend : public web::ApiBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     return health_value;
   }
-  store::DecisionRecord port_action(const web::PortActionRequest& r) override {
+  core::DecisionRecord port_action(const web::PortActionRequest& r) override {
     std::lock_guard<std::mutex> lock(mutex_);
     actions.push_back(r);
     if (throw_status) throw web::ApiError(throw_status, "no topology yet");
-    store::DecisionRecord d;
+    core::DecisionRecord d;
     d.time_us = kNow;
     d.rule = "manual";
     d.node_guid = r.node_guid;
@@ -84,7 +84,7 @@ class FakeBackend : public web::ApiBackend {
     d.action = r.action == web::PortActionKind::disable ? "disable" : "enable";
     d.status = action_status;
     d.reason = r.actor + ": " + r.reason;
-    d.link_key = store::link_key(r.node_guid, r.port, 0, 0);
+    d.link_key = core::link_key(r.node_guid, r.port, 0, 0);
     store::WriteBatch b;
     b.decisions.push_back(d);
     if (d.status == "executed" && d.action == "disable")
@@ -195,9 +195,9 @@ struct WebBench {
       s.value[0] = 100 + i * 5;
       b.samples.push_back(s);
     }
-    std::string key3 = store::link_key(kLeaf, 3, 0, 0);
-    std::string key1 = store::link_key(kLeaf, 1, kHost1, 1);
-    store::DecisionRecord d;
+    std::string key3 = core::link_key(kLeaf, 3, 0, 0);
+    std::string key1 = core::link_key(kLeaf, 1, kHost1, 1);
+    core::DecisionRecord d;
     d.time_us = kNow - 300 * kSecond;
     d.rule = "symbol_errors";
     d.node_guid = kLeaf, d.node = "leaf001", d.port = 1;
@@ -215,9 +215,9 @@ struct WebBench {
     order_open = res.workorder_ids.at(1);
   }
 
-  static store::WorkOrder order(const std::string& key, int port, uint64_t peer,
+  static core::WorkOrder order(const std::string& key, int port, uint64_t peer,
                                 const std::string& severity, bool disabled) {
-    store::WorkOrder o;
+    core::WorkOrder o;
     o.link_key = key;
     o.cable_id = "C-" + std::to_string(port);
     o.a = {kLeaf, "leaf001", port, "R1-U40"};

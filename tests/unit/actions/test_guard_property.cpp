@@ -409,8 +409,8 @@ struct Storm {
   }
 
   // One caller's requests through its own store connection; the stored decisions.
-  std::vector<store::DecisionRecord> act(Seat& s, const std::vector<Job>& jobs) {
-    std::vector<store::DecisionRecord> out;
+  std::vector<core::DecisionRecord> act(Seat& s, const std::vector<Job>& jobs) {
+    std::vector<core::DecisionRecord> out;
     RemedyContext ctx{&s.caller.fabric, nullptr, nullptr, t.sm};
     for (const Job& j : jobs) {
       s.exec.wire = [&](PortKey p, bool off) { wire(p, off, j); };

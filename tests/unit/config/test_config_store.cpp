@@ -9,8 +9,8 @@
 
 #include "config/config.h"
 #include "config/store_checks.h"
+#include "config/store_spec.h"
 #include "fabric/diagnostics.h"
-#include "store/spec.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::config;
@@ -97,20 +97,20 @@ TEST_CASE("config store: the password comes from the file or the variable", "[co
       "  url: postgresql:///ibw\n";
   Config c = parse_config(base + "  password_file: " + (dir / "pw").string() + "\n",
                           (dir / "c.yaml").string());
-  ibw::store::StoreSpec s = ibw::store::store_spec(c);
+  ibw::core::StoreSpec s = ibw::config::store_spec(c);
   CHECK(s.backend == "postgres");
   CHECK(s.fabric == "west");
   CHECK(s.password == "s3cret");  // the trailing newline of the file is not part of it
   c = parse_config(base + "  password_env: IBW_TEST_PG_PW\n", (dir / "c.yaml").string());
   ::unsetenv("IBW_TEST_PG_PW");
   try {
-    ibw::store::store_spec(c);
+    ibw::config::store_spec(c);
     FAIL("an unset variable must fail");
   } catch (const InputError& e) {
     CHECK(e.diagnostics().at(0).field == "store.password_env");
   }
   ::setenv("IBW_TEST_PG_PW", "from-env", 1);
-  CHECK(ibw::store::store_spec(c).password == "from-env");
+  CHECK(ibw::config::store_spec(c).password == "from-env");
   ::unsetenv("IBW_TEST_PG_PW");
   std::filesystem::remove_all(dir);
 }

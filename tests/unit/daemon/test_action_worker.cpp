@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "daemon/action_worker.h"
-#include "store/spec.h"
+#include "config/store_spec.h"
 #include "store/store.h"
 #include "tests/unit/test_remedy_helpers.h"
 #include "tests/unit/test_ufm_fabric.h"
@@ -40,9 +40,9 @@ struct Rig : ibw::test::UfmFabric {
     return {topo, {remedy_flow_test::symbol_errors(guid(node), port, kNow)}};
   }
   // The decisions stored once `n` of them are no longer pending (or after 30 s).
-  std::vector<store::DecisionRecord> decisions(size_t n) const {
+  std::vector<core::DecisionRecord> decisions(size_t n) const {
     auto until = std::chrono::steady_clock::now() + 30s;
-    std::vector<store::DecisionRecord> done;
+    std::vector<core::DecisionRecord> done;
     while (std::chrono::steady_clock::now() < until) {
       done.clear();
       try {  // the worker creates the store with its first job
@@ -101,7 +101,7 @@ TEST_CASE("action worker: a failed port action is recorded - the next job still 
 TEST_CASE("action worker: once it may no longer act no port action is sent", "[daemon][actions]") {
   Rig rig;
   ActionWorker worker(rig.cfg, &rig.plan);
-  worker.set_store(store::store_spec(rig.cfg), [] { return false; });
+  worker.set_store(config::store_spec(rig.cfg), [] { return false; });
   worker.start();
   REQUIRE(worker.submit(rig.job("leaf001", 3)));
   auto d = rig.decisions(1);

@@ -33,8 +33,8 @@ std::unique_ptr<Store> open_pg(const std::string& url, const std::string& fabric
   return Store::open(spec);
 }
 
-store::DecisionRecord disable(int64_t t, const std::string& dedup) {
-  store::DecisionRecord d;
+core::DecisionRecord disable(int64_t t, const std::string& dedup) {
+  core::DecisionRecord d;
   d.time_us = t;
   d.rule = "race";
   d.action = "disable";
@@ -44,8 +44,8 @@ store::DecisionRecord disable(int64_t t, const std::string& dedup) {
   return d;
 }
 
-store::WorkOrder order(const std::string& link_key, const std::string& note) {
-  store::WorkOrder o;
+core::WorkOrder order(const std::string& link_key, const std::string& note) {
+  core::WorkOrder o;
   o.link_key = link_key;
   o.a = {0x10, "leaf", 1, ""};
   o.note = note;
@@ -175,7 +175,7 @@ TEST_CASE("pg store remedy: two fabrics in one database keep their records apart
   auto east = open_pg(url, "east");
   auto west = open_pg(url, "west");
   // The same link key, dedup key and port in both fabrics.
-  store::DecisionRecord pending = disable(kT0, "same");
+  core::DecisionRecord pending = disable(kT0, "same");
   pending.status = "pending";
   auto e = east->write({.decisions = {pending},
                         .workorders = {order("L1", "east")},
@@ -203,7 +203,7 @@ TEST_CASE("pg store remedy: two fabrics in one database keep their records apart
   CHECK(west->disabled_ports().at(0).decision_id == w.decision_ids[1]);
 
   // Completing, delivering and removing in one fabric leaves the other alone.
-  store::DecisionRecord done = pending;
+  core::DecisionRecord done = pending;
   done.id = w.decision_ids[0];  // west's id, completed through east: no such decision there
   done.status = "executed";
   east->write({.decisions_completed = {done}, .disabled_remove = {{0x10, 1}}});

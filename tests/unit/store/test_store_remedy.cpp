@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "store/remedy.h"
+#include "store/records.h"
 #include "store/remedy_json.h"
 #include "store/schema.h"
 #include "store/sqlite_store.h"
@@ -29,8 +29,8 @@ constexpr int64_t kT0 = 1'700'000'000'123'456;        // 2023-11-14T22:13:20.123
 constexpr uint64_t kLeaf = 0xfe80'0000'0000'0003ULL;  // top bit set: negative INTEGER
 constexpr uint64_t kSpine = 0x0002'c902'0040'4f80ULL;
 
-store::DecisionRecord full_decision(int i) {
-  store::DecisionRecord d;
+core::DecisionRecord full_decision(int i) {
+  core::DecisionRecord d;
   d.time_us = kT0 + i;
   d.rule = "symbol_errors";
   d.node_guid = kLeaf;
@@ -44,13 +44,13 @@ store::DecisionRecord full_decision(int i) {
   d.status = "executed";
   d.reason = "SymbolErrorCounter +120/min > 100 \"quoted\" ünïcode, comma";
   d.evidence_json = R"({"SymbolErrorCounter":120,"readback":"Disabled"})";
-  d.link_key = store::link_key(kLeaf, 36, kSpine, 17);
+  d.link_key = core::link_key(kLeaf, 36, kSpine, 17);
   d.dedup_key = "rule:symbol_errors:" + std::to_string(i);
   return d;
 }
 
-store::WorkOrder full_order(const std::string& link_key) {
-  store::WorkOrder o;
+core::WorkOrder full_order(const std::string& link_key) {
+  core::WorkOrder o;
   o.link_key = link_key;
   o.cable_id = "C-leaf003-36";
   o.a = {kLeaf, "leaf003", 36, "R12-U40"};
@@ -72,7 +72,7 @@ store::WorkOrder full_order(const std::string& link_key) {
   return o;
 }
 
-void check_same_decision(const store::DecisionRecord& a, const store::DecisionRecord& b) {
+void check_same_decision(const core::DecisionRecord& a, const core::DecisionRecord& b) {
   CHECK(a.time_us == b.time_us);
   CHECK(a.rule == b.rule);
   CHECK(a.node_guid == b.node_guid);
@@ -90,7 +90,7 @@ void check_same_decision(const store::DecisionRecord& a, const store::DecisionRe
   CHECK(a.dedup_key == b.dedup_key);
 }
 
-void check_same_end(const store::LinkEnd& a, const store::LinkEnd& b) {
+void check_same_end(const core::LinkEnd& a, const core::LinkEnd& b) {
   CHECK(a.guid == b.guid);
   CHECK(a.node == b.node);
   CHECK(a.port == b.port);
@@ -98,7 +98,7 @@ void check_same_end(const store::LinkEnd& a, const store::LinkEnd& b) {
 }
 
 // Every field but id and version.
-void check_same_order(const store::WorkOrder& a, const store::WorkOrder& b) {
+void check_same_order(const core::WorkOrder& a, const core::WorkOrder& b) {
   CHECK(a.link_key == b.link_key);
   CHECK(a.cable_id == b.cable_id);
   check_same_end(a.a, b.a);
@@ -119,7 +119,7 @@ void check_same_order(const store::WorkOrder& a, const store::WorkOrder& b) {
   CHECK(a.resolved_us == b.resolved_us);
 }
 
-std::vector<store::OutboxItem> all_outbox(store::Store& s) {
+std::vector<core::OutboxItem> all_outbox(store::Store& s) {
   return s.outbox_due(std::numeric_limits<int64_t>::max(), 0);
 }
 
@@ -154,7 +154,7 @@ TEST_CASE("store remedy: every decision field round-trips and a dedup_key is sto
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
   auto s = db.open();
-  store::DecisionRecord bare;  // defaults; no dedup key (stored as NULL)
+  core::DecisionRecord bare;  // defaults; no dedup key (stored as NULL)
   bare.action = "none";
   auto r = s->write({.decisions = {full_decision(1), bare, bare}});
   REQUIRE(r.decision_ids.size() == 3);
@@ -187,7 +187,7 @@ TEST_CASE("store remedy: decision queries filter by time - id and link in id ord
   auto s = db.open();
   store::WriteBatch b;
   for (int i = 0; i < 10; ++i) {
-    store::DecisionRecord d = full_decision(i);
+    core::DecisionRecord d = full_decision(i);
     d.time_us = kT0 + (9 - i) * 1000;  // ids ascend while times descend
     if (i % 2) d.link_key = "other";
     b.decisions.push_back(d);
@@ -220,8 +220,8 @@ TEST_CASE("store remedy: a new work order is stored at version 1 with every fiel
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
   auto s = db.open();
-  const std::string key = store::link_key(kLeaf, 36, kSpine, 17);
-  store::WorkOrder o = full_order(key);
+  const std::string key = core::link_key(kLeaf, 36, kSpine, 17);
+  core::WorkOrder o = full_order(key);
   o.id = 999;      // ignored
   o.version = 42;  // ignored
   o.resolved_us = kT0 + 99;
@@ -253,12 +253,12 @@ TEST_CASE("store remedy: an unchanged work order keeps its version and adds no o
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
   auto s = db.open();
-  store::WorkOrder o = full_order("L1");
+  core::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
   REQUIRE(outbox_rows(db) == 1);
 
   // Only updated_us (and the ignored id/version) differ: nothing is written.
-  store::WorkOrder same = o;
+  core::WorkOrder same = o;
   same.updated_us = kT0 + 5000;
   same.version = 7;
   auto r = s->write({.workorders = {same}, .outbox = true});
@@ -275,10 +275,10 @@ TEST_CASE("store remedy: a changed work order bumps its version and adds one out
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
   auto s = db.open();
-  store::WorkOrder o = full_order("L1");
+  core::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
 
-  store::WorkOrder changed = o;
+  core::WorkOrder changed = o;
   changed.status = "resolved";
   changed.resolved_us = kT0 + 7000;
   changed.updated_us = kT0 + 7000;
@@ -292,7 +292,7 @@ TEST_CASE("store remedy: a changed work order bumps its version and adds one out
   auto items = all_outbox(*s);
   REQUIRE(items.size() == 2);
   for (int v = 1; v <= 2; ++v) {
-    const store::OutboxItem& it = items[v - 1];
+    const core::OutboxItem& it = items[v - 1];
     INFO("version " << v);
     CHECK(it.workorder_id == id);
     CHECK(it.version == v);
@@ -315,7 +315,7 @@ TEST_CASE("store remedy: without the outbox flag changes bump the version but ad
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
   auto s = db.open();
-  store::WorkOrder o = full_order("L1");
+  core::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}}).workorder_ids.at(0);
   o.offences = 4;
   o.status = "reopened";
@@ -335,10 +335,10 @@ TEST_CASE("store remedy: opened_us 0 keeps the stored opening time", "[store][re
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
   auto s = db.open();
-  store::WorkOrder o = full_order("L1");
+  core::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}}).workorder_ids.at(0);
 
-  store::WorkOrder update = o;
+  core::WorkOrder update = o;
   update.opened_us = 0;
   update.updated_us = kT0 + 20;
   s->write({.workorders = {update}});
@@ -353,7 +353,7 @@ TEST_CASE("store remedy: opened_us 0 keeps the stored opening time", "[store][re
   CHECK(got->updated_us == kT0 + 20);
 
   // A new order without an opening time opens at its update time.
-  store::WorkOrder fresh = full_order("L2");
+  core::WorkOrder fresh = full_order("L2");
   fresh.opened_us = 0;
   const int64_t id2 = s->write({.workorders = {fresh}}).workorder_ids.at(0);
   CHECK(s->workorder(id2)->opened_us == fresh.updated_us);
@@ -364,8 +364,8 @@ TEST_CASE("store remedy: the same link twice in one batch is one order at versio
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
   auto s = db.open();
-  store::WorkOrder first = full_order("L1");
-  store::WorkOrder second = first;
+  core::WorkOrder first = full_order("L1");
+  core::WorkOrder second = first;
   second.status = "open";
   auto r = s->write({.workorders = {first, second}, .outbox = true});
   REQUIRE(r.workorder_ids.size() == 2);
@@ -383,14 +383,14 @@ TEST_CASE("store remedy: work-order queries filter by status and page by id", "[
                                              "verified", "reopened",    "open"};
   store::WriteBatch b;
   for (size_t i = 0; i < statuses.size(); ++i) {
-    store::WorkOrder o = full_order("L" + std::to_string(i));
+    core::WorkOrder o = full_order("L" + std::to_string(i));
     o.status = statuses[i];
     b.workorders.push_back(o);
   }
   auto ids = s->write(b).workorder_ids;
   REQUIRE(ids.size() == statuses.size());
 
-  auto statuses_of = [](const std::vector<store::WorkOrder>& v) {
+  auto statuses_of = [](const std::vector<core::WorkOrder>& v) {
     std::vector<std::string> out;
     for (const auto& o : v) out.push_back(o.status);
     return out;
@@ -480,7 +480,7 @@ TEST_CASE("store remedy: disable_times lists only executed disables since a time
   auto db = open_test_store(backend);
   auto s = db.open();
   auto decision = [](int64_t t, const std::string& action, const std::string& status) {
-    store::DecisionRecord d;
+    core::DecisionRecord d;
     d.time_us = t;
     d.action = action;
     d.status = status;
@@ -542,7 +542,7 @@ TEST_CASE("store remedy: a read-only store reads every record and refuses outbox
           "[store][remedy]") {
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
-  const std::string key = store::link_key(kLeaf, 36, kSpine, 17);
+  const std::string key = core::link_key(kLeaf, 36, kSpine, 17);
   {
     auto s = db.open();
     s->write({.decisions = {full_decision(1)},
@@ -572,10 +572,10 @@ TEST_CASE("store remedy: a batch failing midway leaves neither order nor outbox 
   TempDir dir;
   const std::string path = dir.file("w.db");
   store::SqliteStore s(path, {});
-  store::WorkOrder existing = full_order("L0");
+  core::WorkOrder existing = full_order("L0");
   s.write({.workorders = {existing}, .outbox = true, .disabled_add = {{kLeaf, 1, kT0, 1, "L0"}}});
 
-  store::WorkOrder changed = existing;
+  core::WorkOrder changed = existing;
   changed.status = "resolved";
   store::WriteBatch b{.events = {full_event(1)},
                       .cursors = {{"opensm", "2"}},
@@ -618,7 +618,7 @@ TEST_CASE("store remedy: a work order without link_key fails the whole batch", "
   STORE_BACKEND(backend);
   auto db = open_test_store(backend);
   auto s = db.open();
-  store::WorkOrder o = full_order("");
+  core::WorkOrder o = full_order("");
   CHECK_THROWS_WITH(s->write({.cursors = {{"opensm", "1"}}, .workorders = {o}}),
                     Catch::Contains("without link_key"));
   CHECK_FALSE(s->cursor("opensm").has_value());
@@ -677,16 +677,16 @@ TEST_CASE("store remedy: a version-1 store is migrated and keeps its data", "[st
 TEST_CASE("store remedy: link_key puts the smaller end first and handles an unknown peer",
           "[store][remedy]") {
   const std::string both = "0x0002c90200404f80/17~0xfe80000000000003/36";
-  CHECK(store::link_key(kLeaf, 36, kSpine, 17) == both);
-  CHECK(store::link_key(kSpine, 17, kLeaf, 36) == both);
-  CHECK(store::link_key(kLeaf, 36, 0, 0) == "0xfe80000000000003/36");
-  CHECK(store::link_key(0, 0, kLeaf, 36) == "0xfe80000000000003/36");
+  CHECK(core::link_key(kLeaf, 36, kSpine, 17) == both);
+  CHECK(core::link_key(kSpine, 17, kLeaf, 36) == both);
+  CHECK(core::link_key(kLeaf, 36, 0, 0) == "0xfe80000000000003/36");
+  CHECK(core::link_key(0, 0, kLeaf, 36) == "0xfe80000000000003/36");
   // Same GUID (a loopback cable between two ports of one switch): ordered by port.
-  CHECK(store::link_key(0x10, 9, 0x10, 2) == "0x0000000000000010/2~0x0000000000000010/9");
+  CHECK(core::link_key(0x10, 9, 0x10, 2) == "0x0000000000000010/2~0x0000000000000010/9");
 }
 
 TEST_CASE("store remedy: decision_json has exactly the contract fields", "[store][remedy]") {
-  store::DecisionRecord d = full_decision(0);
+  core::DecisionRecord d = full_decision(0);
   d.id = 7;
   auto j = store::decision_json(d);
   std::set<std::string> keys;
@@ -718,7 +718,7 @@ TEST_CASE("store remedy: decision_json has exactly the contract fields", "[store
 
 TEST_CASE("store remedy: workorder_json has the contract fields and the extras",
           "[store][remedy]") {
-  store::WorkOrder o = full_order(store::link_key(kLeaf, 36, kSpine, 17));
+  core::WorkOrder o = full_order(core::link_key(kLeaf, 36, kSpine, 17));
   o.id = 5;
   o.version = 3;
   auto j = store::workorder_json(o);
@@ -768,23 +768,23 @@ TEST_CASE("store remedy: a conditional order write loses to a concurrent change 
   auto db = open_test_store(backend);
   auto web = db.open();
   auto worker = db.open();
-  store::WorkOrder o = full_order("L1");
+  core::WorkOrder o = full_order("L1");
   const int64_t id = worker->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
 
   // The web reads version 1, the action worker reopens the order (version 2) meanwhile.
-  store::WorkOrder read = *web->workorder(id);
+  core::WorkOrder read = *web->workorder(id);
   REQUIRE(read.version == 1);
-  store::WorkOrder reopened = *worker->workorder(id);
+  core::WorkOrder reopened = *worker->workorder(id);
   reopened.status = "reopened";
   reopened.offences = 2;
   reopened.port_disabled = true;
   reopened.updated_us = kT0 + 5000;
   worker->write({.workorders = {reopened}, .outbox = true});
 
-  store::WorkOrder patch = read;
+  core::WorkOrder patch = read;
   patch.note = "taken by night shift";
   patch.updated_us = kT0 + 6000;
-  store::DecisionRecord d;
+  core::DecisionRecord d;
   d.time_us = kT0 + 6000;
   d.rule = "manual";
   d.action = "note";

@@ -316,7 +316,7 @@ TEST_CASE("web api: port detail has history events order and decisions", "[web]"
   REQUIRE(j["events"].size() == 3);
   CHECK(j["events"][0]["node"] == "node0002 mlx5_0");
   j = body_of(api->handle(request("GET", "/api/v1/ports/0x0002c90200000001/3")));
-  CHECK(j["disabled"]["link_key"] == store::link_key(kLeaf, 3, 0, 0));
+  CHECK(j["disabled"]["link_key"] == core::link_key(kLeaf, 3, 0, 0));
   CHECK(j["workorder"]["id"] == b.order_disabled);
   CHECK(j["decisions"][0]["reason"] == "BER 1e-10 over 12m");
 }

@@ -32,12 +32,12 @@ struct TwoFabrics : WebBench {
     w.ports.push_back(port_record(kBetaLeaf, 1, "beta-leaf", 4, 0, "", 0, "B-1"));
     w.ports.push_back(port_record(kBetaLeaf, 2, "beta-leaf", 1, 0, "", 0, "B-2"));
     w.events.push_back(port_event(1, kBetaLeaf, 2, "beta-leaf", "link_down"));
-    store::DecisionRecord d;
+    core::DecisionRecord d;
     d.time_us = kNow - 60 * kSecond, d.rule = "flapping", d.node_guid = kBetaLeaf;
     d.node = "beta-leaf", d.port = 2, d.action = "work_order", d.status = "dry_run";
-    d.reason = "flaps on beta-leaf/2", d.link_key = store::link_key(kBetaLeaf, 2, 0, 0);
+    d.reason = "flaps on beta-leaf/2", d.link_key = core::link_key(kBetaLeaf, 2, 0, 0);
     w.decisions.push_back(d);
-    store::WorkOrder o = order(d.link_key, 2, 0, "error", false);
+    core::WorkOrder o = order(d.link_key, 2, 0, "error", false);
     o.a = {kBetaLeaf, "beta-leaf", 2, ""};
     o.summary = "flaps on beta-leaf/2";
     w.workorders.push_back(o);

@@ -43,8 +43,8 @@ bool has_family(const std::string& text, const std::string& name) {
 void queue_change(store::Store& db, const std::string& summary, int64_t updated_us) {
   store::WriteBatch w;
   w.outbox = true;
-  store::WorkOrder o =
-      WebBench::order(store::link_key(kLeaf, 2, kHost2, 1), 2, kHost2, "error", false);
+  core::WorkOrder o =
+      WebBench::order(core::link_key(kLeaf, 2, kHost2, 1), 2, kHost2, "error", false);
   o.summary = summary;
   o.opened_us = kNow - 3600 * kSecond;
   o.updated_us = updated_us;
@@ -98,7 +98,7 @@ TEST_CASE("web metrics: guard budget against the caps of the configuration", "[w
   b.backend.health_value.max_disabled_total = 4;
   b.backend.health_value.max_actions_per_hour = 3;
   store::WriteBatch w;
-  store::DecisionRecord d;
+  core::DecisionRecord d;
   d.rule = "symbol_errors", d.node_guid = kLeaf, d.node = "leaf001", d.port = 2;
   d.action = "disable", d.status = "executed", d.reason = "older";
   d.time_us = kNow - 2 * 3600 * kSecond;  // outside the hour: not counted
@@ -133,7 +133,7 @@ TEST_CASE("web metrics: one since-timestamp series per disabled port", "[web]") 
   // A second port, disabled 8 days ago; then leaf001/3 enabled again: its series goes.
   store::WriteBatch w;
   w.disabled_add.push_back(
-      {kHost2, 1, kNow - 8 * 86400 * kSecond, 0, store::link_key(kHost2, 1, kLeaf, 2)});
+      {kHost2, 1, kNow - 8 * 86400 * kSecond, 0, core::link_key(kHost2, 1, kLeaf, 2)});
   w.disabled_remove.emplace_back(kLeaf, 3);
   b.db->write(w);
   text = api->handle(request("GET", "/metrics")).body;

@@ -49,10 +49,10 @@ TEST_CASE("web stream: a new stream starts at the newest ids and sends what foll
 
   store::WriteBatch w;
   w.events.push_back(port_event(7, kLeaf, 2, "leaf001", "link_down"));
-  store::DecisionRecord d;
+  core::DecisionRecord d;
   d.time_us = kNow, d.rule = "manual", d.action = "enable", d.status = "executed";
   w.decisions.push_back(d);
-  store::WorkOrder o = *b.db->workorder(b.order_open);
+  core::WorkOrder o = *b.db->workorder(b.order_open);
   o.status = "in_progress";
   w.workorders.push_back(o);
   b.db->write(w);

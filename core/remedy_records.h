@@ -1,7 +1,9 @@
-// Records of remediation ("auto-disable of bad links") that the store keeps: decisions (what
-// the rules or an operator asked for and what the guard and the fabric answered), repair work
-// orders (one row per link, across its whole life), the webhook outbox, and the guard's state
-// (ports it has disabled). The JSON shapes of decisions and orders are in store/remedy_json.h.
+// Records of remediation ("auto-disable of bad links"): decisions (what the rules or an
+// operator asked for and what the guard and the fabric answered; a decision stored "pending"
+// is an intent), repair work orders (one row per link, across its whole life), the webhook
+// outbox, and the guard's state (ports it has disabled). Plain values: actions/ builds them,
+// store/ keeps them (store/roles.h, RemedyStore), web/ and cli/ print them (their JSON shapes
+// are in store/remedy_json.h).
 //
 // Work-order lifecycle (status):
 //   open -> in_progress -> resolved (link re-enabled) -> verified (clean for verify_after)
@@ -12,10 +14,9 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
-namespace ibw::store {
+namespace ibw::core {
 
 // One end of a link as a technician reads it.
 struct LinkEnd {
@@ -91,7 +92,7 @@ struct DisabledPort {
 // "0x<guid>/<port>~0x<guid>/<port>" (GUIDs as 16 lower-case hex digits) with the smaller
 // (guid, port) end first; one end only ("0x<guid>/<port>") when the peer is unknown (its GUID
 // 0; if only guid_a is 0, the b end). Stable across re-discoveries and renames, and the same
-// from either end of the link. Implemented in store/remedy.cpp.
+// from either end of the link.
 std::string link_key(uint64_t guid_a, int port_a, uint64_t guid_b, int port_b);
 
-}  // namespace ibw::store
+}  // namespace ibw::core

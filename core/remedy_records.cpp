@@ -1,10 +1,10 @@
-#include "store/remedy.h"
+#include "core/remedy_records.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <utility>
 
-namespace ibw::store {
+namespace ibw::core {
 
 namespace remedy_key_detail {
 
@@ -27,4 +27,4 @@ std::string link_key(uint64_t guid_a, int port_a, uint64_t guid_b, int port_b) {
   return link_end(guid_a, port_a) + "~" + link_end(guid_b, port_b);
 }
 
-}  // namespace ibw::store
+}  // namespace ibw::core

@@ -1,13 +1,13 @@
-#include "store/spec.h"
+#include "config/store_spec.h"
 
 #include <cstdlib>
 
 #include "fabric/diagnostics.h"
 
-namespace ibw::store {
+namespace ibw::config {
 
-StoreSpec store_spec(const config::Config& cfg) {
-  StoreSpec s;
+core::StoreSpec store_spec(const Config& cfg) {
+  core::StoreSpec s;
   s.backend = cfg.store.backend;
   s.path = cfg.store.path;
   s.url = cfg.store.url;
@@ -31,4 +31,4 @@ StoreSpec store_spec(const config::Config& cfg) {
   return s;
 }
 
-}  // namespace ibw::store
+}  // namespace ibw::config
