@@ -8,7 +8,7 @@ bool order_active(const std::string& status) {
 }
 
 core::WorkOrder next_order(const std::optional<core::WorkOrder>& old, const LinkView& l,
-                            int64_t now) {
+                           int64_t now) {
   core::WorkOrder o;
   if (old) {
     o = *old;
@@ -32,8 +32,8 @@ core::WorkOrder next_order(const std::optional<core::WorkOrder>& old, const Link
 }
 
 core::WorkOrder disabled_order(const std::optional<core::WorkOrder>& old, const LinkView& link,
-                                int64_t now_us, const std::string& rule, const std::string& summary,
-                                const std::string& evidence_json) {
+                               int64_t now_us, const std::string& rule, const std::string& summary,
+                               const std::string& evidence_json) {
   core::WorkOrder o = next_order(old, link, now_us);
   if (o.rule.empty()) o.rule = rule;
   o.port_disabled = true;
@@ -44,7 +44,7 @@ core::WorkOrder disabled_order(const std::optional<core::WorkOrder>& old, const 
 }
 
 core::WorkOrder rebase_order(core::WorkOrder order, const std::optional<core::WorkOrder>& before,
-                              const std::optional<core::WorkOrder>& fresh) {
+                             const std::optional<core::WorkOrder>& fresh) {
   if (!fresh) {
     order.id = 0, order.version = 0;
     return order;

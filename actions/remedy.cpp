@@ -57,7 +57,7 @@ bool Remediator::disable_tried(const core::WorkOrder& order) {
 }
 
 std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
-                                                            const RemedyContext& ctx, int64_t now) {
+                                                           const RemedyContext& ctx, int64_t now) {
   namespace rd = remedy_detail;
   const rules::Verdict& v = f.verdict;
   if (!v.confirmed || v.action == rules::Action::none) return std::nullopt;
@@ -150,8 +150,8 @@ std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
 }
 
 core::DecisionRecord Remediator::write_decision(store::WriteBatch& batch, core::DecisionRecord d,
-                                                 int64_t intent,
-                                                 const std::optional<core::WorkOrder>& before) {
+                                                int64_t intent,
+                                                const std::optional<core::WorkOrder>& before) {
   d.id = intent;
   (intent ? batch.decisions_completed : batch.decisions).push_back(d);
   store::WriteResult res = write_after_action(batch, before);

@@ -12,7 +12,8 @@ namespace remedy_manual_detail {
 
 // The port ibwarden disabled for this link, if any: the port itself or the stored entry whose
 // link includes it.
-std::optional<core::DisabledPort> disabled_entry(store::RemedyStore& store, uint64_t guid, int port) {
+std::optional<core::DisabledPort> disabled_entry(store::RemedyStore& store, uint64_t guid,
+                                                 int port) {
   for (const auto& d : store.disabled_ports()) {
     if (d.node_guid == guid && d.port == port) return d;
     if (auto ends = parse_link_key(d.link_key))
@@ -24,8 +25,8 @@ std::optional<core::DisabledPort> disabled_entry(store::RemedyStore& store, uint
 }  // namespace remedy_manual_detail
 
 core::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int port,
-                                         const std::string& reason, bool force,
-                                         const RemedyContext& ctx, int64_t now) {
+                                        const std::string& reason, bool force,
+                                        const RemedyContext& ctx, int64_t now) {
   namespace md = remedy_manual_detail;
   store::WriteBatch batch;
   batch.outbox = config_.outbox;

@@ -10,7 +10,7 @@
 namespace ibw::actions {
 
 std::vector<core::DecisionRecord> Remediator::reconcile(const RemedyContext& ctx, int64_t now,
-                                                         size_t* left) {
+                                                        size_t* left) {
   std::vector<core::DecisionRecord> done;
   size_t still = 0;
   GuardState state = load_guard_state(store_, now);

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "config/store_spec.h"
 #include "daemon/logger.h"
 #include "daemon/runtime.h"
 #include "daemon/sources/sources.h"
 #include "daemon/sources/ufm.h"
 #include "daemon/steps.h"
-#include "config/store_spec.h"
 
 namespace ibw::daemon::daemon_detail {
 

@@ -61,7 +61,7 @@ ordered_json history_json(const std::vector<ingest::CounterSample>& samples, siz
 // The order of the link at this port: by the link key of its disabled entry or current peer,
 // else the most recently updated order with the port at either end.
 std::optional<core::WorkOrder> order_of(store::RemedyStore& st, const store::PortRecord& p,
-                                         const core::DisabledPort* disabled) {
+                                        const core::DisabledPort* disabled) {
   if (disabled && !disabled->link_key.empty())
     if (auto o = st.workorder_by_link(disabled->link_key)) return o;
   if (p.peer_guid)

@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 
+#include "config/store_spec.h"
 #include "daemon/logger.h"
 #include "daemon/probe_window.h"
 #include "fabric/diagnostics.h"
@@ -28,7 +29,6 @@
 #include "rules/eval_cursed_path.h"
 #include "rules/localize.h"
 #include "store/record_json.h"
-#include "config/store_spec.h"
 
 namespace ibw::daemon {
 

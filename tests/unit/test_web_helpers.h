@@ -216,7 +216,7 @@ struct WebBench {
   }
 
   static core::WorkOrder order(const std::string& key, int port, uint64_t peer,
-                                const std::string& severity, bool disabled) {
+                               const std::string& severity, bool disabled) {
     core::WorkOrder o;
     o.link_key = key;
     o.cable_id = "C-" + std::to_string(port);

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <thread>
 
-#include "daemon/action_worker.h"
 #include "config/store_spec.h"
+#include "daemon/action_worker.h"
 #include "store/store.h"
 #include "tests/unit/test_remedy_helpers.h"
 #include "tests/unit/test_ufm_fabric.h"
