@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "daemon/ufm_inventory.h"
+#include "daemon/sources/ufm_inventory.h"
 #include "ingest/clock.h"
 #include "ingest/ufm/events.h"
 #include "tests/unit/test_ufm_fabric.h"
