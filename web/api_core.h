@@ -3,7 +3,9 @@
 // list, and ApiCore with one member function per endpoint:
 //   api.cpp              routing, authentication, authorization, error mapping
 //   api_params.cpp       Query, body parsing, StorePool, UTC times
-//   api_ports.cpp        /health, /fabric, /ports, /metrics, the shared port list
+//   api_health.cpp       /health, /fabric, /metrics
+//   api_ports.cpp        /ports, the port lookup of /ports/{node}/{port}
+//   api_port_list.cpp    the shared port list
 //   api_port_detail.cpp  /ports/{node}/{port}
 //   api_remedy.cpp       /decisions, /workorders, port actions, /audit
 //   api_events.cpp       /events, /stream
