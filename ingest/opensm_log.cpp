@@ -1,3 +1,6 @@
+// OpenSM log lines: the parser that reads one line into a record (and the record/view copies),
+// and the quick filter for lines of interest. Dates: ingest/opensm_log_date.cpp; events:
+// ingest/opensm_log_events.cpp.
 #include "ingest/opensm_log.h"
 
 #include <arpa/inet.h>
@@ -8,43 +11,10 @@
 #include <cstring>
 
 #include "ingest/line_scan.h"
+#include "ingest/opensm_log_detail.h"
 
 namespace ibw::ingest {
 namespace osm_log_detail {
-
-constexpr int64_t kSecondsPerDay = 86400;
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-int year_of_days(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return static_cast<int>(static_cast<int64_t>(yoe) + era * 400 + (m <= 2));
-}
-
-bool valid_date(int y, int m, int d) {
-  static constexpr std::array<int, 12> kDays = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1]) return false;
-  if (m == 2 && d == 29) return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return true;
-}
-
-int64_t floor_div(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
 
 // 1-12 for the month abbreviation at p (3 readable bytes), else 0.
 [[gnu::always_inline]] inline int month_of(const char* p) {
@@ -80,19 +50,6 @@ int64_t floor_div(int64_t a, int64_t b) {
     v = v * 10 + static_cast<int>(d);
   }
   return v;
-}
-
-// [A-Za-z0-9_] by byte value (a table: strip_function runs on every line of the log).
-constexpr std::array<bool, 256> kWordChars = [] {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 256; ++c)
-    t[static_cast<size_t>(c)] =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  return t;
-}();
-
-[[gnu::always_inline]] inline bool is_word_char(char c) {
-  return kWordChars[static_cast<unsigned char>(c)];
 }
 
 // Reads an unsigned decimal (or hex) number at the front of s and drops it from s.
@@ -224,21 +181,6 @@ void parse_notice(std::string_view body, OsmRecordView& r) {
   if (take(rest, ", port ") || take(rest, " port ")) take_number(rest, r.port);
 }
 
-// The text without its "function_name: " prefix (OpenSM prefixes most messages with it).
-[[gnu::always_inline]] inline std::string_view strip_function(std::string_view text) {
-  size_t ident = 0;
-  while (ident < text.size() && is_word_char(text[ident])) ++ident;
-  if (ident > 0 && ident + 2 <= text.size() && text[ident] == ':' && text[ident + 1] == ' ')
-    text.remove_prefix(ident + 2);
-  return text;
-}
-
-// Severity of a trap event by trap number.
-Severity trap_severity(int n) {
-  if ((n >= 128 && n <= 131) || (n >= 256 && n <= 259)) return Severity::warning;
-  return Severity::info;
-}
-
 constexpr int64_t kNoDate = INT64_MIN;
 
 // Days since the epoch of the line's local date, year resolved; kNoDate for impossible dates.
@@ -267,20 +209,6 @@ int64_t local_days(int month, int day, int seconds_of_day, const OsmLogContext& 
 }
 
 }  // namespace osm_log_detail
-
-int resolve_year(int month, int day, int64_t reference_us, int utc_offset_s, int seconds_of_day) {
-  using namespace osm_log_detail;
-  const int64_t ref_local = floor_div(reference_us, 1'000'000) + utc_offset_s;
-  const int ref_year = year_of_days(floor_div(ref_local, kSecondsPerDay));
-  for (int y = ref_year + 1; y >= ref_year - 8; --y) {
-    if (!valid_date(y, month, day)) continue;
-    const int64_t t = days_from_civil(y, static_cast<unsigned>(month), static_cast<unsigned>(day)) *
-                          kSecondsPerDay +
-                      seconds_of_day;
-    if (t <= ref_local + kSecondsPerDay) return y;
-  }
-  return ref_year;
-}
 
 std::optional<OsmRecordView> parse_opensm_line_view(std::string_view line,
                                                     const OsmLogContext& ctx) {
@@ -412,54 +340,6 @@ std::optional<Event> to_event(const OsmRecord& record, OsmTrapRule rule) {
   v.err_code = record.err_code;
   v.text = record.text;
   return to_event(v, rule);
-}
-
-std::optional<Event> to_event(const OsmRecordView& record, OsmTrapRule rule) {
-  Event e;
-  if (!to_event(record, rule, e)) return std::nullopt;
-  return e;
-}
-
-bool to_event(const OsmRecordView& record, OsmTrapRule rule, Event& e) {
-  using namespace osm_log_detail;
-  switch (record.kind) {
-    case OsmRecordKind::trap:
-    case OsmRecordKind::notice: {
-      const bool physical = record.trap_number >= 129 && record.trap_number <= 131;
-      const bool wanted =
-          record.kind == OsmRecordKind::trap
-              ? record.trap_number > 0 && (rule == OsmTrapRule::trap_line || physical)
-              : rule == OsmTrapRule::notice_line && record.trap_number >= 128;
-      if (!wanted) return false;
-      e.kind = kind::trap;
-      e.trap_number = record.trap_number;
-      e.severity = trap_severity(record.trap_number);
-      e.lid = record.lid;
-      e.node_guid = record.guid;
-      e.port = record.port;
-      e.message = std::string(strip_function(record.text));
-      break;
-    }
-    case OsmRecordKind::subnet_up:
-      e.kind = kind::subnet_up;
-      e.message = std::string(record.text);
-      break;
-    case OsmRecordKind::sweep:
-      if (!record.banner) return false;
-      e.kind = kind::sweep;
-      e.message = "heavy sweep started";
-      break;
-    case OsmRecordKind::error:
-      e.kind = kind::sm_error;
-      e.severity = Severity::error;
-      e.message = std::string(record.text);
-      break;
-    case OsmRecordKind::other:
-      return false;
-  }
-  e.time_us = record.time_us;
-  e.source = EventSource::opensm;
-  return true;
 }
 
 }  // namespace ibw::ingest

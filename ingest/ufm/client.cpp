@@ -1,12 +1,11 @@
-// UfmClient transport: libcurl, authentication, retries and the breaker; see ufm_client.h.
-// The typed calls (events, actions, ...) are in ufm_client_api.cpp.
+// UfmClient transport: libcurl, v2 login, retries and the breaker; see ufm_client.h.
+// The typed calls (events, actions, ...) are in ufm_client_api.cpp, v3 tokens in client_auth.cpp.
 #include "ingest/ufm/client.h"
 
 #include "ingest/curl_util.h"
+#include "ingest/ufm/client_detail.h"
 
 #include <curl/curl.h>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -19,18 +18,10 @@ namespace ufm_client_detail {
 constexpr size_t kMaxSnippet = 200;  // characters of an error answer kept in the error
 
 using curl_util::global_init;
-using curl_util::redact_url;
 
 std::string one_line(std::string_view text) {
   return curl_util::one_line(text, kMaxSnippet);
 }
-
-struct Sink {
-  std::string body;
-  std::string location;
-  size_t max = 0;
-  bool too_large = false;
-};
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* sink = static_cast<Sink*>(user);
@@ -63,21 +54,6 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-struct Slist {
-  curl_slist* list = nullptr;
-  ~Slist() { curl_slist_free_all(list); }
-  void add(const std::string& line) {
-    if (curl_slist* next = curl_slist_append(list, line.c_str())) list = next;
-  }
-};
-
-struct Exchange {
-  CURLcode code = CURLE_OK;
-  long status = 0;
-  Sink sink;
-  std::string curl_error;
-};
-
 bool connect_failed(CURLcode code) {
   return code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST ||
          code == CURLE_COULDNT_RESOLVE_PROXY;
@@ -90,86 +66,7 @@ std::string escape(CURL* curl, const std::string& s) {
   return out;
 }
 
-// A transport error, 5xx or 429 of an authentication exchange (v2 login, v3 token fetch):
-// sets r's error (and status) and retryable, and returns true. False when the exchange got
-// a final answer, which the caller judges.
-bool auth_transport_failed(const Exchange& ex, const std::string& at, UfmResponse& r,
-                           bool& retryable) {
-  if (ex.code != CURLE_OK) {
-    r.error = at + ": " + ex.curl_error;
-  } else if (ex.status >= 500 || ex.status == 429) {
-    r.status = ex.status;
-    r.error = at + ": HTTP " + std::to_string(ex.status);
-  } else {
-    return false;
-  }
-  retryable = true;
-  return true;
-}
-
-// The first access token in a GET/POST /app/tokens answer (a list or one object) that is not
-// revoked nor expired (issued_at + expires_in, epoch seconds, when both are given); "" if none.
-std::string usable_token(const std::string& body, int64_t now_s) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded()) return "";
-  if (j.is_object()) j = nlohmann::json::array({j});
-  if (!j.is_array()) return "";
-  for (const auto& t : j) {
-    if (!t.is_object() || !t.contains("access_token") || !t["access_token"].is_string()) continue;
-    if (auto rv = t.find("revoked"); rv != t.end() && rv->is_boolean() && rv->get<bool>()) continue;
-    const auto issued = t.find("issued_at"), expires = t.find("expires_in");
-    if (issued != t.end() && expires != t.end() && issued->is_number() && expires->is_number() &&
-        issued->get<double>() + expires->get<double>() <= static_cast<double>(now_s))
-      continue;
-    std::string token = t["access_token"];
-    if (!token.empty()) return token;
-  }
-  return "";
-}
-
 }  // namespace ufm_client_detail
-
-struct UfmClient::Transport {
-  CURL* curl = nullptr;
-  bool logged_in = false;  // v2 session cookie held
-  std::string token;       // v3 access token (configured, or fetched: then `fetched`)
-  bool fetched = false;
-  ~Transport() { curl_easy_cleanup(curl); }
-
-  ufm_client_detail::Exchange perform(const char* method, const std::string& url,
-                                      const std::string* body,
-                                      const ufm_client_detail::Slist& headers, size_t max_body) {
-    namespace d = ufm_client_detail;
-    d::Exchange ex;
-    ex.sink.max = max_body;
-    char errbuf[CURL_ERROR_SIZE] = {};
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &ex.sink);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &ex.sink);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-    if (body) {
-      curl_easy_setopt(curl, CURLOPT_POST, 1L);
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
-      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST,
-                       std::string_view(method) == "POST" ? nullptr : method);
-    } else {
-      curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, nullptr);
-    }
-    ex.code = curl_easy_perform(curl);
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &ex.status);
-    if (ex.code != CURLE_OK) ex.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(ex.code);
-    // The handle outlives these locals.
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, nullptr);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, nullptr);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, nullptr);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
-    return ex;
-  }
-};
 
 UfmClient::UfmClient(UfmClientOptions options, const Clock& clock, Sleeper sleep)
     : options_(std::move(options)),
@@ -343,51 +240,6 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
     breaker_.record_failure(r.error);
   }
   return r;
-}
-
-void UfmClient::fetch_token(Transport& t, UfmResponse& r, bool& retryable, bool& auth_failed) {
-  namespace d = ufm_client_detail;
-  const std::string url = base_ + "/ufmRest/app/tokens";
-  curl_easy_setopt(t.curl, CURLOPT_HTTPAUTH, long{CURLAUTH_BASIC});
-  curl_easy_setopt(t.curl, CURLOPT_USERNAME, options_.credentials.user.c_str());
-  curl_easy_setopt(t.curl, CURLOPT_PASSWORD, options_.credentials.password.c_str());
-  d::Slist headers;
-  headers.add("Accept: application/json");
-  headers.add("Expect:");
-  auto answered = [&](const d::Exchange& ex, const char* what) {
-    const std::string at = std::string(what) + " " + d::redact_url(url);
-    if (d::auth_transport_failed(ex, at, r, retryable)) {
-    } else if (ex.status < 200 || ex.status > 299) {
-      r.status = ex.status;
-      r.error = at + ": HTTP " + std::to_string(ex.status) +
-                (ex.status == 401   ? " (api v3 without token_file: user or password rejected)"
-                 : ex.status == 403 ? " (api v3 without token_file: creating a token needs "
-                                      "the system_admin role)"
-                                    : "");
-      auth_failed = true;  // wrong credentials or role: not retried
-    }
-    return r.error.empty();
-  };
-  const int64_t now_s = clock_.now_us() / 1'000'000;
-  d::Exchange list = t.perform("GET", url, nullptr, headers, options_.max_body_bytes);
-  std::string token;
-  if (answered(list, "token list")) token = d::usable_token(list.sink.body, now_s);
-  if (r.error.empty() && token.empty()) {
-    const std::string none;
-    d::Exchange made = t.perform("POST", url, &none, headers, options_.max_body_bytes);
-    if (answered(made, "token create")) {
-      token = d::usable_token(made.sink.body, now_s);
-      if (token.empty()) {
-        r.error = "token create " + d::redact_url(url) + ": no access_token in the answer";
-        retryable = true;
-      }
-    }
-  }
-  curl_easy_setopt(t.curl, CURLOPT_USERNAME, nullptr);
-  curl_easy_setopt(t.curl, CURLOPT_PASSWORD, nullptr);
-  if (!r.error.empty()) return;
-  t.token = std::move(token);
-  t.fetched = true;
 }
 
 UfmResponse UfmClient::get(const std::string& path, const Validator& validate) {
