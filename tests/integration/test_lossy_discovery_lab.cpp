@@ -8,8 +8,12 @@
 //  - a clean fabric gives no suspects and recovers nothing.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <fstream>
+#include <memory>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "fabric/ibnetdiscover_parser.h"
 #include "fabric/node_name_map.h"
@@ -100,7 +104,7 @@ TEST_CASE("lossy discovery lab: a leaf's first uplink dropping 30-60% is recover
   std::snprintf(behind, sizeof behind, "node%04d mlx5_0", (leaf - 1) * 4 + 2);
 
   // From a host on another leaf, and from one behind the lossy leaf.
-  for (const std::string host : {std::string("node0001 mlx5_0"), std::string(behind)}) {
+  for (const std::string& host : {std::string("node0001 mlx5_0"), std::string(behind)}) {
     INFO("vantage " << host);
     std::string out = lab->sim.dir() + "/p.jsonl";
     std::string err = probe(*lab, host, out);
