@@ -88,7 +88,7 @@ TEST_CASE("opensm subnet list: lost links come back while taken or down ports st
   CHECK(f.link_count() == all - 1);
   const Port* p3 = f.node(f.resolve("Switch1")).port(3);
   REQUIRE(p3->has_peer());
-  CHECK(f.node(p3->peer_node).name == "Switch2");
+  CHECK(f.node(p3->peer_node).description == "Switch2");
   CHECK(p3->peer_port == 3);
   CHECK_FALSE(f.node(f.resolve("Switch1")).port(5)->has_peer());
   // Nothing more to add, and a second pass adds nothing twice.
