@@ -30,7 +30,7 @@ void log(LogLevel level, std::string_view msg, nlohmann::json fields = nlohmann:
 // One line per stored event: msg "event" with the event's fields.
 void log_event(const ingest::Event& e, int64_t id);
 
-// The journal side, pure (unit-tested in tests/unit/test_journal.cpp).
+// The journal side, pure (unit-tested in tests/unit/daemon/test_journal.cpp).
 // Syslog priority of a level: error 3, warning 4, info 6, debug 7.
 int journal_priority(LogLevel level);
 // A field name as a journal field name: upper case, [A-Z0-9_] only (others become '_'), no

@@ -8,7 +8,8 @@
 // Anything else (flow style, anchors and aliases, tags, block and multi-line scalars, escapes,
 // nested maps, non-ASCII or control characters, tabs) makes it give up, and yaml-cpp reads the
 // whole text instead, so both readers accept the same plans with the same diagnostics; a
-// differential fuzzer (fuzz/fuzz_plan.cpp) and tests/unit/test_plan_yaml.cpp hold them equal.
+// differential fuzzer (fuzz/fuzz_plan.cpp) and tests/unit/fabric/test_plan_yaml.cpp hold them
+// equal.
 #include <cstddef>
 #include <string>
 #include <string_view>

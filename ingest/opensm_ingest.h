@@ -3,7 +3,7 @@
 // opensm_line_of_interest prefilter, parse_opensm_line_view on the lines it keeps, and to_event,
 // each event keyed by the position of its line. bench/opensm_ingest.cpp measures exactly this.
 // Results are those of parse_opensm_line + to_event on every line: the prefilter drops only
-// lines that give no event and no rediscovery (tests/unit/test_opensm_ingest.cpp).
+// lines that give no event and no rediscovery (tests/unit/ingest/test_opensm_ingest.cpp).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// PortTable (daemon/port_table.h): link states read by the link check (daemon/link_check.h)
+// PortTable (daemon/port_table.h): link states read by the link check (daemon/sources/link_check.h)
 // become link_down / link_up events for both ends of a cable, a link comes back only to the
 // peer both ends last lost, and a discovery older than a check does not undo what it read.
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
-// UfmInventory (daemon/ufm_inventory.h) against the UFM emulator serving a lab fat tree: UFM's
-// ports mapped onto the fabric's GUIDs with their peers, only changes in the batch, high BER
+// UfmInventory (daemon/sources/ufm_inventory.h) against the UFM emulator serving a lab fat tree:
+// UFM's ports mapped onto the fabric's GUIDs with their peers, only changes in the batch, high BER
 // and alarms as events named from the fabric with peer and planned cable, failed and partial
 // reads that keep the last view, alarms not raised twice across a restart and cleared after
 // two reads without them.
