@@ -24,8 +24,13 @@ bench_sim_workdir detect
 sim_start "$work/gen/net" "$work/sim" 120
 printf 'opensm:\n  dump_dir: %s\nprobes:\n  timeout: 2s\n  max_rate: 20000\n' "$SIM_DIR" \
   >"$work/ibwarden.yaml"
-# Every switch port with a peer, "node port peer-node peer-port", from a clean discovery.
-sim_run ibnetdiscover 2>/dev/null | awk '
+# Every switch port with a peer, "node port peer-node peer-port", from a clean discovery
+# (right after SUBNET UP OpenSM may still be sweeping: a discovery can fail, so try again).
+for ((i = 0; i < 20; i++)); do
+  sim_run ibnetdiscover >"$work/topology.txt" 2>/dev/null && break
+  sleep 1
+done
+awk '
   /^Switch/ { match($0, /# "[^"]*"/); node = substr($0, RSTART + 3, RLENGTH - 4) }
   /^Ca/ { node = "" }
   /^\[/ && node != "" {
@@ -33,7 +38,7 @@ sim_run ibnetdiscover 2>/dev/null | awk '
     match($0, /# "[^"]*"/); peer = substr($0, RSTART + 3, RLENGTH - 4)
     match($0, /"\[[0-9]+\]/); pport = substr($0, RSTART + 2, RLENGTH - 3)
     print node "|" port "|" peer "|" pport
-  }' >"$work/ports"
+  }' "$work/topology.txt" >"$work/ports"
 mapfile -t ports <"$work/ports"
 ((${#ports[@]} > 0)) || { echo "bench_detect: no switch ports discovered" >&2; exit 1; }
 
@@ -85,8 +90,9 @@ PY
     if [[ $verdict == first || $verdict == pinned ]]; then
       ((++first))
     else
-      misses+=("$fault_node/$fault_port ${rate}% from $host: $verdict $(grep -v '^ibwarn\|query_smp' \
-        "$work/l.err" | tail -1)")
+      # localize's last word (none when it found nothing: grep then selects no line).
+      why=$( (grep -v '^ibwarn\|query_smp' "$work/l.err" || true) | tail -1)
+      misses+=("$fault_node/$fault_port ${rate}% from $host: $verdict $why")
     fi
     [[ $verdict == pinned ]] && ((++pinned))
   else
