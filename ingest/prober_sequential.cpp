@@ -45,8 +45,10 @@ SequentialStats probe_until_decided(Prober& prober, ProbeRound& round,
     const Observation& o = round.observations[i];
     if (o.routing != Routing::directed || o.path.size() < 2) continue;
     SprtVerdict v = sprt(o.sent, o.lost, options.sprt);
-    if (v == SprtVerdict::undecided) open.push_back(i), ++stats.probed_again;
-    if (v == SprtVerdict::lossy) ++stats.lossy;
+    if (v == SprtVerdict::undecided || (v == SprtVerdict::lossy && o.sent < options.min_lossy))
+      open.push_back(i), ++stats.probed_again;
+    else if (v == SprtVerdict::lossy)
+      ++stats.lossy;
   }
   while (!open.empty()) {
     std::vector<DrTarget> targets;
@@ -69,9 +71,16 @@ SequentialStats probe_until_decided(Prober& prober, ProbeRound& round,
         continue;
       }
       SprtVerdict v = sprt(o.sent, o.lost, options.sprt);
-      if (v == SprtVerdict::lossy) ++stats.lossy;
-      if (v != SprtVerdict::undecided) continue;
+      if (v == SprtVerdict::clean) continue;
+      if (v == SprtVerdict::lossy && o.sent >= options.min_lossy) {
+        ++stats.lossy;
+        continue;
+      }
       if (o.sent >= options.max_per_link) {
+        if (v == SprtVerdict::lossy) {
+          ++stats.lossy;
+          continue;
+        }
         ++stats.undecided;
         continue;
       }

@@ -32,6 +32,9 @@ SprtVerdict sprt(uint64_t sent, uint64_t lost, const SprtOptions& options);
 struct SequentialOptions {
   SprtOptions sprt;
   uint64_t max_per_link = 1000;  // probes per link at most; undecided past it
+  // A link called lossy is probed on to this many probes, so the localizer weighs a measured
+  // loss rate, not the two or three losses that were enough to decide (lossy links are few).
+  uint64_t min_lossy = 100;
 };
 
 struct SequentialStats {
