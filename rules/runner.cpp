@@ -41,8 +41,15 @@ std::vector<Verdict> RuleRunner::evaluate(const std::vector<LinkInfo>& links, in
   history_.prune(now_us);
   std::vector<PortWindow> windows = history_.windows(links);
   std::vector<Verdict> out;
-  for (auto& v : rules::evaluate(rules_, windows, now_us))
-    if (v.confirmed && v.action != Action::none) out.push_back(std::move(v));
+  for (auto& v : rules::evaluate(rules_, windows, now_us)) {
+    if (!v.confirmed || v.action == Action::none) continue;
+    const Rule* rule = rules_.find(v.rule);
+    int64_t window = rule && rule->window_us ? rule->window_us : 60'000'000;
+    if (incidents_ && incidents_->covers(v.node_guid, v.port, now_us - window)) continue;
+    out.push_back(std::move(v));
+  }
+  if (incidents_)
+    for (auto& v : incidents_->orders(now_us)) out.push_back(std::move(v));
   return out;
 }
 
