@@ -144,7 +144,9 @@ TEST_CASE("ufm daemon: a 50000-event backlog is ingested once and a restart resu
   for (const auto& l : log_lines(d.log(), "ufm events polled"))
     delivered += l.value("delivered", 0);
   CHECK(delivered == 10);
-  CHECK(log_lines(d.log(), "event").size() == 10);
+  size_t logged = 0;  // UFM's events (an incident ibwarden derives from them is its own)
+  for (const auto& l : log_lines(d.log(), "event")) logged += l.value("kind", "") != "incident";
+  CHECK(logged == 10);
   CHECK(d.stop() == 0);
 }
 
