@@ -2,7 +2,7 @@
 // ibwarden has disabled (with the reason, its work order and an Enable button), the incidents
 // (one cause behind many link events: a rebooting switch, a host down), orders that need a
 // human, the latest decisions, and the live feed.
-import { api, byId } from './api.js';
+import { api, byId, fabric } from './api.js';
 import { debounce, enableButton } from './actions.js';
 import { badge, h, panel, portLink, replace, table, timeCell } from './ui.js';
 
@@ -28,8 +28,10 @@ export function render(root, ctx) {
     const [fab, orders, dec, inc] = await Promise.all([
       api('/fabric'), api('/workorders?status=active'),
       byId('/decisions?since=24h&limit=1000', 'decisions', { keep: 15 }),
-      api('/incidents?since=24h')]);
-    replace(incidents, table(['since', 'kind', 'node', 'state', 'events', 'ports'],
+      // Incidents are the watching instance's own: not asked for another fabric (?fabric=).
+      fabric() ? null : api('/incidents?since=24h')]);
+    replace(incidents, !inc ? h('p', { class: 'dim' }, 'listed by the instance that watches this fabric') :
+      table(['since', 'kind', 'node', 'state', 'events', 'ports'],
       inc.map((i) => h('tr', { 'data-testid': 'incident', dataset: { kind: i.kind } },
         h('td', {}, timeCell(i.first)), h('td', {}, badge(i.kind)), h('td', {}, i.node),
         h('td', {}, badge(i.state)),
