@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "daemon/congestion_state.h"
 #include "daemon/port_table.h"
 #include "daemon/probe_state.h"
 #include "daemon/source_health.h"
@@ -37,8 +38,9 @@ class FabricState {
   fabric::NodeNameMap names;
   ingest::SystemClock clock;
   PortTable ports;
-  SourceHealthBoard health;  // sources' health (OpenSM, counters, UFM, probes): logs, /health
-  ProbeState probe_state;    // cursed routes: published by the probe source, read by the web API
+  SourceHealthBoard health;    // sources' health (OpenSM, counters, UFM, probes): logs, /health
+  ProbeState probe_state;      // cursed routes: published by the probe source, read by the web API
+  CongestionBoard congestion;  // congestion findings (report only): set by evaluate, read by web
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.
   std::vector<ingest::CounterSample> stored_samples;

@@ -83,7 +83,8 @@ class SourceContext {
                     const std::vector<ingest::Event>* rule_events = nullptr);
   // Queues a batch without the rules (cursors, events no rule uses); false when stopping.
   bool push(store::WriteBatch batch) { return d_.queue->push(std::move(batch)); }
-  // Evaluates the rules over `topo` and hands acting verdicts to the action worker.
+  // Evaluates the rules over `topo` and hands acting verdicts to the action worker; congestion
+  // findings go to the fabric's CongestionBoard (its events to the store queue) instead.
   void evaluate(const std::shared_ptr<const Topology>& topo);
   // Hands verdicts found elsewhere (cursed routes) to the action worker; false when its
   // queue is full.

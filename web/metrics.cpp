@@ -26,8 +26,8 @@ class Writer {
  public:
   // base: labels every sample carries first ('fabric="x"'; "" none).
   explicit Writer(std::string base) : base_(std::move(base)) {}
-  void family(const char* name, const char* help) {
-    out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
+  void family(const char* name, const char* help, const char* type = "gauge") {
+    out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
   }
   void sample(const char* name, double v) {
     out_ += std::string(name) + (base_.empty() ? "" : "{" + base_ + "}") + " " + number(v) + "\n";
@@ -120,6 +120,20 @@ void cursed_families(Writer& w, const MetricsSnapshot& m) {
   w.gauge("ibwarden_probe_window_observations",
           "Route observations in the probe window (no sample when probing is off).",
           m.probe_observations);
+}
+
+// Congestion findings: a signal, not a fault (never an order or a disable).
+void congestion_families(Writer& w, const MetricsSnapshot& m) {
+  w.gauge("ibwarden_congestion_ports",
+          "Ports with a current congestion finding (PortXmitWait share or PortXmitDiscards rate "
+          "over a congestion rule's limit).",
+          m.congestion_ports);
+  w.family("ibwarden_congestion_findings_total",
+           "Congestion findings since the daemon started (ports that became congested).",
+           "counter");
+  if (m.congestion_findings_total)
+    w.sample("ibwarden_congestion_findings_total",
+             static_cast<double>(*m.congestion_findings_total));
 }
 
 // Read from the store (when it could be read).
@@ -215,6 +229,7 @@ std::string render_metrics(const MetricsSnapshot& m) {
   w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",
           m.store_up ? 1 : 0);
   if (m.live) cursed_families(w, m);
+  if (m.live) congestion_families(w, m);
   fabric_families(w, m);
   if (m.store_up) store_families(w, m);
   return w.take();
