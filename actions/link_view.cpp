@@ -33,7 +33,8 @@ void fill_end(const RemedyContext& ctx, core::LinkEnd& e) {
 
 std::string end_text(const core::LinkEnd& e) {
   if (e.guid == 0 && e.node.empty()) return "";
-  return (e.node.empty() ? fabric::format_guid(e.guid) : e.node) + "/" + std::to_string(e.port);
+  std::string name = e.node.empty() ? fabric::format_guid(e.guid) : e.node;
+  return e.port == 0 ? name : name + "/" + std::to_string(e.port);  // port 0: the whole node
 }
 
 PortAddress node_address(const RemedyContext& ctx, uint64_t guid, int port,

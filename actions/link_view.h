@@ -33,7 +33,7 @@ PortAddress node_address(const RemedyContext& ctx, uint64_t guid, int port,
 std::optional<std::pair<PortKey, PortKey>> parse_link_key(const std::string& key);
 // Ports SMPs must not travel through: those ibwarden disabled and their far ends.
 std::set<PortKey> ports_to_avoid(const GuardState& state);
-std::string end_text(const core::LinkEnd& e);  // "leaf001/3" or "0x.../3"
+std::string end_text(const core::LinkEnd& e);  // "leaf001/3", "0x.../3"; "spine001" for port 0
 
 // A decision about the link by `rule` at `now_us`: time, rule, both ends, cable and link key.
 core::DecisionRecord decision_for(const LinkView& link, const std::string& rule, int64_t now_us);

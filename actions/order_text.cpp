@@ -58,6 +58,13 @@ core::WorkOrder rebase_order(core::WorkOrder order, const std::optional<core::Wo
 }
 
 std::string advice(rules::RuleType type, int offences, const LinkView& link) {
+  if (link.a.port == 0) {  // a whole switch (incidents: it keeps rebooting or stays down)
+    std::string where = end_text(link.a);
+    if (!link.a.location.empty()) where += " (" + link.a.location + ")";
+    return "check the switch " + where +
+           ", not its cables: power supplies and fans, its log and firmware (crash or watchdog "
+           "resets); every one of its links went down at once";
+  }
   std::string cable = link.cable_id.empty() ? "the cable" : "cable " + link.cable_id;
   std::string where = end_text(link.a);
   if (!link.a.location.empty()) where += " (" + link.a.location + ")";

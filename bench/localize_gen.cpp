@@ -1,8 +1,9 @@
 // ibw-bench-localize_gen: synthetic adaptive-routing observations for the localizer's
 // benchmark and lab checks. Random host pairs (sorted by destination leaf, so each leaf's
-// minimal-route counts are computed once), `sent` probes each; a probe is lost with
-// probability 1 - prod(1 - rate * share) over the cursed links its request can cross (share:
-// the fraction of the pair's minimal routes through the link, as fabric/route_model.h counts
+// minimal-route counts are computed once), `sent` probes each, one-way (as a bandwidth or
+// nccl test's packets, no `roundtrip` in the records); a probe is lost with probability
+// 1 - prod(1 - rate * share) over the cursed links it can cross src -> dst (share: the
+// fraction of the pair's minimal routes through the link, as fabric/route_model.h counts
 // them), plus background noise per link crossing on every probe.
 // Usage: ibw-bench-localize_gen --topology FILE --count N --out FILE [--sent S] [--seed K]
 //        [--noise P] [--cursed NODE/PORT:RATE]...   (PORT: the receiving port; RATE 0-1)
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
       if (c.from_x.dist[a] + 1 + tb.dist[c.y] != tb.dist[a]) continue;
       keep *= 1 - c.rate * c.from_x.count[a] * tb.count[c.y] / tb.count[a];
     }
-    int hops = 2 + 2 * std::max<int>(0, tb.dist[a]);  // request and reply, host links included
+    int hops = 2 + std::max<int>(0, tb.dist[a]);  // src -> dst, host links included
     double p_loss = 1 - keep * std::pow(1 - noise, hops);
     std::binomial_distribution<long> lost(sent, p_loss);
     ingest::Observation o;

@@ -112,6 +112,24 @@ void declare_watch(CliTree& t) {
   text_json_option(c);
   t.handlers[c] = &cmd_events;
 
+  c = command(root, "incidents",
+              "print incidents: one cause behind a burst of link events\n\n"
+              "Prints the incidents in the stored events, oldest first: a switch that lost most "
+              "of its links at once (switch_reboot; switch_down while they stay down), a host "
+              "whose every link went down (host_down), a subnet-manager re-sweep "
+              "(sm_resweep), the hosts behind one switch whose counter queries fail "
+              "(hosts_unreachable). The ports of an incident give no rule verdicts of their own "
+              "while it lasts; a switch that keeps rebooting or stays down gets one work order. "
+              "JSON: an array of {id, kind, node, node_guid, ports, first, last, events, cycles, "
+              "state}; state is active or resolved.",
+              "");
+  config_option(c);
+  option(c, "since", "DURATION|TIME",
+         "incidents with an event since a duration back from now (10m, 2h, 1d) or an ISO "
+         "time (default 24h; active ones are always listed)");
+  text_json_option(c);
+  t.handlers[c] = &cmd_incidents;
+
   c = command(root, "ports",
               "print the last known state and counters of every port\n\n"
               "Prints the last known state and counters of every port (or of one node's ports). "

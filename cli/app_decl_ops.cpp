@@ -141,7 +141,8 @@ void declare_cursed(CliTree& t) {
   config_option(c);
   repeatable(c, "probes", "FILE",
              "observations, JSONL or CSV with a header (src, dst, sent, lost; optional slow, "
-             "gbps + expected_gbps, rtt_us, routing, path, time); repeat for several files")
+             "gbps + expected_gbps, rtt_us, routing, path, time, roundtrip: one-way unless "
+             "true); repeat for several files")
       ->required();
   option(c, "routes", "static|adaptive",
          "the routing of records that do not say (default adaptive: every minimal route, as "

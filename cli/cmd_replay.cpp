@@ -17,6 +17,7 @@
 #include "actions/remedy.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/store_fabric.h"
 #include "config/config.h"
 #include "daemon/remedy_setup.h"
 #include "daemon/topology.h"
@@ -50,42 +51,6 @@ class SimulatedExecutor : public actions::PortExecutor {
     return c;
   }
 };
-
-fabric::Fabric fabric_from_ports(const std::vector<store::PortRecord>& ports) {
-  std::map<uint64_t, std::vector<const store::PortRecord*>> by_node;
-  for (const auto& p : ports) by_node[p.node_guid].push_back(&p);
-  fabric::Fabric f;
-  std::map<uint64_t, uint32_t> index;
-  for (const auto& [guid, list] : by_node) {
-    fabric::Node n;
-    n.guid = guid;
-    n.name = n.description = n.id = list.front()->node;
-    bool one_lid = list.size() >= 2;
-    for (const auto* p : list) {
-      one_lid &= p->lid == list.front()->lid;
-      n.num_ports = std::max(n.num_ports, p->port);
-    }
-    n.type = one_lid ? fabric::NodeType::sw : fabric::NodeType::ca;
-    n.ports.resize(n.num_ports + 1);
-    for (int i = 0; i <= n.num_ports; ++i) n.ports[i].number = i;
-    if (one_lid) n.ports[0].lid = list.front()->lid, n.ports[0].present = true;
-    for (const auto* p : list) {
-      fabric::Port& port = n.ports[p->port];
-      port.present = true;
-      port.lid = p->lid;
-      port.state = static_cast<uint8_t>(p->state);
-      port.phys_state = static_cast<uint8_t>(p->phys_state);
-      port.width_active = static_cast<uint8_t>(p->width);
-      port.speed_active = fabric::parse_speed(p->speed).value_or(fabric::Speed::unknown);
-    }
-    index[guid] = f.add_node(std::move(n));
-  }
-  for (const auto& p : ports)
-    if (p.peer_guid && index.count(p.peer_guid) && p.node_guid < p.peer_guid)
-      f.connect(index[p.node_guid], p.port, index[p.peer_guid], p.peer_port);
-  f.reindex();
-  return f;
-}
 
 }  // namespace cmd_replay_detail
 
@@ -123,9 +88,12 @@ int cmd_replay(const CmdArgs& args) {
     eq.limit = 0;
     // Link events and UFM's BER verdicts, as far as the rules use them.
     rules::RuleRunner runner(std::move(rules));
+    rules::IncidentTracker incidents;  // as the daemon's: held verdicts, switch work orders
+    runner.set_incidents(&incidents);
     auto& links = rec.events;
     for (auto& e : src->events(eq))
-      if (runner.wants(e.event)) links.push_back(std::move(e.event));
+      if (runner.wants(e.event) || rules::IncidentTracker::wants(e.event))
+        links.push_back(std::move(e.event));
 
     scratch = (std::filesystem::temp_directory_path() /
                ("ibwarden-replay-" + std::to_string(::getpid()) + ".db"))
@@ -138,10 +106,12 @@ int cmd_replay(const CmdArgs& args) {
     actions::Remediator remedy(rc, *db, &exec);
     actions::PlanIndex index(plan.get());
     actions::RemedyContext ctx{&topo->fabric, topo->correlator.get(), &index, {}};
-    rules::replay(runner, topo->links, rec,
-                  [&](const rules::Verdict& v, const ingest::CounterSample& last, int64_t now) {
-                    remedy.on_finding(actions::Finding{v, last}, ctx, now);
-                  });
+    rules::replay(
+        runner, topo->links, rec,
+        [&](const rules::Verdict& v, const ingest::CounterSample& last, int64_t now) {
+          remedy.on_finding(actions::Finding{v, last}, ctx, now);
+        },
+        &incidents);
 
     store::DecisionQuery q;
     q.limit = 0;
@@ -159,7 +129,12 @@ int cmd_replay(const CmdArgs& args) {
     if (format == "json") std::cout << out.dump(2) << "\n";
     if (format == "text")
       std::cout << decisions.size() << " decision(s) from " << samples.size() << " samples and "
-                << links.size() << " link events\n";
+                << std::count_if(links.begin(), links.end(),
+                                 [](const ingest::Event& e) {
+                                   return e.kind == ingest::kind::link_down ||
+                                          e.kind == ingest::kind::link_up;
+                                 })
+                << " link events\n";
     db.reset();
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(scratch + suffix);
     return decisions.empty() ? 0 : 1;

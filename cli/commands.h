@@ -20,6 +20,7 @@ int cmd_audit(const CmdArgs& args);
 int cmd_run(const CmdArgs& args);
 int cmd_check_config(const CmdArgs& args);
 int cmd_events(const CmdArgs& args);
+int cmd_incidents(const CmdArgs& args);
 int cmd_ports(const CmdArgs& args);
 int cmd_route(const CmdArgs& args);
 int cmd_rules_validate(const CmdArgs& args);

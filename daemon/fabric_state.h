@@ -22,6 +22,7 @@
 #include "fabric/plan.h"
 #include "fabric/routing.h"
 #include "ingest/clock.h"
+#include "rules/incidents.h"
 
 namespace ibw::daemon {
 
@@ -38,8 +39,11 @@ class FabricState {
   fabric::NodeNameMap names;
   ingest::SystemClock clock;
   PortTable ports;
-  SourceHealthBoard health;    // sources' health (OpenSM, counters, UFM, probes): logs, /health
-  ProbeState probe_state;      // cursed routes: published by the probe source, read by the web API
+  SourceHealthBoard health;  // sources' health (OpenSM, counters, UFM, probes): logs, /health
+  ProbeState probe_state;    // cursed routes: published by the probe source, read by the web API
+  // Incidents (switch reboots, hosts down, SM re-sweeps): fed every published event by the
+  // publish sequence, read by the rules (held verdicts, switch work orders) and the web API.
+  rules::IncidentTracker incidents;
   CongestionBoard congestion;  // congestion findings (report only): set by evaluate, read by web
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.

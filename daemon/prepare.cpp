@@ -36,6 +36,7 @@ void load_rules(Runtime& rt) {
   rt.rules.loaded = static_cast<int>(
       std::count_if(set.rules.begin(), set.rules.end(), [](const auto& r) { return r.enabled; }));
   rt.rules.runner = std::make_unique<rules::RuleRunner>(std::move(set));
+  rt.rules.runner->set_incidents(&rt.fabric.incidents);
   rt.rules.worker = std::make_unique<ActionWorker>(cfg, rt.fabric.plan.get());
 }
 

@@ -125,11 +125,14 @@ nlohmann::json route_health_matrix(const fabric::Fabric& fab,
   for (const auto& o : window) {
     auto src = end_of(o.src), dst = end_of(o.dst);
     if (!src || !dst) continue;
-    if (o.routing == ingest::Routing::directed) {  // the probe's last link, both ways
+    // A directed probe: its last link, both ways when it is a round trip (the prober's are).
+    if (o.routing == ingest::Routing::directed) {
       std::vector<fabric::LinkShare> hops;
       std::string err;
-      if (!model.directed_route(*src, o.path, &hops, &err) || hops.size() < 2) continue;
-      for (size_t k = hops.size() - 2; k < hops.size(); ++k) {
+      const size_t last = o.roundtrip ? 2 : 1;
+      if (!model.directed_route(*src, o.path, &hops, &err, o.roundtrip) || hops.size() < last)
+        continue;
+      for (size_t k = hops.size() - last; k < hops.size(); ++k) {
         auto& [s, l] = link[fabric::dir_link_key(hops[k].node, hops[k].port)];
         s += static_cast<double>(o.sent), l += static_cast<double>(o.lost + o.slow);
       }

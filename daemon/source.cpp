@@ -21,6 +21,18 @@ bool has_rows(const store::WriteBatch& b) {
 
 }  // namespace
 
+void SourceContext::add_incidents(store::WriteBatch& batch) {
+  if (batch.events.empty()) return;
+  // The tracker's own events (an incident opened, a new reboot) are stored and shown with them.
+  auto opened = d_.fabric->incidents.add(batch.events);
+  batch.events.insert(batch.events.end(), opened.begin(), opened.end());
+}
+
+bool SourceContext::push(store::WriteBatch batch) {
+  add_incidents(batch);
+  return d_.queue->push(std::move(batch));
+}
+
 void SourceContext::nap(std::chrono::microseconds d) const {
   using Clock = std::chrono::steady_clock;
   auto until = Clock::now() + d;
@@ -41,6 +53,8 @@ Published SourceContext::publish(const std::shared_ptr<const Topology>& topo,
     std::lock_guard<std::mutex> publish(d_.fabric->publish_mutex);
     if (update) update(batch);
     events = !batch.events.empty();
+    if (topo) d_.fabric->incidents.learn(topo->links);
+    add_incidents(batch);
     if (d_.rules && when != Evaluate::never) {
       kept = d_.rules->add_events(rule_events ? *rule_events : batch.events);
       if (!batch.port_counters.empty()) d_.rules->add_deltas(batch.port_counters);

@@ -6,7 +6,8 @@
 //
 // SourceContext::publish() is the one publish sequence every source uses: under the publish
 // lock the source's reading updates the port table and fills a store batch; the batch's
-// events and counter deltas go to the rules, the batch to the store queue; then, the lock
+// events go to the incident tracker (which adds an "incident" event when one opens), its
+// events and counter deltas to the rules, the batch to the store queue; then, the lock
 // released, the rules are evaluated and acting verdicts go to the action worker.
 #pragma once
 
@@ -81,8 +82,9 @@ class SourceContext {
                     const std::function<void(store::WriteBatch&)>& update,
                     Evaluate when = Evaluate::always,
                     const std::vector<ingest::Event>* rule_events = nullptr);
-  // Queues a batch without the rules (cursors, events no rule uses); false when stopping.
-  bool push(store::WriteBatch batch) { return d_.queue->push(std::move(batch)); }
+  // Queues a batch without the rules (cursors, events no rule uses), its events through the
+  // incident tracker as publish() does; false when stopping.
+  bool push(store::WriteBatch batch);
   // Evaluates the rules over `topo` and hands acting verdicts to the action worker; congestion
   // findings go to the fabric's CongestionBoard (its events to the store queue) instead.
   void evaluate(const std::shared_ptr<const Topology>& topo);
@@ -96,6 +98,7 @@ class SourceContext {
   std::function<void(double seconds, int64_t end_us)> on_sweep;
 
  private:
+  void add_incidents(store::WriteBatch& batch);
   SourceDeps d_;
 };
 

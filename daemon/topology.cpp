@@ -42,6 +42,8 @@ std::shared_ptr<const Topology> make_topology(fabric::Fabric fab, const fabric::
       rules::LinkInfo l;
       l.node_guid = n.guid, l.port = p.number;
       l.peer_guid = peer.guid, l.peer_port = p.peer_port;
+      l.switch_node = n.type == fabric::NodeType::sw;
+      l.peer_switch = peer.type == fabric::NodeType::sw;
       l.active_width = p.width_active, l.active_speed = p.speed_active;
       if (far) {  // the best both ends have enabled
         l.enabled_width = std::min(p.width_enabled, far->width_enabled);

@@ -71,6 +71,12 @@ web::Health WebBackend::health() {
   h.max_disabled_total = deps_.cfg.actions.max_disabled_total;
   h.max_actions_per_hour = deps_.cfg.actions.max_actions_per_hour;
   h.leader = !deps_.is_leader || deps_.is_leader();
+  if (deps_.incidents) {
+    int64_t now = ingest::SystemClock().now_us();
+    h.incidents_active = deps_.incidents->active(now);
+    h.incidents_opened = deps_.incidents->opened();
+    h.incidents_dropped = deps_.incidents->dropped();
+  }
   std::vector<std::string> expected = {"opensm", "counters", "ufm"};
   std::vector<SourceHealthEntry> seen =
       deps_.health ? deps_.health->snapshot() : std::vector<SourceHealthEntry>{};
@@ -149,6 +155,14 @@ nlohmann::json WebBackend::run_audit() {
   std::lock_guard<std::mutex> lock(mutex_);
   last_audit_ = j;
   return j;
+}
+
+nlohmann::json WebBackend::incidents(int64_t since_us) {
+  nlohmann::json out = nlohmann::json::array();
+  if (!deps_.incidents) return out;
+  for (const auto& inc : deps_.incidents->list(since_us, ingest::SystemClock().now_us()))
+    out.push_back(rules::incident_json(inc));
+  return out;
 }
 
 nlohmann::json WebBackend::suspects() {

@@ -19,6 +19,7 @@
 #include "daemon/probe_state.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
+#include "rules/incidents.h"
 #include "web/backend.h"
 
 namespace ibw::daemon {
@@ -27,9 +28,10 @@ struct WebBackendDeps {
   config::Config cfg;
   const fabric::Plan* plan = nullptr;  // may be null (no audit then)
   std::function<std::shared_ptr<const Topology>()> topology;
-  SourceHealthBoard* health = nullptr;          // "opensm", "counters", "ufm", ...
-  ProbeState* probes = nullptr;                 // null when probing is off
-  const CongestionBoard* congestion = nullptr;  // null: no congestion findings to show
+  SourceHealthBoard* health = nullptr;                // "opensm", "counters", "ufm", ...
+  ProbeState* probes = nullptr;                       // null when probing is off
+  const rules::IncidentTracker* incidents = nullptr;  // the publish sequence's (GET /incidents)
+  const CongestionBoard* congestion = nullptr;        // null: no congestion findings to show
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
   // High availability: whether this instance holds its fabric's lease now. Null = no HA
@@ -51,6 +53,7 @@ class WebBackend : public web::ApiBackend {
   std::optional<nlohmann::json> last_audit() override;
   nlohmann::json run_audit() override;
   bool webhook_outbox() override { return deps_.cfg.workorders.webhook.has_value(); }
+  nlohmann::json incidents(int64_t since_us) override;
   nlohmann::json suspects() override;
   nlohmann::json congestion() override;
   nlohmann::json route_health() override;

@@ -19,6 +19,7 @@ void start_web(Runtime& rt) {
       rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir ? &rt.fabric.probe_state : nullptr;
   deps.congestion = &rt.fabric.congestion;
   deps.started_us = rt.fabric.clock.now_us();
+  deps.incidents = &rt.fabric.incidents;
   deps.rules_loaded = rt.rules.loaded;
   if (LeaseKeeper* k = rt.store.keeper.get())  // a standby serves the UI but refuses port
     deps.is_leader = [k, &rt] { return rt.store.acting && k->held(); };  // actions (409)

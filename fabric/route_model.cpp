@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <span>
 
 #include "fabric/text_util.h"
 
@@ -311,7 +312,7 @@ void RouteModel::append_lft_path(uint16_t from, uint16_t to, std::vector<LinkSha
 }
 
 bool RouteModel::static_route(const Endpoint& src, const Endpoint& dst, std::vector<LinkShare>* out,
-                              std::string* error) const {
+                              std::string* error, bool roundtrip) const {
   if (!tables_) return *error = "no routing tables (opensm-lfts.dump) for static routes", false;
   auto lid_of = [&](const Endpoint& e) -> uint16_t {
     const Port* p = fabric_.node(e.node).port(e.port);
@@ -321,21 +322,26 @@ bool RouteModel::static_route(const Endpoint& src, const Endpoint& dst, std::vec
   if (!a || !b) return *error = "an endpoint has no LID", false;
   bool ok = true;
   append_lft_path(a, b, out, error, &ok);
-  if (ok) append_lft_path(b, a, out, error, &ok);
+  if (ok && roundtrip) append_lft_path(b, a, out, error, &ok);
   return ok;
 }
 
 bool RouteModel::adaptive_route(const Endpoint& src, const Endpoint& dst,
-                                std::vector<LinkShare>* out, std::string* error) const {
+                                std::vector<LinkShare>* out, std::string* error,
+                                bool roundtrip) const {
   auto a = attach(src), b = attach(dst);
   if (!a || !b) return *error = "an endpoint has no link up", false;
-  for (const auto& [e, at] : {std::pair{src, a}, std::pair{dst, b}})
-    if (at->second) {  // the host link, both ways
-      out->push_back({e.node, e.port, 1});
-      out->push_back({at->first, at->second, 1});
-    }
+  if (a->second) {  // src's host link into the fabric, and back for a round trip
+    out->push_back({src.node, src.port, 1});
+    if (roundtrip) out->push_back({a->first, a->second, 1});
+  }
+  if (b->second) {  // dst's host link out of the fabric, and back for a round trip
+    if (roundtrip) out->push_back({dst.node, dst.port, 1});
+    out->push_back({b->first, b->second, 1});
+  }
   if (a->first == b->first) return true;
-  for (auto [from, to] : {std::pair{a->first, b->first}, std::pair{b->first, a->first}}) {
+  const std::pair<uint32_t, uint32_t> ways[] = {{a->first, b->first}, {b->first, a->first}};
+  for (auto [from, to] : std::span(ways, roundtrip ? 2 : 1)) {
     Toward t = toward(to);
     if (t.dist[from] < 0) return *error = "no route between the two switches", false;
     std::vector<double> w(fabric_.size(), 0);
@@ -346,7 +352,8 @@ bool RouteModel::adaptive_route(const Endpoint& src, const Endpoint& dst,
 }
 
 bool RouteModel::directed_route(const Endpoint& start, const std::vector<int>& path,
-                                std::vector<LinkShare>* out, std::string* error) const {
+                                std::vector<LinkShare>* out, std::string* error,
+                                bool roundtrip) const {
   if (path.empty() || path[0] != 0)
     return *error = "a directed route starts with 0 (the start node itself)", false;
   uint32_t cur = start.node;
@@ -357,7 +364,7 @@ bool RouteModel::directed_route(const Endpoint& start, const std::vector<int>& p
                       " has no link up",
              false;
     out->push_back({cur, path[i], 1});
-    out->push_back({p->peer_node, p->peer_port, 1});
+    if (roundtrip) out->push_back({p->peer_node, p->peer_port, 1});
     cur = p->peer_node;
   }
   return true;

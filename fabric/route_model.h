@@ -2,11 +2,13 @@
 // link's share of that traffic, for the cursed-route localizer (rules/localize.h).
 //
 // A directed link is named by its transmitting port (node, port); the receiving port is that
-// port's peer. Three kinds of route:
-//  - static: the LFT path (fabric/routing.h trace_path), both ways: the request src -> dst and
-//    the reply dst -> src take different routes; every link on them has share 1;
+// port's peer. Every route is asked for one way (src -> dst only: a one-way test's packets) or
+// as a round trip (a probe out and its answer back: both ways). Three kinds of route:
+//  - static: the LFT path (fabric/routing.h trace_path): the request src -> dst and, for a
+//    round trip, the reply dst -> src (a different route); every link on them has share 1;
 //  - adaptive: every minimal-hop route between the two ends over the switches (what adaptive
-//    routing may spray a flow over on a fat tree), both ways, each directed link weighted by
+//    routing may spray a flow over on a fat tree), src -> dst and for a round trip back, each
+//    directed link weighted by
 //    the fraction of those routes that use it (as ib_burn assumes). Routes are counted, never
 //    enumerated: per destination switch b one BFS gives dist(x, b) and N(x, b), the number of
 //    minimal routes from x to b; a link x -> y lies on a minimal route from a iff
@@ -14,8 +16,10 @@
 //    (M counted the same way from a). Flows over many sources share one pass per destination
 //    (spray()), so a 65,536-endpoint fat tree costs O(switch links) per destination switch;
 //  - directed: an explicit directed route (out ports, "0,1,5,3" as smpquery -D: entry 0 is
-//    the start node itself); an SMP crosses each link out and back, so both directions, share 1.
-// Host links (CA <-> its switch) are part of every route that starts or ends at a CA.
+//    the start node itself), share 1: the links out and, for a round trip (an SMP and its
+//    answer), the same links back.
+// Host links (CA <-> its switch) are part of every route that starts or ends at a CA, in the
+// direction(s) the route goes.
 // Links that are down (no peer, PortState Down, PhysState Disabled) or marked down with
 // set_down() are not part of any route.
 #pragma once
@@ -67,13 +71,14 @@ class RouteModel {
   void set_down(uint32_t node, int port);
   bool link_up(uint32_t node, int port) const;
 
-  // Appends the route's links; false and *error when there is no route.
+  // Appends the route's links, both ways when `roundtrip` (src -> dst only otherwise); false
+  // and *error when there is no route.
   bool static_route(const Endpoint& src, const Endpoint& dst, std::vector<LinkShare>* out,
-                    std::string* error) const;
+                    std::string* error, bool roundtrip = true) const;
   bool adaptive_route(const Endpoint& src, const Endpoint& dst, std::vector<LinkShare>* out,
-                      std::string* error) const;
+                      std::string* error, bool roundtrip = true) const;
   bool directed_route(const Endpoint& start, const std::vector<int>& path,
-                      std::vector<LinkShare>* out, std::string* error) const;
+                      std::vector<LinkShare>* out, std::string* error, bool roundtrip = true) const;
 
   // Minimal-route distances and counts toward one destination switch (index = node; -1 /
   // 0 for nodes that cannot reach it, and for CAs).

@@ -21,7 +21,7 @@ namespace text = fabric::text;
 
 constexpr std::string_view kFields[] = {
     "src",    "dst",        "sent",       "lost",    "slow", "gbps", "expected_gbps",
-    "rtt_us", "rtt_p50_us", "rtt_p99_us", "routing", "path", "time"};
+    "rtt_us", "rtt_p50_us", "rtt_p99_us", "routing", "path", "time", "roundtrip"};
 
 std::string_view canonical_field(std::string_view f) {
   for (auto k : kFields)
@@ -122,6 +122,13 @@ void set_field(Observation& o, std::string_view field, std::string_view v, int l
     auto p = parse_path(v);
     if (!p) return bad(quoted() + " is not a directed route like 0,1,5,3 (ports 0-255)");
     o.path = std::move(*p);
+  } else if (field == "roundtrip") {
+    if (v == "true" || v == "1")
+      o.roundtrip = true;
+    else if (v == "false" || v == "0")
+      o.roundtrip = false;
+    else
+      return bad(quoted() + " is not true or false (1 or 0)");
   } else if (field == "time") {
     auto t = parse_time(v);
     if (!t) return bad(quoted() + " is not a UTC time (2026-11-25T02:00:00Z) or Unix seconds");
@@ -217,8 +224,9 @@ std::optional<Routing> parse_routing(std::string_view s) {
 namespace observation_detail {
 
 // The fast path for the common JSONL line: a flat object whose values are plain strings
-// (printable ASCII, no escapes), unsigned integers, null or arrays of those integers. Values
-// as text: strings without quotes, arrays as their inside ("0,1,5"); null ones left out.
+// (printable ASCII, no escapes), unsigned integers, true, false, null or arrays of those
+// integers. Values as text: strings without quotes, true and false as those words, arrays as
+// their inside ("0,1,5"); null ones left out.
 // Keys ordered and de-duplicated (the last wins) as the JSON library gives them. False for
 // anything else: the caller parses that line with the JSON library.
 bool scan_flat(std::string_view s, Fields& out) {
@@ -279,6 +287,9 @@ bool scan_flat(std::string_view s, Fields& out) {
         value = s.substr(start, i++ - start);
       } else if (s.substr(i, 4) == "null") {
         i += 4, null = true;
+      } else if (s.substr(i, 4) == "true" || s.substr(i, 5) == "false") {
+        size_t n = s[i] == 't' ? 4 : 5;
+        value = s.substr(i, n), i += n;
       } else {
         size_t start = i;
         if (!digits()) return false;
@@ -324,11 +335,12 @@ std::string observation_jsonl(const Observation& o) {
     j["path"] = p;
   }
   if (o.time_us) j["time"] = observation_detail::iso_time(o.time_us);
+  if (o.roundtrip) j["roundtrip"] = true;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string observation_csv_header() {
-  return "src,dst,sent,lost,rtt_p50_us,rtt_p99_us,routing,path,time";
+  return "src,dst,sent,lost,rtt_p50_us,rtt_p99_us,routing,path,time,roundtrip";
 }
 
 std::string observation_csv(const Observation& o) {
@@ -349,7 +361,8 @@ std::string observation_csv(const Observation& o) {
   return quote(o.src) + "," + quote(o.dst) + "," + std::to_string(o.sent) + "," +
          std::to_string(o.lost) + "," + num(o.rtt_p50_us) + "," + num(o.rtt_p99_us) + "," +
          std::string(routing_name(o.routing)) + "," + quote(path) + "," +
-         (o.time_us ? std::to_string(o.time_us / 1'000'000) : "");
+         (o.time_us ? std::to_string(o.time_us / 1'000'000) : "") + "," +
+         (o.roundtrip ? "true" : "");
 }
 
 }  // namespace ibw::ingest

@@ -14,6 +14,11 @@
 //   rtt_p50_us, rtt_p99_us  optional (written by `ibwarden probe`)
 //   routing         optional: static | adaptive | directed (directed needs `path`)
 //   path            directed only: the directed route as out ports, "0,1,5,3" (as smpquery -D)
+//   roundtrip       optional: true | false (also 1 | 0). A record is one-way, `sent` from src
+//                   to dst over the forward route only, unless it says true: then each probe
+//                   went out and came back (the prober's LID-routed and directed-route MADs),
+//                   and the routes both ways carried it. Written only when true (JSONL key
+//                   left out, CSV cell empty when false).
 //   time            optional: ISO-8601 UTC ("2026-11-25T02:00:00Z") or Unix seconds
 #pragma once
 
@@ -42,9 +47,10 @@ struct Observation {
   std::optional<double> rtt_p50_us;
   std::optional<double> rtt_p99_us;
   Routing routing = Routing::unspecified;
-  std::vector<int> path;  // directed route out ports, "0,1,5" -> {0,1,5}; empty otherwise
-  int64_t time_us = 0;    // 0 when absent
-  std::string origin;     // "file:line" it came from (for messages); not serialized
+  std::vector<int> path;   // directed route out ports, "0,1,5" -> {0,1,5}; empty otherwise
+  bool roundtrip = false;  // out and back (reply over the reverse route); false: src -> dst only
+  int64_t time_us = 0;     // 0 when absent
+  std::string origin;      // "file:line" it came from (for messages); not serialized
 };
 
 enum class ObservationFormat : uint8_t { jsonl, csv };
@@ -53,8 +59,8 @@ enum class ObservationFormat : uint8_t { jsonl, csv };
 // ('{' = JSONL). Throws fabric::InputError listing every bad line as
 // "file:line: field: message" (unknown field, missing src/dst/sent/lost, lost > sent,
 // negative or non-numeric counts, gbps without expected_gbps, bad routing, directed without
-// a path, bad time). Blank lines and, in CSV, lines starting with '#' are skipped.
-// Records carry origin "file:line".
+// a path, bad time, roundtrip not true/false/1/0). Blank lines and, in CSV, lines starting with '#'
+// are skipped. Records carry origin "file:line".
 std::vector<Observation> parse_observations(std::string_view text, const std::string& file,
                                             std::optional<ObservationFormat> format = {});
 std::vector<Observation> load_observations(const std::string& path);
@@ -69,7 +75,7 @@ void for_each_observation(std::string_view text, const std::string& file, const 
                           std::optional<ObservationFormat> format = {});
 
 // One record as a JSONL line (no trailing newline) or a CSV row (the prober's columns: no slow,
-// gbps or rtt_us); the CSV header first.
+// gbps or rtt_us; roundtrip last); the CSV header first.
 std::string observation_jsonl(const Observation& o);
 std::string observation_csv_header();
 std::string observation_csv(const Observation& o);

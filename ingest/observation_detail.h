@@ -29,8 +29,9 @@ void check_record(const Observation& o, const std::vector<std::string_view>& giv
 std::string scalar_text(const nlohmann::json& v);
 // One CSV row's cells, trimmed ("" quoting as RFC 4180).
 std::vector<std::string> split_csv(std::string_view line);
-// The fast path for a flat JSONL object of plain strings, unsigned integers, null and integer
-// arrays (observation.cpp says what it takes); false sends the line to the JSON library.
+// The fast path for a flat JSONL object of plain strings, unsigned integers, true, false, null
+// and integer arrays (observation.cpp says what it takes); false sends the line to the JSON
+// library.
 bool scan_flat(std::string_view s, Fields& out);
 std::string iso_time(int64_t us);
 

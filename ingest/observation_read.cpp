@@ -40,6 +40,7 @@ void reset(Observation& o) {  // empty again, keeping the strings' buffers
   o.gbps.reset(), o.expected_gbps.reset(), o.rtt_us.reset();
   o.rtt_p50_us.reset(), o.rtt_p99_us.reset();
   o.routing = Routing::unspecified;
+  o.roundtrip = false;
   o.time_us = 0;
 }
 

@@ -307,6 +307,7 @@ ProbeRound UmadProber::probe_lids(const std::vector<LidTarget>& targets) {
     o.src = std::to_string(vantage_.lid);
     o.dst = std::to_string(t.lid);
     o.routing = Routing::static_lft;
+    o.roundtrip = true;  // the request out over the LFTs, the reply back over the reverse ones
     obs.push_back(std::move(o));
     names.push_back("LID " + std::to_string(t.lid));
   }
@@ -325,6 +326,7 @@ ProbeRound UmadProber::probe_routes(const std::vector<DrTarget>& targets) {
     o.src = std::to_string(vantage_.lid);
     o.dst = t.dst;
     o.routing = Routing::directed;
+    o.roundtrip = true;  // out along the route, the answer back along it
     o.path.push_back(0);
     for (uint8_t p : t.route) o.path.push_back(p);
     std::string path;

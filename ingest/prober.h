@@ -15,7 +15,8 @@
 // kernel (or ibsim) with a non-zero umad status, is lost.
 //
 // Planning, statistics and the token bucket are pure (prober_plan.cpp, unit-testable);
-// the umad I/O is in prober.cpp. Results are route observations (ingest/observation.h).
+// the umad I/O is in prober.cpp. Results are route observations (ingest/observation.h), every
+// one marked roundtrip: both kinds of probe cross their route out and back.
 // Not thread-safe; one Prober per thread. SMP agents are registered only while a round
 // runs, under fabric::smp_mutex().
 #pragma once

@@ -39,6 +39,8 @@ struct LinkInfo {
   fabric::Speed plan_speed = fabric::Speed::unknown;
   int enabled_width = 0;
   fabric::Speed enabled_speed = fabric::Speed::unknown;
+  bool switch_node = false;  // node_guid is a switch (incidents tell switches from hosts)
+  bool peer_switch = false;  // peer_guid is a switch
 };
 
 // The longest window any enabled rule looks at (at least one minute).

@@ -38,8 +38,8 @@ void accumulate(State& st, const std::vector<uint32_t>& which, double sign) {
     }
     if (it.a == fabric::kNoNode) continue;
     uint32_t a = st.model.ordinal(it.a), b = st.model.ordinal(it.b);
-    flows.push_back({a, b, {sent, bad, tag}});  // request
-    flows.push_back({b, a, {sent, bad, tag}});  // reply
+    flows.push_back({a, b, {sent, bad, tag}});                    // request (or one-way data)
+    if (it.roundtrip) flows.push_back({b, a, {sent, bad, tag}});  // reply
     ends.push_back(a), ends.push_back(b);
   }
   // The three weights (sent, bad, tag) sprayed together over every minimal route, one pass
@@ -94,13 +94,15 @@ struct SwitchLink {
   std::vector<int8_t> from_x;
 };
 
-// True when some minimal route of the adaptive item (either way) crosses one of the links.
+// True when some minimal route of the adaptive item (a -> b, and back for a round trip)
+// crosses one of the links.
 bool crosses(State& st, const Item& it, const std::vector<SwitchLink>& links) {
   const fabric::DestTables& t = st.tables;
   uint32_t a = st.model.ordinal(it.a), b = st.model.ordinal(it.b);
   for (const SwitchLink& l : links) {
     int dab = t.dist(b, a), dyb = t.dist(b, l.y), dax = l.from_x[a];  // request a -> b
     if (dab >= 0 && dyb >= 0 && dax >= 0 && dax + 1 + dyb == dab) return true;
+    if (!it.roundtrip) continue;
     int dba = t.dist(a, b), dya = t.dist(a, l.y), dbx = l.from_x[b];  // reply b -> a
     if (dba >= 0 && dya >= 0 && dbx >= 0 && dbx + 1 + dya == dba) return true;
   }
@@ -158,12 +160,13 @@ LocalizeResult Localizer::run() {
   while (static_cast<int>(result.suspects.size()) < opt.max_suspects) {
     accumulate(st, change, sign);
     change.clear(), sign = -1;
-    if (noise_pair < 0) {  // the mean number of links a probe crosses, both ways
+    if (noise_pair < 0) {  // the mean number of links a probe crosses (both ways if a round trip)
       double links_sum = 0, sent_sum = 0;
       for (const Item& it : st.items) {
         double n = static_cast<double>(st.links(it).size());
         if (it.a != fabric::kNoNode)
-          n += 2.0 * std::max<int>(1, st.tables.dist(model.ordinal(it.b), model.ordinal(it.a)));
+          n += (it.roundtrip ? 2.0 : 1.0) *
+               std::max<int>(1, st.tables.dist(model.ordinal(it.b), model.ordinal(it.a)));
         links_sum += n * it.sent, sent_sum += it.sent;
       }
       noise_pair = opt.noise * std::max(1.0, sent_sum > 0 ? links_sum / sent_sum : 1);
@@ -190,7 +193,9 @@ LocalizeResult Localizer::run() {
             st.stamp[i] = st.epoch, bf += st.items[i].bad, tf += st.items[i].sent;
       }
       // A group holding both directions of its links counts every sprayed flow twice (its
-      // request over one direction, its reply over the other): count it once.
+      // request over one direction, its reply over the other): count it once. (Only round
+      // trips cross both: a one-way flow's item never has the same sums on a link's two
+      // directions, so a group with both holds round-trip flows.)
       size_t both = 0;
       for (uint32_t l : members) {
         auto [node, port] = st.port_of(l);
@@ -266,8 +271,8 @@ LocalizeResult Localizer::run() {
       if (!it.alive) continue;
       bool hit = st.stamp[i] == st.epoch;
       if (!hit && it.a != fabric::kNoNode && per_dest)
-        hit = reaches(model.ordinal(it.a), model.ordinal(it.b)) ||
-              reaches(model.ordinal(it.b), model.ordinal(it.a));  // request, reply
+        hit = reaches(model.ordinal(it.a), model.ordinal(it.b)) ||  // request, reply
+              (it.roundtrip && reaches(model.ordinal(it.b), model.ordinal(it.a)));
       else if (!hit && it.a != fabric::kNoNode && !switch_links.empty())
         hit = crosses(st, it, switch_links);
       if (!hit) continue;

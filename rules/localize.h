@@ -5,10 +5,12 @@
 // flow's path) and deTector (pick the link with the best hit ratio, mark the paths it explains,
 // repeat), with votes weighted by each link's share of a pair's routes as ib_burn assumes for
 // adaptive routing:
-//  1. Every observation becomes its directed links with shares: static (request and reply LFT
-//     paths), adaptive (every minimal route both ways, counted per destination switch: see
-//     fabric/route_model.h), directed (the DR path out and back). Bad = lost + slow, plus
-//     sent * (1 - gbps/expected_gbps) when a bandwidth test fell below 90% of expected.
+//  1. Every observation becomes its directed links with shares: static (the request LFT
+//     path), adaptive (every minimal route src -> dst, counted per destination switch: see
+//     fabric/route_model.h), directed (the DR path out); a record that says roundtrip (the
+//     prober's) adds the way back: the reply LFT path, every minimal route dst -> src, the DR
+//     path back. So one-way data tells a leaf's uplinks from its downlinks. Bad = lost + slow,
+//     plus sent * (1 - gbps/expected_gbps) when a bandwidth test fell below 90% of expected.
 //  2. Per directed link: traffic = sum of sent * share, bad = sum of bad * share. Its loss
 //     estimate is bad / traffic: the cursed link sees its own loss rate, a link that only feeds
 //     part of its traffic into the cursed one sees less.
@@ -68,7 +70,7 @@ struct Suspect {
 
 struct LocalizeResult {
   size_t observations = 0;
-  size_t pairs = 0;    // distinct (src, dst, routing)
+  size_t pairs = 0;    // distinct (src, dst, routing, roundtrip)
   size_t skipped = 0;  // records left out by skip_unroutable
   std::vector<Suspect> suspects;
 };
@@ -78,8 +80,8 @@ struct State;
 }
 
 // The localizer fed one record at a time (a million-record file is never held in memory):
-// add() resolves and sums each record into its (source, destination, routing) item; run()
-// ranks the suspects. The model must outlive it.
+// add() resolves and sums each record into its (source, destination, routing, roundtrip)
+// item; run() ranks the suspects. The model must outlive it.
 class Localizer {
  public:
   explicit Localizer(const fabric::RouteModel& model, const LocalizeOptions& options = {});

@@ -1,5 +1,5 @@
 // The localizer's first step (rules/localize.h): records resolved and summed into items, one
-// per (source, destination, routing), as they are added.
+// per (source, destination, routing, one-way or round trip), as they are added.
 #include <algorithm>
 #include <cstring>
 
@@ -99,23 +99,28 @@ std::optional<uint32_t> State::new_item(const ingest::Observation& o, ingest::Ro
                                         int line) {
   fixed.clear();
   Item item;
+  item.roundtrip = o.roundtrip;
   std::vector<fabric::LinkShare> links;
   std::string err;
   bool ok = true;
   if (routing == ingest::Routing::adaptive) {
     ok = src.attach && dst.attach;
     if (!ok) err = "an endpoint has no link up";
-    for (const End* e : {&src, &dst})
-      if (ok && e->attach->second) {  // a CA: its host link, both ways
-        fixed.push_back(index(e->at.node, e->at.port));
-        fixed.push_back(index(e->attach->first, e->attach->second));
-      }
+    // A CA's host link: into the fabric at src, out of it at dst; both ways for a round trip.
+    if (ok && src.attach->second) {
+      fixed.push_back(index(src.at.node, src.at.port));
+      if (o.roundtrip) fixed.push_back(index(src.attach->first, src.attach->second));
+    }
+    if (ok && dst.attach->second) {
+      fixed.push_back(index(dst.attach->first, dst.attach->second));
+      if (o.roundtrip) fixed.push_back(index(dst.at.node, dst.at.port));
+    }
     if (ok && src.attach->first != dst.attach->first)
       item.a = src.attach->first, item.b = dst.attach->first;
   } else if (routing == ingest::Routing::static_lft) {
-    ok = model.static_route(src.at, dst.at, &links, &err);
+    ok = model.static_route(src.at, dst.at, &links, &err, o.roundtrip);
   } else {
-    ok = model.directed_route(src.at, o.path, &links, &err);
+    ok = model.directed_route(src.at, o.path, &links, &err, o.roundtrip);
   }
   if (!ok) {
     if (opt.skip_unroutable)
@@ -142,15 +147,16 @@ void State::add(const ingest::Observation& o, const std::string& file, int line)
   if (!src || !dst) return;
   const uint64_t a_key = uint64_t{src->at.node} << 9 | static_cast<uint64_t>(src->at.port);
   const uint64_t b_key = uint64_t{dst->at.node} << 9 | static_cast<uint64_t>(dst->at.port);
-  // Most records: both ends and the routing in one integer key (nodes < 2^20).
+  // Most records: both ends, the routing and the direction in one integer key (nodes < 2^20).
   const bool flat = o.path.empty() && src->at.node < (1u << 20) && dst->at.node < (1u << 20);
-  const uint64_t pair_key = a_key << 31 | b_key << 2 | static_cast<uint64_t>(routing);
+  const uint64_t way = o.roundtrip ? 1 : 0;
+  const uint64_t pair_key = way << 60 | a_key << 31 | b_key << 2 | static_cast<uint64_t>(routing);
   PathKey key;
   std::optional<uint32_t> found;
   if (flat) {
     found = by_pair.find(pair_key);
   } else {
-    key = PathKey{a_key, b_key | static_cast<uint64_t>(routing) << 60, {}};
+    key = PathKey{a_key, b_key | static_cast<uint64_t>(routing) << 60 | way << 62, {}};
     for (int p : o.path) key.path += std::to_string(p) + ",";
     if (auto it = by_key.find(key); it != by_key.end()) found = it->second;
   }

@@ -17,8 +17,8 @@
 
 namespace ibw::rules::localize_detail {
 
-// Records with the same endpoints and routing, summed. Small (a million of them at k=64): what
-// only items with losses need is kept apart, in State::bad_info.
+// Records with the same endpoints, routing and direction, summed. Small (a million of them at
+// k=64): what only items with losses need is kept apart, in State::bad_info.
 struct Item {
   uint32_t links_begin = 0, links_end = 0;  // State::pool: port indices with share 1
   uint32_t a = fabric::kNoNode;             // adaptive: source switch
@@ -27,6 +27,7 @@ struct Item {
   uint32_t bad_recs = 0, good_recs = 0;
   uint32_t bad_info = UINT32_MAX;  // index in State::bad_info once a record had losses
   bool alive = true;
+  bool roundtrip = false;  // adaptive: sprayed b -> a too (the reply), not only a -> b
 };
 struct BadInfo {
   int64_t last_bad_us = 0;

@@ -5,15 +5,17 @@
 namespace ibw::rules {
 
 void replay(RuleRunner& runner, const std::vector<LinkInfo>& links, const Recording& in,
-            const OnVerdict& on_verdict) {
+            const OnVerdict& on_verdict, IncidentTracker* incidents) {
   ingest::CounterTracker tracker;
   std::map<uint64_t, ingest::CounterSample> last;  // guid*256+port -> last sample
   auto evaluate = [&](int64_t now) {
     for (const auto& v : runner.evaluate(links, now))
       on_verdict(v, last[v.node_guid * 256 + static_cast<uint64_t>(v.port)], now);
   };
+  if (incidents) incidents->learn(links);
   auto add_event = [&](const ingest::Event& e) {
-    if (runner.add_events({e})) evaluate(e.time_us);
+    bool opened = incidents && !incidents->add({e}).empty();
+    if (runner.add_events({e}) || opened) evaluate(e.time_us);
   };
   const auto& samples = in.samples;
   size_t ei = 0;

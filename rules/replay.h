@@ -13,6 +13,7 @@
 #include "ingest/counter_tracker.h"
 #include "ingest/counters.h"
 #include "ingest/event.h"
+#include "rules/incidents.h"
 #include "rules/runner.h"
 
 namespace ibw::rules {
@@ -27,7 +28,10 @@ struct Recording {
 using OnVerdict =
     std::function<void(const Verdict& v, const ingest::CounterSample& last, int64_t now_us)>;
 
+// With `incidents` (the tracker set on the runner, RuleRunner::set_incidents), every event
+// goes to it first, as the daemon's publish sequence does, so the runner holds the same
+// verdicts and adds the same switch work orders as live.
 void replay(RuleRunner& runner, const std::vector<LinkInfo>& links, const Recording& in,
-            const OnVerdict& on_verdict);
+            const OnVerdict& on_verdict, IncidentTracker* incidents = nullptr);
 
 }  // namespace ibw::rules

@@ -47,10 +47,16 @@ std::vector<Verdict> RuleRunner::evaluate(const std::vector<LinkInfo>& links, in
   for (auto& v : rules::evaluate(rules_, windows, now_us)) {
     if (is_congestion_verdict(v)) {  // a signal, never acted on
       if (congestion && v.type == RuleType::congestion) congestion->push_back(std::move(v));
-    } else if (v.confirmed && v.action != Action::none) {
-      out.push_back(std::move(v));
+      continue;
     }
+    if (!v.confirmed || v.action == Action::none) continue;
+    const Rule* rule = rules_.find(v.rule);
+    int64_t window = rule && rule->window_us ? rule->window_us : 60'000'000;
+    if (incidents_ && incidents_->covers(v.node_guid, v.port, now_us - window)) continue;
+    out.push_back(std::move(v));
   }
+  if (incidents_)
+    for (auto& v : incidents_->orders(now_us)) out.push_back(std::move(v));
   return out;
 }
 

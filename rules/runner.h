@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rules/history.h"
+#include "rules/incidents.h"
 #include "rules/rules.h"
 
 namespace ibw::rules {
@@ -39,6 +40,11 @@ class RuleRunner {
   std::vector<Verdict> evaluate(const std::vector<LinkInfo>& links, int64_t now_us,
                                 std::vector<Verdict>* congestion = nullptr);
   const RuleSet& rules() const { return rules_; }
+  // The incidents whose ports give no verdicts of their own while they last (a verdict is
+  // dropped when its port is in an incident with an event within the rule's window), and whose
+  // node-level work orders evaluate() adds. Fed by its owner (the daemon's publish sequence,
+  // replay); null: no incidents. Set before the first evaluate().
+  void set_incidents(const IncidentTracker* incidents) { incidents_ = incidents; }
 
  private:
   struct SeenLink {
@@ -50,6 +56,7 @@ class RuleRunner {
 
   RuleSet rules_;
   EventNeeds needs_;
+  const IncidentTracker* incidents_ = nullptr;
   std::mutex mutex_;
   History history_;
   std::unordered_map<uint64_t, std::vector<SeenLink>> recent_links_;  // guid * 256 + port

@@ -20,10 +20,11 @@ std::string guid_or_empty(uint64_t guid) {
   return guid ? fabric::format_guid(guid) : std::string();
 }
 
-// "NODE/PORT"; the GUID stands in for a missing name; "" for an unknown end.
+// "NODE/PORT" ("NODE" for port 0: an order about a whole switch); the GUID stands in for a
+// missing name; "" for an unknown end.
 std::string end_label(const LinkEnd& e) {
   std::string name = e.node.empty() ? guid_or_empty(e.guid) : e.node;
-  if (name.empty()) return "";
+  if (name.empty() || e.port == 0) return name;
   return name + "/" + std::to_string(e.port);
 }
 

@@ -57,6 +57,7 @@ const std::vector<Route>& routes() {
        false,
        {"status", "after_id", "limit"}},
       {"GET", {"workorders", "*"}, &ApiCore::get_workorder, Role::viewer, false, {}},
+      {"GET", {"incidents"}, &ApiCore::get_incidents, Role::viewer, false, {"since"}},
       {"PATCH", {"workorders", "*"}, &ApiCore::patch_workorder, Role::operator_, true, {}},
       {"GET", {"audit"}, &ApiCore::get_audit, Role::viewer, false, {}},
       {"POST", {"audit"}, &ApiCore::post_audit, Role::operator_, true, {}},

@@ -213,6 +213,7 @@ class ApiCore {
   Response get_whoami(Call& c);
   Response get_suspects(Call& c);
   Response get_congestion(Call& c);
+  Response get_incidents(Call& c);
   Response get_route_health(Call& c);
   Response post_probes(Call& c);
   Response get_fabrics(Call& c);

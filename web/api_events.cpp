@@ -1,4 +1,4 @@
-// GET /events and /stream (web/api.h, web/stream.h).
+// GET /events, /incidents and /stream (web/api.h, web/stream.h).
 #include "store/record_json.h"
 #include "web/api_core.h"
 #include "web/stream.h"
@@ -22,6 +22,13 @@ Response ApiCore::get_events(Call& c) {
   j["last_id"] = last;
   j["more"] = events.size() == q.limit;
   return json_response(200, j);
+}
+
+// GET /incidents[?since=DUR|TIME] (default the last 24 h; active ones always): a JSON array.
+Response ApiCore::get_incidents(Call& c) {
+  only_own_fabric(c);
+  int64_t since = c.query.time("since", c.now_us, c.now_us - 24LL * 3600 * 1'000'000);
+  return json_response(200, ordered(backend_.incidents(since)));
 }
 
 Response ApiCore::get_stream(Call& c) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,11 @@ struct Health {
   // High availability: whether this instance holds its fabric's lease and acts (the holder
   // polls, probes and acts; a standby serves the web UI). True without HA.
   bool leader = true;
+  // Incidents (rules/incidents.h) by kind: active now, opened since start; and resolved ones
+  // dropped at the tracker's cap.
+  std::map<std::string, int> incidents_active;
+  std::map<std::string, uint64_t> incidents_opened;
+  uint64_t incidents_dropped = 0;
 };
 
 // Source health as the JSON array that GET /fabrics shows and a lease row carries
@@ -100,6 +106,14 @@ class ApiBackend {
   virtual std::optional<nlohmann::json> last_audit() = 0;
   // Runs an audit now and returns it (it becomes the last one).
   virtual nlohmann::json run_audit() = 0;
+
+  // GET /incidents: the incidents still active or with an event at or after since_us, oldest
+  // first, each as rules::incident_json shapes it ({"id", "kind", "node", "ports", "first",
+  // "last", "events", "state", ...}). The default: none (a backend that tracks none).
+  virtual nlohmann::json incidents(int64_t since_us) {
+    (void)since_us;
+    return nlohmann::json::array();
+  }
 
   // True when work-order changes must also queue a webhook delivery (WriteBatch::outbox).
   virtual bool webhook_outbox() = 0;

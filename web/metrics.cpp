@@ -70,6 +70,29 @@ void rules_families(Writer& w, const MetricsSnapshot& m) {
           m.health.enforce ? 1 : 0);
 }
 
+// Incidents by kind; every kind is listed (0 when none), so a dashboard's series never vanish.
+void incident_families(Writer& w, const MetricsSnapshot& m) {
+  static const char* kKinds[] = {"switch_reboot", "switch_down", "host_down", "sm_resweep",
+                                 "hosts_unreachable"};
+  auto at = [](const auto& map, const char* kind) {
+    auto it = map.find(kind);
+    return it == map.end() ? 0.0 : static_cast<double>(it->second);
+  };
+  w.family("ibwarden_incidents_active",
+           "Incidents now active by kind: one cause (a rebooting switch, a host down, an SM "
+           "re-sweep) behind a burst of link events.");
+  for (const char* k : kKinds)
+    w.sample("ibwarden_incidents_active", label("kind", k), at(m.health.incidents_active, k));
+  w.family("ibwarden_incidents_opened_total", "Incidents opened since the daemon started, by kind.",
+           "counter");
+  for (const char* k : kKinds)
+    w.sample("ibwarden_incidents_opened_total", label("kind", k), at(m.health.incidents_opened, k));
+  w.family("ibwarden_incidents_dropped_total",
+           "Resolved incidents dropped from memory at the cap (1024 kept) before a day passed.",
+           "counter");
+  w.sample("ibwarden_incidents_dropped_total", static_cast<double>(m.health.incidents_dropped));
+}
+
 void source_families(Writer& w, const MetricsSnapshot& m) {
   w.family("ibwarden_source_status",
            "Health of each event source: 1 for its current status (ok, degraded, down, disabled).");
@@ -223,7 +246,7 @@ std::string render_metrics(const MetricsSnapshot& m) {
   using namespace metrics_detail;
   Writer w(label("fabric", m.fabric));
   w.gauge("ibwarden_up", "1 while the ibwarden web API answers.", 1);
-  if (m.live) rules_families(w, m);
+  if (m.live) rules_families(w, m), incident_families(w, m);
   source_families(w, m);
   if (m.live) sweep_families(w, m);
   w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",

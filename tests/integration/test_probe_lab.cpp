@@ -138,6 +138,7 @@ void check_directed(const Fabric& fab, const Output& out, uint32_t from, int cou
     Walk w = walk(fab, from, o["path"]);
     CHECK(o["dst"] == dst_of(fab, w.reached, w.in_port));
     CHECK(o["src"] == std::to_string(fab.node(from).ports[1].lid));
+    CHECK(o["roundtrip"] == true);  // out along the route, the answer back along it
     // The round's count, then batches of it until Wald's test decided (ingest/sequential.h).
     CHECK(o["sent"] >= count);
     CHECK(o["sent"].get<int>() % count == 0);
@@ -171,6 +172,7 @@ TEST_CASE("probe: clean fabric - every LID answers and every link is probed once
     INFO(o.dump());
     probed.insert(std::stoi(o["dst"].get<std::string>()));
     CHECK(o["routing"] == "static");
+    CHECK(o["roundtrip"] == true);  // the reply comes back over the reverse LFT path
     CHECK(o["sent"] == 5);
     CHECK(o["lost"] == 0);
     CHECK(o["rtt_p50_us"] > 0);
@@ -207,9 +209,9 @@ TEST_CASE("probe: clean fabric - every LID answers and every link is probed once
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);
-  CHECK(line == "src,dst,sent,lost,rtt_p50_us,rtt_p99_us,routing,path,time");
+  CHECK(line == "src,dst,sent,lost,rtt_p50_us,rtt_p99_us,routing,path,time,roundtrip");
   size_t rows = 0;
-  while (std::getline(in, line)) ++rows;
+  while (std::getline(in, line)) rows += line.ends_with(",true");  // every probe is a round trip
   CHECK(rows == lids.size() + fab.link_count());
 
   // Usage and port errors: exit 2 with a message.

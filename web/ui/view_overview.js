@@ -1,6 +1,7 @@
 // view_overview.js: the page an on-call engineer opens first. Fabric numbers at a glance, what
-// ibwarden has disabled (with the reason, its work order and an Enable button), orders that
-// need a human, the latest decisions, and the live feed.
+// ibwarden has disabled (with the reason, its work order and an Enable button), the incidents
+// (one cause behind many link events: a rebooting switch, a host down), orders that need a
+// human, the latest decisions, and the live feed.
 import { api, byId } from './api.js';
 import { debounce, enableButton } from './actions.js';
 import { badge, h, panel, portLink, replace, table, timeCell } from './ui.js';
@@ -8,6 +9,7 @@ import { badge, h, panel, portLink, replace, table, timeCell } from './ui.js';
 export function render(root, ctx) {
   const stats = h('div', { class: 'stats', 'data-testid': 'fabric-stats' });
   const disabled = h('div', { 'data-testid': 'disabled-ports' });
+  const incidents = h('div', { 'data-testid': 'incidents' });
   const human = h('div');
   const decisions = h('div');
   const feed = h('div');
@@ -16,15 +18,25 @@ export function render(root, ctx) {
     h('div', { class: 'grid2' },
       h('div', {},
         panel('Disabled by ibwarden', disabled),
+        panel('Incidents', incidents),
         panel('Needs a human', human),
         panel('Latest decisions', decisions)),
       panel('Live feed', feed)));
   ctx.feed.mount(feed);
 
   async function load() {
-    const [fab, orders, dec] = await Promise.all([
+    const [fab, orders, dec, inc] = await Promise.all([
       api('/fabric'), api('/workorders?status=active'),
-      byId('/decisions?since=24h&limit=1000', 'decisions', { keep: 15 })]);
+      byId('/decisions?since=24h&limit=1000', 'decisions', { keep: 15 }),
+      api('/incidents?since=24h')]);
+    replace(incidents, table(['since', 'kind', 'node', 'state', 'events', 'ports'],
+      inc.map((i) => h('tr', { 'data-testid': 'incident', dataset: { kind: i.kind } },
+        h('td', {}, timeCell(i.first)), h('td', {}, badge(i.kind)), h('td', {}, i.node),
+        h('td', {}, badge(i.state)),
+        h('td', {}, i.cycles > 1 ? `${i.events} (${i.cycles} cycles)` : `${i.events}`),
+        h('td', { class: 'mono' }, i.ports.slice(0, 6).join(' ') +
+          (i.ports.length > 6 ? ` +${i.ports.length - 6}` : '')))),
+      'no incidents in the last 24 hours'));
     const byLink = new Map(orders.workorders.map((o) => [o.link_key, o]));
     const stat = (n, label, alert) => h('div', { class: 'stat' + (alert && n ? ' alert' : '') },
       h('b', {}, n), h('span', {}, label));

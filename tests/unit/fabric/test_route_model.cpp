@@ -1,12 +1,14 @@
 // The route model (fabric/route_model.h): adaptive shares against brute-force enumeration of
 // every minimal-hop route on small 2- and 3-tier fat trees (also after a link goes down), the
 // compact per-destination tables and spray_k against toward()/spray(), expected loss against
-// an average over the enumerated routes, directed routes and endpoint resolution.
+// an average over the enumerated routes, directed routes (round trip and one way) and endpoint
+// resolution.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <functional>
 #include <map>
+#include <span>
 
 #include "fabric/route_model.h"
 #include "tests/unit/test_fabrics.h"
@@ -51,29 +53,37 @@ std::pair<Shares, double> enumerate(const Fabric& f, uint32_t from, uint32_t to,
   return {used, routes};
 }
 
-// The model's adaptive shares of src <-> dst against enumeration, both ways plus host links.
-void check_adaptive(const RouteModel& m, const std::string& src, const std::string& dst) {
+// The model's adaptive shares of src <-> dst against enumeration, both ways plus host links
+// (src -> dst only, with the host links in that direction, when not a round trip).
+void check_adaptive(const RouteModel& m, const std::string& src, const std::string& dst,
+                    bool roundtrip = true) {
   std::string err;
   auto a = m.resolve(src, &err), b = m.resolve(dst, &err);
   REQUIRE(a);
   REQUIRE(b);
   std::vector<LinkShare> got;
-  REQUIRE(m.adaptive_route(*a, *b, &got, &err));
+  REQUIRE(m.adaptive_route(*a, *b, &got, &err, roundtrip));
   Shares mine;
   for (const auto& l : got) mine[{l.node, l.port}] += l.share;
   Shares want;
-  for (const Endpoint& e : {*a, *b})
-    if (auto at = m.attach(e); at && at->second)
-      want[{e.node, e.port}] += 1, want[{at->first, at->second}] += 1;
+  if (auto at = m.attach(*a); at && at->second) {  // into the fabric at src
+    want[{a->node, a->port}] += 1;
+    if (roundtrip) want[{at->first, at->second}] += 1;
+  }
+  if (auto at = m.attach(*b); at && at->second) {  // out of it at dst
+    want[{at->first, at->second}] += 1;
+    if (roundtrip) want[{b->node, b->port}] += 1;
+  }
   auto sa = m.attach(*a)->first, sb = m.attach(*b)->first;
+  const std::pair<uint32_t, uint32_t> ways[] = {{sa, sb}, {sb, sa}};
   if (sa != sb)
-    for (auto [x, y] : {std::pair{sa, sb}, std::pair{sb, sa}}) {
+    for (auto [x, y] : std::span(ways, roundtrip ? 2 : 1)) {
       auto [used, routes] =
           enumerate(m.fabric(), x, y, [&](uint32_t n, int p) { return m.link_up(n, p); });
       REQUIRE(routes > 0);
       for (auto& [l, n] : used) want[l] += n / routes;
     }
-  INFO(src << " <-> " << dst);
+  INFO(src << (roundtrip ? " <-> " : " -> ") << dst);
   REQUIRE(mine.size() == want.size());
   for (auto& [l, share] : want) {
     INFO(m.fabric().port_label(l.first, l.second));
@@ -89,6 +99,9 @@ TEST_CASE("route model: adaptive shares match enumerated minimal routes on a 2-t
   check_adaptive(m, "host000", "host001");  // same leaf: host links only
   check_adaptive(m, "leaf000", "host005");  // a switch endpoint
   check_adaptive(m, "leaf001", "leaf003");
+  check_adaptive(m, "host000", "host007", false);  // one way: the up links of leaf000 only
+  check_adaptive(m, "host000", "host001", false);
+  check_adaptive(m, "leaf000", "host005", false);
   // A spine link down: the remaining routes share the traffic, the link carries none.
   m.set_down(f.resolve("leaf000"), 4);  // leaf000 -> spine001
   CHECK_FALSE(m.link_up(f.resolve("spine001"), 1));
@@ -176,6 +189,12 @@ TEST_CASE("route model: directed routes and endpoints", "[route_model]") {
   REQUIRE(out.size() == 6);                              // three links, out and back
   CHECK(f.node(out[4].node).name == "spine000");
   CHECK(f.node(out[5].node).name == "leaf001");
+  out.clear();
+  REQUIRE(m.directed_route(*h0, {0, 1, 3, 2}, &out, &err, false));  // one way: out only
+  REQUIRE(out.size() == 3);
+  CHECK(f.node(out[0].node).name == "host000");
+  CHECK(f.node(out[1].node).name == "leaf000");
+  CHECK(f.node(out[2].node).name == "spine000");
   CHECK_FALSE(m.directed_route(*h0, {0, 1, 9}, &out, &err));
   CHECK(err.find("hop 2") != std::string::npos);
   CHECK_FALSE(m.directed_route(*h0, {1, 1}, &out, &err));

@@ -201,6 +201,11 @@ TEST_CASE("observations: the fast JSONL reader agrees with the JSON library", "[
       R"({"src":"a","dst":"b","sent":5,"lost":0,"routing":true})",
       R"({"src":"a","dst":"b","sent":5,"lost":0} trailing)",
       R"({"src":"a","dst":"b","sent":5,"lost":0,"path":[0,"1"]})",
+      R"({"src":"a","dst":"b","sent":5,"lost":0,"roundtrip":true})",
+      R"({"src":"a","dst":"b","sent":5,"lost":0,"roundtrip": false })",
+      R"({"src":"a","dst":"b","sent":5,"lost":0,"roundtrip":"yes"})",
+      R"({"src":"a","dst":"b","sent":5,"lost":0,"roundtrip":truex})",
+      R"({"src":"a","dst":"b","sent":true,"lost":0})",
   };
   for (const std::string& line : lines) {
     INFO(line);

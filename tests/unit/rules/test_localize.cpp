@@ -1,7 +1,8 @@
 // The localizer (rules/localize.h) on synthesized observations over a 4-leaf, 4-spine tree:
 // a static-routed fault pinned to its link, an adaptive one narrowed to the group of links the
-// data cannot tell apart and then pinned by directed probes, two faults at once, background
-// noise with no suspects, the contract JSON, and records it cannot resolve.
+// data cannot tell apart and then pinned by directed probes, one-way data narrowing a lossy
+// uplink to its leaf's uplinks (round trips: uplinks and downlinks), two faults at once,
+// background noise with no suspects, the contract JSON, and records it cannot resolve.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -56,10 +57,11 @@ struct Bench {
   std::mt19937 rng{7};
 
   // The loss a probe from src to dst sees: each cursed directed link (transmitting end) at its
-  // rate, weighted by its share of the request's routes; plus noise per link crossing.
+  // rate, weighted by its share of the routes it takes (out and back for a round trip, src ->
+  // dst only for one-way records); plus noise per link crossing.
   std::vector<ingest::Observation> all_pairs(
       ingest::Routing routing, const std::vector<std::pair<std::string, double>>& cursed,
-      uint64_t sent, double noise = 0) {
+      uint64_t sent, double noise = 0, bool roundtrip = true) {
     std::vector<ingest::Observation> out;
     int line = 0;
     for (int a = 0; a < kLeaves * kHosts; ++a)
@@ -67,12 +69,13 @@ struct Bench {
         if (a == b) continue;
         ingest::Observation o;
         o.src = tf::name_of("host", a), o.dst = tf::name_of("host", b);
-        o.sent = sent, o.routing = routing;
+        o.sent = sent, o.routing = routing, o.roundtrip = roundtrip;
         std::string err;
         auto s = model.resolve(o.src, &err), d = model.resolve(o.dst, &err);
         std::vector<fabric::LinkShare> links;
-        bool ok = routing == ingest::Routing::adaptive ? model.adaptive_route(*s, *d, &links, &err)
-                                                       : model.static_route(*s, *d, &links, &err);
+        bool ok = routing == ingest::Routing::adaptive
+                      ? model.adaptive_route(*s, *d, &links, &err, roundtrip)
+                      : model.static_route(*s, *d, &links, &err, roundtrip);
         REQUIRE(ok);
         double keep = 1;
         for (const auto& l : links) {
@@ -124,6 +127,7 @@ TEST_CASE("localize: adaptive data names a group - directed probes pin its link"
   for (int s = 0; s < kSpines; ++s) {
     ingest::Observation o;
     o.src = "host000", o.dst = "host000", o.routing = ingest::Routing::directed;
+    o.roundtrip = true;                  // an SMP out and its answer back
     o.path = {0, 1, kHosts + 1 + s, 3};  // host000 -> leaf000 -> spine s -> leaf002
     o.sent = 5000, o.lost = s == 1 ? 2000 : 0;
     o.origin = "dr.jsonl:" + std::to_string(s + 1);
@@ -145,6 +149,55 @@ TEST_CASE("localize: adaptive data names a group - directed probes pin its link"
   CHECK(s["links"][0]["from"].contains("guid"));
   CHECK(s["links"][0]["to"]["node"].is_string());
   CHECK(s["links"][0]["cable_id"] == "C-1");
+}
+
+TEST_CASE("localize: one-way adaptive data names a leaf's uplinks - not its downlinks too",
+          "[localize]") {
+  // One lossy leaf000 -> spine001 uplink; every host sends to every other, one way. Only the
+  // flows leaving leaf000 cross it: the group is leaf000's uplinks in the up direction (the
+  // data cannot tell them apart), while the downlinks into leaf000 carried clean traffic.
+  Bench b;
+  const std::string cursed = "leaf000/" + std::to_string(kHosts + 2);  // -> spine001
+  auto obs = b.all_pairs(ingest::Routing::adaptive, {{cursed, 0.4}}, 1000, 0, false);
+  auto r = rules::localize(b.model, obs);
+  REQUIRE(r.suspects.size() == 1);
+  const auto& links = r.suspects[0].links;
+  CHECK(links.size() == static_cast<size_t>(kSpines));  // leaf000's uplinks, one direction
+  const uint32_t leaf0 = b.f.resolve("leaf000");
+  for (const auto& l : links) {
+    INFO(b.f.port_label(l.node, l.port));
+    CHECK(l.node == leaf0);  // transmitted by leaf000 ...
+    const fabric::Port* p = b.f.node(l.node).port(l.port);
+    REQUIRE(p);
+    CHECK(b.f.node(p->peer_node).name.rfind("spine", 0) == 0);  // ... toward a spine
+  }
+  CHECK(b.labels(r.suspects[0]).count(cursed));
+  CHECK(r.suspects[0].loss == Approx(0.4).margin(0.05));
+
+  // The same records taken for round trips: the replies into leaf000 cross its downlinks
+  // with the same shares, so the data no longer tells the two directions apart.
+  for (auto& o : obs) o.roundtrip = true;
+  auto both = rules::localize(b.model, obs);
+  REQUIRE(both.suspects.size() == 1);
+  CHECK(both.suspects[0].links.size() == 2 * links.size());
+  std::set<std::string> down;  // spine -> leaf000: the other half
+  for (const auto& l : both.suspects[0].links)
+    if (l.node != leaf0) down.insert(b.f.node(l.node).name);
+  CHECK(down.size() == static_cast<size_t>(kSpines));
+  CHECK(both.pairs == r.pairs);
+}
+
+TEST_CASE("localize: one-way and round-trip records of a pair are summed apart", "[localize]") {
+  // A static record one way crosses only the request's LFT path: the reply path's links are
+  // not suspects of its losses.
+  Bench b;
+  auto obs = b.all_pairs(ingest::Routing::static_lft, {{"spine001/3", 0.3}}, 1000, 0, false);
+  auto r = rules::localize(b.model, obs);
+  REQUIRE(r.suspects.size() == 1);
+  CHECK(b.labels(r.suspects[0]) == std::set<std::string>{"spine001/3"});
+  obs.push_back(obs.front());
+  obs.back().roundtrip = true;
+  CHECK(rules::localize(b.model, obs).pairs == r.pairs + 1);
 }
 
 TEST_CASE("localize: two simultaneous faults give two suspects", "[localize]") {
@@ -183,6 +236,7 @@ TEST_CASE("localize: a few lost directed probes are enough where noise expects n
     for (int s = 0; s < kSpines; ++s) {
       ingest::Observation o;
       o.src = tf::name_of("host", v), o.dst = o.src, o.routing = ingest::Routing::directed;
+      o.roundtrip = true;
       o.path = {0, 1, kHosts + 1 + s, 3};  // host -> leaf000 -> spine s -> leaf002
       o.sent = 10, o.lost = s == 1 ? (v ? 1 : 3) : 0;
       o.origin = "dr.jsonl:" + std::to_string(obs.size() + 1);
