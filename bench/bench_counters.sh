@@ -20,7 +20,6 @@ source "$(dirname "$0")/lib.sh"  # bench_result; its ratio() is replaced by this
 runs=${RUNS:-5}
 bench_build ibw-bench-counter_sweep ibw-labgen
 sweep=$build/bench/ibw-bench-counter_sweep
-gen=$build/tests/lab/ibw-labgen
 bench_sim_workdir counters
 
 # timed OUTVAR CMD...: wall time of one run of CMD in seconds (bash's clock); keeps the
@@ -98,19 +97,10 @@ cached_table() {
 
 leaves=32 spines=16 hosts=32
 ((quick)) && leaves=8 spines=4 hosts=8
-"$gen" --out "$work/gen" --leaves $leaves --spines $spines --hosts-per-leaf $hosts >/dev/null
-sim_start "$work/gen/net" "$work/sim" 300
-cd "$SIM_DIR"  # umad2sim keeps its fake sysfs in the working directory
-on_sim=(env IBSIM_SOCKNAME="$SIM_SOCK" LD_PRELOAD="$SIM_PRELOAD")
+bench_sim_fat_tree $leaves $spines $hosts
 "${on_sim[@]}" ibnetdiscover --cache "$work/fabric.cache" >/dev/null 2>&1
-# Let OpenSM finish its post-SUBNET-UP work (its MADs share ibsim with ours): wait until its
-# log has been quiet for 2 s (at most 60 s), then warm up each tool once.
-for ((i = 0, last = -1; i < 60; i++)); do
-  size=$(stat -c %s "$SIM_DIR/opensm.log")
-  ((size == last)) && break
-  last=$size
-  sleep 2
-done
+# Let OpenSM settle (at most 60 checks), then warm up each tool once.
+bench_sim_settle 60
 "${on_sim[@]}" "$sweep" --cache "$work/fabric.cache" --quiet >/dev/null 2>&1
 "${on_sim[@]}" ibqueryerrors --load-cache "$work/fabric.cache" >/dev/null 2>&1 || true
 

@@ -5,12 +5,17 @@
 #   lossy  a random switch-switch or host link drops 5-60% of what one end receives
 #          (ibsim `Error "node"[port] RATE`), the hard case (a leaf's first uplink, which the
 #          discovery crosses first) included;
+#   reboot a random switch (a spine, or a leaf without the SM's host) reboots five times in
+#          about 20 s (ibsim `Unlink "sw"` / `ReLink "sw"`), watched by `ibwarden run`;
 #   clean  no fault.
+# An `ibwarden run` in enforce mode with the shipped rules (probes off) watches the fabric for
+# the whole bench, so every port it disables is a healthy one: no trial fault is one its rules
+# may act on (lossy links are for the probes; a rebooting switch is an incident).
 # Prints the share of faults named first (the top suspect holds the lossy link), the share
 # pinned to that one cable (the top suspect holds nothing else), false suspects per clean
-# run, and how many probe runs needed the discovery to recover links.
-# Not measured here yet: switch reboots and congestion (they need incidents and the congestion
-# rule of issue 29), and healthy ports disabled (no daemon runs in this bench).
+# run, how many probe runs needed the discovery to recover links, the reboots named as one
+# switch_reboot incident of that switch, per-cable work orders on rebooting switches' links,
+# and healthy ports disabled.
 # Usage: bench/bench_detect.sh [--quick]   (--quick: 20 trials; default TRIALS=200, SEED=1)
 source "$(dirname "$0")/lib.sh"
 trials=${TRIALS:-200}
@@ -24,6 +29,31 @@ bench_sim_workdir detect
 sim_start "$work/gen/net" "$work/sim" 120
 printf 'opensm:\n  dump_dir: %s\nprobes:\n  timeout: 2s\n  max_rate: 20000\n' "$SIM_DIR" \
   >"$work/ibwarden.yaml"
+# The watching daemon (the SM's and its own host is node0001, behind leaf001).
+cat >"$work/daemon.yaml" <<YAML
+fabric:
+  plan: $work/gen/plan.csv
+opensm:
+  log: $SIM_DIR/opensm.log
+  dump_dir: $SIM_DIR
+  poll: 100ms
+  rediscover_delay: 200ms
+counters:
+  interval: 1s
+store:
+  path: $work/ibwarden.db
+rules:
+  file: $root/config/rules.yaml
+actions:
+  mode: enforce
+YAML
+sim_daemon "$bin" "$work/daemon.yaml" "$work/daemon.log"
+for ((i = 0; i < 300; i++)); do
+  grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null && break
+  kill -0 "$SIM_DAEMON_PID" 2>/dev/null || { echo "bench_detect: ibwarden run failed" >&2; tail "$work/daemon.log" >&2; exit 1; }
+  sleep 0.1
+done
+query() { "$bin" "$@" --config "$work/daemon.yaml" --format json; }
 # Every switch port with a peer, "node port peer-node peer-port", from a clean discovery
 # (right after SUBNET UP OpenSM may still be sweeping: a discovery can fail, so try again).
 for ((i = 0; i < 20; i++)); do
@@ -42,13 +72,46 @@ awk '
 mapfile -t ports <"$work/ports"
 ((${#ports[@]} > 0)) || { echo "bench_detect: no switch ports discovered" >&2; exit 1; }
 
+# Reboot targets: the spines and every leaf but the SM's.
+mapfile -t reboot_targets < <(cut -d'|' -f1 "$work/ports" | sort -u | grep -v '^leaf001$')
+
 misses=()
 faults=0 first=0 pinned=0 cleans=0 false_suspects=0 recovered_runs=0 failed=0
+reboots=0 reboots_named=0 reboot_cable_orders=0
 t0=$SECONDS
 for ((t = 0; t < trials; t++)); do
   host=$(printf 'node%04d mlx5_0' $((1 + RANDOM % 24)))
   kind=lossy
-  ((RANDOM % 5 == 0)) && kind=clean
+  r=$((RANDOM % 20))
+  ((r < 3)) && kind=clean
+  ((r >= 3 && r < 6)) && kind=reboot
+  if [[ $kind == reboot ]]; then
+    sw=${reboot_targets[RANDOM % ${#reboot_targets[@]}]}
+    since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    for ((c = 0; c < 5; c++)); do
+      sim_console "Unlink \"$sw\""
+      sleep 1.5
+      sim_console "ReLink \"$sw\""
+      sleep 2.5
+    done
+    sleep 3
+    ((++reboots))
+    verdict=$(query incidents --since "$since" | python3 -c '
+import json, sys
+sw = sys.argv[1]
+mine = [i for i in json.load(sys.stdin) if i["node"] == sw]
+ok = len(mine) == 1 and mine[0]["kind"] in ("switch_reboot", "switch_down")
+print("named" if ok else "missed:" + ",".join(i["kind"] + "@" + i["node"] for i in mine))' "$sw")
+    if [[ $verdict == named ]]; then ((++reboots_named)); else misses+=("reboot $sw: $verdict"); fi
+    n=$(query workorders | python3 -c '
+import json, sys
+sw, since = sys.argv[1] + "/", sys.argv[2][:19]
+print(sum(1 for o in json.load(sys.stdin)
+          if not o["rule"].startswith("incident_") and o["opened"][:19] >= since and
+          (o["a"].startswith(sw) or o["b"].startswith(sw))))' "$sw" "$since")
+    reboot_cable_orders=$((reboot_cable_orders + n))
+    continue
+  fi
   if [[ $kind == lossy ]]; then
     IFS='|' read -r node port peer pport <<<"${ports[RANDOM % ${#ports[@]}]}"
     rate=$((5 + RANDOM % 56))
@@ -103,6 +166,13 @@ except Exception: print(1)' "$work/l.json")
     false_suspects=$((false_suspects + n))
   fi
 done
+# Every disable the watching daemon made is of a healthy port (see the header).
+healthy_disabled=$(query decisions | python3 -c '
+import json, sys
+d = [x for x in json.load(sys.stdin) if x["action"] == "disable" and x["status"] == "executed"]
+for x in d: print("disabled:", x["node"], x["port"], x["rule"], x["reason"][:100], file=sys.stderr)
+print(len(d))')
+kill -0 "$SIM_DAEMON_PID" 2>/dev/null || echo "bench_detect: ibwarden run died during the bench" >&2
 pct() { awk -v a="$1" -v b="$2" 'BEGIN{ printf "%.1f%%", b ? 100 * a / b : 0 }'; }
 printf '%-52s %s\n' "trials (seed ${SEED:-1})" "$trials in $((SECONDS - t0)) s"
 printf '%-52s %s\n' "lossy links (5-60%) named first" "$first of $faults ($(pct $first $faults)) [goal >= 98%]"
@@ -111,5 +181,8 @@ printf '%-52s %s\n' "false suspects per clean run" \
   "$(awk -v a=$false_suspects -v b=$cleans 'BEGIN{printf "%.2f", b ? a / b : 0}') ($cleans clean runs) [goal 0]"
 printf '%-52s %s\n' "probe runs whose discovery recovered lost links" "$recovered_runs"
 printf '%-52s %s\n' "probe runs that failed" "$failed"
-printf '%-52s %s\n' "switch reboots, congestion, healthy ports disabled" "not measured (see header)"
+printf '%-52s %s\n' "switch reboots named as one incident of that switch" \
+  "$reboots_named of $reboots ($(pct $reboots_named $reboots))"
+printf '%-52s %s\n' "per-cable work orders on rebooting switches' links" "$reboot_cable_orders [goal 0]"
+printf '%-52s %s\n' "healthy ports disabled (whole bench)" "$healthy_disabled [goal 0]"
 for m in "${misses[@]}"; do echo "missed: $m"; done

@@ -11,8 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 lines=1000000
 ((quick)) && lines=100000
-bench_build ibw-bench-opensm_ingest
-bench=$build/bench/ibw-bench-opensm_ingest
+bench_tool opensm_ingest
 bench_workdir osm
 
 # The recorded lines, repeated; timestamped lines get a new time 1 ms after the previous one

@@ -13,7 +13,6 @@ source "$(dirname "$0")/lib.sh"
 runs=${RUNS:-3}
 build_jobs=2 bench_build ibwarden ibw-labgen
 bin=$build/cli/ibwarden
-gen=$build/tests/lab/ibw-labgen
 bench_sim_workdir probe
 
 # seconds_since T0: wall seconds from T0 ($EPOCHREALTIME) to now.
@@ -27,18 +26,9 @@ row() { printf '%-58s %9s %s\n' "$1" "$2" "${3:-}"; }
 
 leaves=16 spines=8 hosts=32
 ((quick)) && leaves=4 spines=2 hosts=8
-"$gen" --out "$work/gen" --leaves $leaves --spines $spines --hosts-per-leaf $hosts >/dev/null
-sim_start "$work/gen/net" "$work/sim" 300
-cd "$SIM_DIR"  # umad2sim keeps its fake sysfs in the working directory
-on_sim=(env IBSIM_SOCKNAME="$SIM_SOCK" LD_PRELOAD="$SIM_PRELOAD")
+bench_sim_fat_tree $leaves $spines $hosts
 "${on_sim[@]}" ibnetdiscover >"$work/topology.txt" 2>/dev/null
-# Let OpenSM finish its post-SUBNET-UP work (its MADs share ibsim with ours).
-for ((i = 0, last = -1; i < 30; i++)); do
-  size=$(stat -c %s "$SIM_DIR/opensm.log")
-  ((size == last)) && break
-  last=$size
-  sleep 2
-done
+bench_sim_settle 30
 nodes=$(grep -cE '^(Switch|Ca)' "$work/topology.txt")
 # Every LID: switches' port-0 LIDs and CA ports' LIDs, as ibnetdiscover prints them.
 grep -oE '(lid|base lid) [0-9]+' "$work/topology.txt" | awk '{print $NF}' | sort -un \

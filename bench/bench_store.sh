@@ -24,8 +24,7 @@ if [[ ${1:-} == --quick ]]; then
   ports=${PORTS:-5000}
   sweeps=${SWEEPS:-3}
 fi
-bench_build ibw-bench-store_write
-bench=$build/bench/ibw-bench-store_write
+bench_tool store_write
 bench_workdir store
 chmod 711 "$work"  # the server's user (postgres, when run as root) reaches $work/pg
 source scripts/lib/pg.sh

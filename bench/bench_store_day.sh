@@ -21,8 +21,7 @@ if [[ ${1:-} == --quick ]]; then
   ports=${PORTS:-20000}
   hours=${HOURS:-3}
 fi
-bench_build ibw-bench-store_day ibwarden
-bench=$build/bench/ibw-bench-store_day
+bench_tool store_day ibwarden
 ibwarden=$build/cli/ibwarden
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibwarden-bench-store.XXXXXX")
 trap 'rm -rf "$work"' EXIT

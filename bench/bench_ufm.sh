@@ -9,8 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 events=50000
 ((quick)) && events=5000
-bench_build ibw-bench-ufm_ingest
-bench=$build/bench/ibw-bench-ufm_ingest
+bench_tool ufm_ingest
 bench_workdir ufm
 
 # ibwarden: best of 3 by its share (parse + ingest + correlate + store).

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_args.h"
 #include "fabric/ibnd_loader.h"
 #include "fabric/model.h"
 #include "ingest/counter_poller.h"
@@ -49,12 +50,7 @@ struct Args {
 }
 
 unsigned long number(const std::string& text, const std::string& flag) {
-  try {
-    size_t used = 0;
-    unsigned long v = std::stoul(text, &used, 0);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
+  if (auto v = ibw::bench::whole_number(text)) return *v;
   usage("bad number for " + flag + ": " + text);
 }
 
@@ -63,42 +59,39 @@ Args parse_args(int argc, char** argv) {
   uint16_t lid = 0;
   uint64_t guid = 0;
   size_t group_start = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(flag + " needs a value");
-      return argv[++i];
-    };
+  ibw::bench::Flags f{argc, argv, usage};
+  while (f.next()) {
+    const std::string& flag = f.flag;
     if (flag == "--all") {
       a.all = true;
     } else if (flag == "--cache") {
-      a.cache = value();
+      a.cache = f.value();
     } else if (flag == "--lid") {
-      lid = static_cast<uint16_t>(number(value(), flag));
+      lid = static_cast<uint16_t>(number(f.value(), flag));
       guid = 0;
       group_start = a.targets.size();
     } else if (flag == "--guid") {
-      guid = number(value(), flag);
+      guid = number(f.value(), flag);
       for (size_t t = group_start; t < a.targets.size(); ++t) a.targets[t].node_guid = guid;
     } else if (flag == "--port") {
       if (lid == 0) usage("--port needs a --lid before it");
-      std::stringstream list(value());
+      std::stringstream list(f.value());
       for (std::string p; std::getline(list, p, ',');)
         a.targets.push_back(PollTarget{guid, lid, static_cast<int>(number(p, flag))});
     } else if (flag == "--sweeps") {
-      a.sweeps = static_cast<int>(number(value(), flag));
+      a.sweeps = static_cast<int>(number(f.value(), flag));
     } else if (flag == "--interval-ms") {
-      a.interval_ms = static_cast<int>(number(value(), flag));
+      a.interval_ms = static_cast<int>(number(f.value(), flag));
     } else if (flag == "--window") {
-      a.poller.window = static_cast<unsigned>(number(value(), flag));
+      a.poller.window = static_cast<unsigned>(number(f.value(), flag));
     } else if (flag == "--timeout-ms") {
-      a.poller.timeout_ms = static_cast<unsigned>(number(value(), flag));
+      a.poller.timeout_ms = static_cast<unsigned>(number(f.value(), flag));
     } else if (flag == "--retries") {
-      a.poller.retries = static_cast<unsigned>(number(value(), flag));
+      a.poller.retries = static_cast<unsigned>(number(f.value(), flag));
     } else if (flag == "--ca") {
-      a.poller.ca = value();
+      a.poller.ca = f.value();
     } else if (flag == "--ca-port") {
-      a.poller.ca_port = static_cast<int>(number(value(), flag));
+      a.poller.ca_port = static_cast<int>(number(f.value(), flag));
     } else if (flag == "--quiet") {
       a.quiet = true;
     } else {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actions/port_control.h"
+#include "bench/bench_args.h"
 #include "fabric/model.h"
 
 namespace {
@@ -28,12 +29,7 @@ using nlohmann::json;
 }
 
 unsigned long number(const std::string& text, const std::string& flag) {
-  try {
-    size_t used = 0;
-    unsigned long v = std::stoul(text, &used, 0);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
+  if (auto v = ibw::bench::whole_number(text)) return *v;
   usage("bad number for " + flag + ": " + text);
 }
 
@@ -50,23 +46,20 @@ int main(int argc, char** argv) {
   unsigned long lid = 0, port = 0, ca_port = 0, timeout_ms = 0;
   bool have_port = false;
   std::string ca, op;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(flag + " needs a value");
-      return argv[++i];
-    };
+  ibw::bench::Flags f{argc, argv, usage};
+  while (f.next()) {
+    const std::string& flag = f.flag;
     if (flag == "--lid") {
-      lid = number(value(), flag);
+      lid = number(f.value(), flag);
     } else if (flag == "--port") {
-      port = number(value(), flag);
+      port = number(f.value(), flag);
       have_port = true;
     } else if (flag == "--ca") {
-      ca = value();
+      ca = f.value();
     } else if (flag == "--ca-port") {
-      ca_port = number(value(), flag);
+      ca_port = number(f.value(), flag);
     } else if (flag == "--timeout-ms") {
-      timeout_ms = number(value(), flag);
+      timeout_ms = number(f.value(), flag);
     } else if (flag == "disable" || flag == "enable" || flag == "query") {
       if (!op.empty()) usage("give one operation");
       op = flag;

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/store_fabric.h"
 #include "ingest/counter_tracker.h"
 #include "store/record_json.h"
 #include "store/store.h"
@@ -54,33 +55,15 @@ struct Args {
 constexpr size_t idx(Counter c) {
   return static_cast<size_t>(c);
 }
-constexpr int kPortsPerNode = 32;
-constexpr uint64_t kGuidBase = 0x0002'c903'0040'0000ULL;
+using bench::kGuidBase;
+using bench::kPortsPerNode;
+using bench::seconds_since;
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-store::PortRecord port_record(size_t i) {
-  store::PortRecord r;
-  const size_t node = i / kPortsPerNode;
-  r.node_guid = kGuidBase + node;
-  r.port = static_cast<int>(i % kPortsPerNode) + 1;
+// "sw00042": switch names of one length.
+std::string switch_name(size_t node) {
   char name[32];
   std::snprintf(name, sizeof name, "sw%05zu", node);
-  r.node = name;
-  r.lid = static_cast<uint16_t>(node + 1);
-  const size_t peer = node ^ 1;
-  r.peer_guid = kGuidBase + peer;
-  std::snprintf(name, sizeof name, "sw%05zu", peer);
-  r.peer_node = name;
-  r.peer_port = r.port;
-  r.cable_id = "C" + std::to_string(i);
-  r.state = 4;
-  r.phys_state = 5;
-  r.width = 4;
-  r.speed = "NDR";
-  return r;
+  return name;
 }
 
 }  // namespace
@@ -145,7 +128,7 @@ int main(int argc, char** argv) {
   std::vector<bool> waits(a.ports);
   std::vector<ingest::CounterSample> last(a.ports);
   for (size_t i = 0; i < a.ports; ++i) {
-    records[i] = port_record(i);
+    records[i] = bench::port_record(i, switch_name);
     pps[i] = std::pow(10.0, 3 + 3 * unit(rng));
     waits[i] = unit(rng) < 0.2;
     ingest::CounterSample& c = last[i];

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/store_fabric.h"
 #include "store/store.h"
 
 using namespace ibw;
@@ -30,13 +31,10 @@ struct Args {
   int sweeps = 10;
 };
 
-constexpr int kPortsPerNode = 32;
-constexpr uint64_t kGuidBase = 0x0002'c903'0040'0000ULL;
+using bench::kGuidBase;
+using bench::kPortsPerNode;
+using bench::seconds_since;
 constexpr int64_t kT0 = 1'760'000'000'000'000;  // 2025-10-09
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -65,22 +63,8 @@ ingest::Event event(int batch, int i) {
   return e;
 }
 
-store::PortRecord port_record(size_t i) {
-  store::PortRecord r;
-  const size_t node = i / kPortsPerNode;
-  r.node_guid = kGuidBase + node;
-  r.port = static_cast<int>(i % kPortsPerNode) + 1;
-  r.node = "sw" + std::to_string(node);
-  r.lid = static_cast<uint16_t>(node + 1);
-  r.peer_guid = kGuidBase + (node ^ 1);
-  r.peer_node = "sw" + std::to_string(node ^ 1);
-  r.peer_port = r.port;
-  r.cable_id = "C" + std::to_string(i);
-  r.state = 4;
-  r.phys_state = 5;
-  r.width = 4;
-  r.speed = "NDR";
-  return r;
+std::string switch_name(size_t node) {
+  return "sw" + std::to_string(node);
 }
 
 // Port i's reading at sweep s: packet counters growing by a per-port rate, errors rare.
@@ -152,7 +136,7 @@ int main(int argc, char** argv) {
     }
 
     store::WriteBatch ports;
-    for (size_t i = 0; i < a.ports; ++i) ports.ports.push_back(port_record(i));
+    for (size_t i = 0; i < a.ports; ++i) ports.ports.push_back(bench::port_record(i, switch_name));
     db->write(ports);
     std::vector<double> sweep_s;
     size_t samples = 0;

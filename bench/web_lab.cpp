@@ -33,6 +33,7 @@
 #include "daemon/web_backend.h"
 #include "fabric/plan.h"
 #include "store/store.h"
+#include "tests/lab/lab_main.h"
 #include "web/api.h"
 #include "web/server.h"
 
@@ -40,16 +41,8 @@ namespace {
 
 using namespace ibw;
 
-volatile sig_atomic_t g_stop = 0;
-void on_signal(int) {
-  g_stop = 1;
-}
-
-int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using lab::g_stop;
+using lab::now_us;
 
 struct Args {
   std::string topology, dir, plan, tokens, listen = "127.0.0.1:0", ready;
@@ -226,8 +219,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: ibw-bench-web_lab --topology FILE --dir DIR [--plan FILE] ...\n";
     return 2;
   }
-  signal(SIGTERM, on_signal);
-  signal(SIGINT, on_signal);
+  lab::stop_on_signals();
   try {
     return run(a);
   } catch (const std::exception& e) {

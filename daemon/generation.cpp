@@ -156,23 +156,7 @@ void start_worker(Runtime& rt) {
   if (!rt.rules.worker) return;
   if (LeaseKeeper* k = rt.store.keeper.get())
     rt.rules.worker->set_store(rt.store.spec, [k] { return k->held(); });
-  // The state after an action: the acted-on switch's ports are read back at once (the link
-  // check a trap runs), so the port table, the API and the grid never show a disabled port up.
-  rt.rules.worker->set_after_action([&rt](const core::DecisionRecord& d) {
-    auto topo = rt.fabric.topology();
-    if (!topo || !rt.sources.context) return;
-    uint32_t n = topo->fabric.find_guid(d.node_guid);
-    if (n == fabric::kNoNode) return;
-    const fabric::Node& node = topo->fabric.node(n);
-    uint16_t lid = 0;
-    if (node.type == fabric::NodeType::sw) {
-      lid = node.ports.empty() ? 0 : node.ports[0].lid;
-    } else if (const fabric::Port* p = node.port(d.port); p && p->has_peer()) {
-      const fabric::Node& sw = topo->fabric.node(p->peer_node);
-      lid = sw.ports.empty() ? 0 : sw.ports[0].lid;
-    }
-    if (lid) check_links(*rt.sources.context, {lid});
-  });
+  rt.rules.worker->set_after_action([&rt](const core::DecisionRecord& d) { read_back(rt, d); });
   rt.rules.worker->start();
 }
 
@@ -277,6 +261,22 @@ void shut_down(Runtime& rt, bool release_lease) {
 }
 
 }  // namespace
+
+void read_back(Runtime& rt, const core::DecisionRecord& d) {
+  auto topo = rt.fabric.topology();
+  if (!topo || !rt.sources.context) return;
+  uint32_t n = topo->fabric.find_guid(d.node_guid);
+  if (n == fabric::kNoNode) return;
+  const fabric::Node& node = topo->fabric.node(n);
+  uint16_t lid = 0;
+  if (node.type == fabric::NodeType::sw) {
+    lid = node.ports.empty() ? 0 : node.ports[0].lid;
+  } else if (const fabric::Port* p = node.port(d.port); p && p->has_peer()) {
+    const fabric::Node& sw = topo->fabric.node(p->peer_node);
+    lid = sw.ports.empty() ? 0 : sw.ports[0].lid;
+  }
+  if (lid) check_links(*rt.sources.context, {lid});
+}
 
 void spawn(Runtime& rt, std::function<void()> fn) {
   rt.sources.live_threads++;

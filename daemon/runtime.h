@@ -104,6 +104,10 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg);
 std::unique_ptr<Runtime> run_generation(Runtime& rt, DaemonProcess& process);
 // Starts the web API (web_start.cpp); a server that cannot start is logged and left out.
 void start_web(Runtime& rt);
+// The state after an executed port action (the automation's or an operator's from the web
+// API): the acted-on switch's ports are read back at once (the link check a trap runs), so the
+// port table, the API and the grid never show a disabled port up (generation.cpp).
+void read_back(Runtime& rt, const core::DecisionRecord& d);
 // The STATUS= line systemd shows next to READY=1.
 std::string ready_status(const Runtime& rt);
 // Runs a worker that is not a source (lease, outbox) on a thread of its own; its exception

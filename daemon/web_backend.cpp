@@ -129,8 +129,10 @@ core::DecisionRecord WebBackend::port_action(const web::PortActionRequest& reque
   auto action = request.action == web::PortActionKind::disable ? actions::PortAction::disable
                                                                : actions::PortAction::enable;
   std::string reason = request.reason + " (by " + request.actor + " via the web API)";
-  return remedy.manual(action, request.node_guid, request.port, reason, request.force, ctx,
-                       web_backend_detail::now_us());
+  core::DecisionRecord d = remedy.manual(action, request.node_guid, request.port, reason,
+                                         request.force, ctx, web_backend_detail::now_us());
+  if (d.status == "executed" && deps_.after_action) deps_.after_action(d);
+  return d;
 }
 
 std::optional<nlohmann::json> WebBackend::last_audit() {

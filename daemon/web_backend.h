@@ -37,6 +37,9 @@ struct WebBackendDeps {
   // High availability: whether this instance holds its fabric's lease now. Null = no HA
   // (always the leader). On a standby, manual port actions answer 409 naming the leader.
   std::function<bool()> is_leader;
+  // Called after an executed manual port action with its decision (the daemon reads the
+  // port back into its port table); may be empty.
+  std::function<void(const core::DecisionRecord&)> after_action;
 };
 
 class WebBackend : public web::ApiBackend {

@@ -20,6 +20,7 @@ void start_web(Runtime& rt) {
   deps.congestion = &rt.fabric.congestion;
   deps.started_us = rt.fabric.clock.now_us();
   deps.incidents = &rt.fabric.incidents;
+  deps.after_action = [&rt](const core::DecisionRecord& d) { read_back(rt, d); };
   deps.rules_loaded = rt.rules.loaded;
   if (LeaseKeeper* k = rt.store.keeper.get())  // a standby serves the UI but refuses port
     deps.is_leader = [k, &rt] { return rt.store.acting && k->held(); };  // actions (409)

@@ -1,6 +1,6 @@
 // Small text helpers shared by the ingest parsers (UFM REST, event.log, telemetry):
-// ASCII lower-casing for case-insensitive keys and states, and flattening a field that may
-// hold line breaks or tabs into one log-safe line.
+// ASCII lower-casing for case-insensitive keys and states, trimming white space, and
+// flattening a field that may hold line breaks or tabs into one log-safe line.
 #pragma once
 
 #include <cctype>
@@ -14,6 +14,13 @@ inline std::string ascii_lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+// "  a b \n" -> "a b": without the white space (isspace, no locale) at both ends.
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
 }
 
 // "a\nb\tc" -> "a b c": each CR, LF or tab becomes a space, so a message stays one line.

@@ -20,30 +20,21 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-port=8080 faults=on duration=0 ready_file="" build=1 keep=0 large=0
+source scripts/lib/demo.sh
+large=0
 while (($#)); do
   case $1 in
-    --port) port=$2; shift 2 ;;
-    --faults) faults=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --ready-file) ready_file=$2; shift 2 ;;
     --large) large=1; shift ;;
-    --no-build) build=0; shift ;;
-    --keep) keep=1; shift ;;
     --tour) shift; exec scripts/demo_tour.sh "$@" ;;
     --ha) shift; exec scripts/demo_ha.sh "$@" ;;
-    *) echo "demo.sh: unknown option $1 (see the header of scripts/demo.sh)" >&2; exit 2 ;;
+    *)
+      demo_option "$@" || { echo "demo.sh: unknown option $1 (see the header of scripts/demo.sh)" >&2; exit 2; }
+      shift "$took" ;;
   esac
 done
 [[ $faults == on || $faults == off ]] || { echo "demo.sh: --faults on|off" >&2; exit 2; }
 
-if ((build)); then
-  scripts/install-deps.sh
-  BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
-fi
-bin=${IBW_BIN:-$root/${BUILD_DIR:-build}/cli/ibwarden}
-gen=${IBW_LABGEN:-$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen}
-bin=$(realpath -m "$bin") gen=$(realpath -m "$gen")  # the daemon runs from the lab directory
+demo_build
 
 lab=$(mktemp -d /tmp/ibwarden-demo.XXXXXX)
 source scripts/lib/simlab.sh
@@ -55,7 +46,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 0' INT TERM
 
-say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 # 12 leaves x 8 hosts, 4 spines: 112 nodes; leaf ports 1-8 go to hosts, 9-12 to the spines.
 leaves=12 spines=4 hosts=8
@@ -141,24 +131,21 @@ schedule=(
   "90|the uplink leaf008/$((up + 2)) goes down (a planned link down)|Unlink \"leaf008\"[$((up + 2))]"
   "110|a cursed link: leaf007/$((up + 1)) silently drops 40% of what it receives (no counter on the sender; probes find it, the cursed_path rule disables it: see Routes)|Error \"leaf007\"[$((up + 1))] 40"
 )
-next=0
-while ((duration == 0 || SECONDS - started < duration)); do
-  if [[ $faults == on ]] && ((next < ${#schedule[@]})); then
-    IFS='|' read -r at what cmd <<<"${schedule[next]}"
-    if ((SECONDS - started >= at)); then
-      say "fault: $what"
-      if [[ $cmd == flap* ]]; then
-        target=${cmd#flap }
-        for _ in 1 2 3 4 5; do
-          sim_console "Unlink $target"; sleep 1; sim_console "ReLink $target"; sleep 1
-        done
-      else
-        sim_console "$cmd"
-      fi
-      next=$((next + 1))
-      ((next == ${#schedule[@]})) && say "all faults injected; the dashboard stays up (Ctrl-C stops)"
-    fi
+# inject "what|console-command" (flap TARGET: 5 times down and up again).
+inject() {
+  local what cmd target
+  IFS='|' read -r what cmd <<<"$1"
+  say "fault: $what"
+  if [[ $cmd == flap* ]]; then
+    target=${cmd#flap }
+    for _ in 1 2 3 4 5; do
+      sim_console "Unlink $target"; sleep 1; sim_console "ReLink $target"; sleep 1
+    done
+  else
+    sim_console "$cmd"
   fi
-  kill -0 "$SIM_DAEMON_PID" 2>/dev/null || { echo "ibwarden run exited:" >&2; tail "$lab/daemon.log" >&2; exit 1; }
-  sleep 1
-done
+}
+alive() {
+  kill -0 "$SIM_DAEMON_PID" 2>/dev/null || { echo "ibwarden run exited:" >&2; tail "$lab/daemon.log" >&2; return 1; }
+}
+demo_loop inject alive

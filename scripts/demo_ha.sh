@@ -13,24 +13,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-port=8080 faults=on duration=0 ready_file="" build=1 keep=0
+source scripts/lib/demo.sh
 while (($#)); do
-  case $1 in
-    --port) port=$2; shift 2 ;;
-    --faults) faults=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --ready-file) ready_file=$2; shift 2 ;;
-    --no-build) build=0; shift ;;
-    --keep) keep=1; shift ;;
-    *) echo "demo.sh --ha: unknown option $1 (see the header of scripts/demo_ha.sh)" >&2; exit 2 ;;
-  esac
+  demo_option "$@" ||
+    { echo "demo.sh --ha: unknown option $1 (see the header of scripts/demo_ha.sh)" >&2; exit 2; }
+  shift "$took"
 done
-if ((build)); then
-  scripts/install-deps.sh
-  BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh >/dev/null
-fi
-bin=$(realpath -m "${IBW_BIN:-$root/${BUILD_DIR:-build}/cli/ibwarden}")
-gen=$(realpath -m "${IBW_LABGEN:-$root/${BUILD_DIR:-build}/tests/lab/ibw-labgen}")
+demo_build
 
 lab=$(mktemp -d /tmp/ibw-ha.XXXXXX)
 chmod 755 "$lab"  # the database server runs as user postgres under it
@@ -49,7 +38,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 0' INT TERM
-say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 start_private_pg "$lab/pg" >/dev/null
 url=$(create_db ibwarden)
@@ -150,27 +138,25 @@ schedule=(
   "35|east|kill -9 of east's leader a: b takes over within the lease (6s) and a renewal (2s)|KILL a"
   "50|east|symbol errors on the uplink leaf005/$up of east (now b disables it)|PerformanceSet \"leaf005\"[$up] PortCounters.SymbolErrorCounter=5000"
 )
-next=0
-while ((duration == 0 || SECONDS - started < duration)); do
-  if [[ $faults == on ]] && ((next < ${#schedule[@]})); then
-    IFS='|' read -r at f what cmd <<<"${schedule[next]}"
-    if ((SECONDS - started >= at)); then
-      say "fault: $what"
-      if [[ $cmd == KILL* ]]; then
-        kill -9 "${DPID[a]}"
-        wait_log b '"lease taken'
-        say "b holds east's lease now:"
-        "$bin" status --config "$lab/b.yaml"
-      else
-        use_sim "$f"
-        sim_console "$cmd"
-      fi
-      next=$((next + 1))
-      ((next == ${#schedule[@]})) && say "all faults injected; the dashboard stays up (Ctrl-C stops)"
-    fi
+# inject "fabric|what|console-command" (KILL a: kill -9 of east's leader a).
+inject() {
+  local f what cmd
+  IFS='|' read -r f what cmd <<<"$1"
+  say "fault: $what"
+  if [[ $cmd == KILL* ]]; then
+    kill -9 "${DPID[a]}"
+    wait_log b '"lease taken'
+    say "b holds east's lease now:"
+    "$bin" status --config "$lab/b.yaml"
+  else
+    use_sim "$f"
+    sim_console "$cmd"
   fi
+}
+alive() {
+  local i
   for i in b w; do
-    kill -0 "${DPID[$i]}" 2>/dev/null || { echo "daemon $i exited:" >&2; tail "$lab/$i.log" >&2; exit 1; }
+    kill -0 "${DPID[$i]}" 2>/dev/null || { echo "daemon $i exited:" >&2; tail "$lab/$i.log" >&2; return 1; }
   done
-  sleep 1
-done
+}
+demo_loop inject alive

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "store/pg_binary.h"
+#include "store/pg_fields.h"
 #include "store/pg_rows.h"
 #include "store/pg_samples.h"
 #include "store/pg_store.h"
@@ -37,22 +38,7 @@ constexpr size_t kFlushRows = 20000;
 #define IBW_PG_HOUR(t) "(" t " - (((" t " % 3600000000) + 3600000000) % 3600000000))"
 
 SampleAggregate read_aggregate(const Result& r, int row) {
-  SampleAggregate a;
-  a.node_guid = r.u64(row, 0);
-  a.port = r.i32(row, 1);
-  a.bucket_us = r.i64(row, 2);
-  a.sample_count = r.i64(row, 3);
-  a.first_time_us = r.i64(row, 4);
-  a.last.node_guid = a.node_guid;
-  a.last.port = a.port;
-  a.last.time_us = r.i64(row, 5);
-  a.last.value = pg_rows::parse_values(r.text(row, 6), "sample_aggregates.last_values");
-  a.last.valid = static_cast<uint32_t>(r.i64(row, 7));
-  a.last.saturated = static_cast<uint32_t>(r.i64(row, 8));
-  a.last.extended = r.boolean(row, 9);
-  a.max_delta = pg_rows::parse_values(r.text(row, 10), "sample_aggregates.max_delta");
-  a.delta_valid = static_cast<uint32_t>(r.i64(row, 11));
-  return a;
+  return row_read::aggregate(pg_detail::PgRow{r, row});
 }
 
 using PortKey = std::pair<uint64_t, int>;

@@ -2,7 +2,8 @@
 // store/: the SQL type of each column follows from its member's type (int64_t and uint64_t
 // bigint, int integer, bool boolean, text), and one list binds a statement's parameters,
 // fills the column arrays of a bulk write (unnest) and reads a result row, as the SQLite
-// store (store/sqlite_fields.h) does with the same list.
+// store (store/sqlite_fields.h) does with the same list. Rows are read through PgRow by the
+// readers both backends share (store/row_read.h).
 //
 //   bind_row<columns::Workorders>(params, order);           // appends $n.. in column order
 //   fill_row<columns::Decisions>(decision, arrays);         // one element per column array
@@ -10,11 +11,13 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/pg_db.h"
 #include "store/pg_rows.h"
 #include "store/record_columns.h"
+#include "store/row_read.h"
 
 namespace ibw::store::pg_detail {
 
@@ -67,24 +70,25 @@ void put(Sink& out, columns::NullIfEmpty<const std::string> v) {
     out.text(v.text);
 }
 
-inline void read_value(const Result& r, int row, int c, int64_t& v) {
-  v = r.i64(row, c);
-}
-inline void read_value(const Result& r, int row, int c, int& v) {
-  v = r.i32(row, c);
-}
-inline void read_value(const Result& r, int row, int c, uint64_t& v) {
-  v = r.u64(row, c);
-}
-inline void read_value(const Result& r, int row, int c, bool& v) {
-  v = r.boolean(row, c);
-}
-inline void read_value(const Result& r, int row, int c, std::string& v) {
-  v = r.str(row, c);  // NULL reads as ""
-}
-inline void read_value(const Result& r, int row, int c, columns::NullIfEmpty<std::string> v) {
-  v.text = r.str(row, c);
-}
+// One PostgreSQL result row as store/row_read.h reads it: column c counted from `first`;
+// counter arrays are array literals (pg_rows::parse_values).
+struct PgRow {
+  const Result& r;
+  int row;
+  int first = 0;
+  int64_t i64(int c) const { return r.i64(row, first + c); }
+  int i32(int c) const { return r.i32(row, first + c); }
+  uint64_t u64(int c) const { return r.u64(row, first + c); }
+  bool boolean(int c) const { return r.boolean(row, first + c); }
+  std::string str(int c) const { return r.str(row, first + c); }
+  bool is_null(int c) const { return r.is_null(row, first + c); }
+  pg_rows::Values values(int c, std::string_view what) const {
+    return pg_rows::parse_values(r.text(row, first + c), what);
+  }
+  pg_rows::Rates rates(int c, std::string_view what) const {
+    return pg_rows::parse_rates(r.text(row, first + c), what);
+  }
+};
 
 // The list's columns with their SQL types (for pg_rows::unnest_select and friends).
 template <class List>
@@ -121,7 +125,7 @@ inline Params fabric_and_arrays(const std::string& fabric, std::vector<ArrayText
 // Reads the list's columns of one result row from column `first` on.
 template <class List>
 void read_row(const Result& r, int row, int first, typename List::Record& record) {
-  List::each(record, [&](const char*, auto&& v) { read_value(r, row, first++, v); });
+  row_read::read_row<List>(PgRow{r, row}, first, record);
 }
 
 }  // namespace ibw::store::pg_detail

@@ -1,6 +1,7 @@
 #include "store/pg_migrate.h"
 
 #include "store/pg_binary.h"
+#include "store/pg_fields.h"
 #include "store/pg_rows.h"
 #include "store/pg_samples.h"
 #include "store/sample_codec.h"
@@ -19,18 +20,7 @@ void to_v2(pg_detail::Db& db) {
       state(ElemType::bytea);
   for (int i = 0; i < r.rows(); ++i) {
     PortRecord p;
-    p.counters.time_us = r.i64(i, 3);
-    p.counters.node_guid = r.u64(i, 4);
-    p.counters.port = r.i32(i, 5);
-    p.counters.value = pg_rows::parse_values(r.text(i, 6), "ports.counter_values");
-    p.counters.valid = static_cast<uint32_t>(r.i64(i, 7));
-    p.counters.saturated = static_cast<uint32_t>(r.i64(i, 8));
-    p.counters.extended = r.boolean(i, 9);
-    p.rates = pg_rows::parse_rates(r.text(i, 10), "ports.rates");
-    p.rates_valid = static_cast<uint32_t>(r.i64(i, 11));
-    p.deltas = pg_rows::parse_values(r.text(i, 12), "ports.deltas");
-    p.deltas_valid = static_cast<uint32_t>(r.i64(i, 13));
-    p.deltas_at_least = static_cast<uint32_t>(r.i64(i, 14));
+    row_read::port_counters(pg_detail::PgRow{r, i}, 3, p);
     fabric.bytes(r.text(i, 0));
     guid.i64(r.i64(i, 1));
     port.i32(r.i32(i, 2));

@@ -98,41 +98,12 @@ Rates parse_rates(std::string_view text, std::string_view what) {
 }
 
 StoredEvent read_event(const pg_detail::Result& r, int row) {
-  StoredEvent out;
-  out.id = r.i64(row, 0);
-  ingest::Event& e = out.event;
-  e.time_us = r.i64(row, 1);
-  e.source = columns::parse_source(r.text(row, 2), out.id);
-  e.kind = r.str(row, 3);
-  e.severity = columns::parse_severity(r.i64(row, 4), out.id);
-  e.node_guid = r.u64(row, 5);
-  e.port = r.i32(row, 6);
-  e.lid = static_cast<uint16_t>(r.i64(row, 7));
-  e.trap_number = r.i32(row, 8);
-  e.message = r.str(row, 9);
-  e.node = r.str(row, 10);
-  e.peer_node = r.str(row, 11);
-  e.peer_port = r.i32(row, 12);
-  e.peer_guid = r.u64(row, 13);
-  e.cable_id = r.str(row, 14);
-  e.dedup_key = r.str(row, 15);  // NULL reads as ""
-  return out;
+  return row_read::event(pg_detail::PgRow{r, row});
 }
 
 PortRecord read_port(const pg_detail::Result& r, int row) {
   PortRecord p;
-  p.node_guid = r.u64(row, 0);
-  p.port = r.i32(row, 1);
-  p.node = r.str(row, 2);
-  p.lid = static_cast<uint16_t>(r.i64(row, 3));
-  p.peer_guid = r.u64(row, 4);
-  p.peer_node = r.str(row, 5);
-  p.peer_port = r.i32(row, 6);
-  p.cable_id = r.str(row, 7);
-  p.state = r.i32(row, 8);
-  p.phys_state = r.i32(row, 9);
-  p.width = r.i32(row, 10);
-  p.speed = r.str(row, 11);
+  row_read::port_head(pg_detail::PgRow{r, row}, p);
   p.last_change_us = r.i64(row, 12);
   sample_codec::decode_port_state(r.bytea(row, 13), p);
   const int first = static_cast<int>(kPortCols.size());
@@ -147,15 +118,7 @@ ingest::UfmPortState read_ufm_port(const pg_detail::Result& r, int row, int firs
 }
 
 ingest::CounterSample read_sample(const pg_detail::Result& r, int row, int first) {
-  ingest::CounterSample s;
-  s.node_guid = r.u64(row, first);
-  s.port = r.i32(row, first + 1);
-  s.time_us = r.i64(row, first + 2);
-  s.value = parse_values(r.text(row, first + 3), "samples.counter_values");
-  s.valid = static_cast<uint32_t>(r.i64(row, first + 4));
-  s.saturated = static_cast<uint32_t>(r.i64(row, first + 5));
-  s.extended = r.boolean(row, first + 6);
-  return s;
+  return row_read::sample(pg_detail::PgRow{r, row, first});
 }
 
 }  // namespace ibw::store::pg_rows

@@ -7,8 +7,9 @@
 // A list is a struct with the record type and a static each(record, f) that calls
 // f(name, member) per column in table order; `record` is the record or a const one, so the
 // same list binds (const) and reads (non-const). Members are int64_t, int, uint64_t (GUIDs,
-// stored as their int64 bit pattern), bool or std::string; NullIfEmpty marks a text stored as
-// NULL when empty (a unique key "" must not collide on), read back as "".
+// stored as their int64 bit pattern), bool or std::string (PortHead, read only, a uint16_t);
+// NullIfEmpty marks a text stored as NULL when empty (a unique key "" must not collide on), read
+// back as "".
 #pragma once
 
 #include <cstdint>
@@ -101,6 +102,27 @@ struct Outbox {
     f("next_attempt_us", it.next_attempt_us);
     f("delivered_us", it.delivered_us);
     f("last_error", it.last_error);
+  }
+};
+
+// Table ports, its first twelve columns: both backends store them alike (the counter state
+// after them differs). Read only (store/row_read.h); lid is a uint16_t.
+struct PortHead {
+  using Record = PortRecord;
+  template <class R, class F>
+  static void each(R& p, F&& f) {
+    f("node_guid", p.node_guid);
+    f("port", p.port);
+    f("node", p.node);
+    f("lid", p.lid);
+    f("peer_guid", p.peer_guid);
+    f("peer_node", p.peer_node);
+    f("peer_port", p.peer_port);
+    f("cable_id", p.cable_id);
+    f("state", p.state);
+    f("phys_state", p.phys_state);
+    f("width", p.width);
+    f("speed", p.speed);
   }
 };
 

@@ -5,14 +5,15 @@
 #include <set>
 #include <string>
 
-#include "store/counter_json.h"
 #include "store/sample_codec.h"
+#include "store/sqlite_fields.h"
 
 namespace ibw::store::sample_tables {
 
 namespace tables_detail {
 
 using sqlite_detail::Db;
+using sqlite_detail::SqliteRow;
 using SampleRefs = std::vector<const ingest::CounterSample*>;
 
 constexpr int kParts = 256;
@@ -241,14 +242,7 @@ void convert_legacy(Db& db) {
       "SELECT node_guid, port, time_us, counter_values, valid, saturated, extended FROM samples "
       "ORDER BY time_us, rowid");
   while (q->step()) {
-    ingest::CounterSample& c = batch.emplace_back();
-    c.node_guid = q->column_u64(0);
-    c.port = q->column_int(1);
-    c.time_us = q->column_int64(2);
-    c.value = counter_json::decode_values(q->column_text(3), "samples.counter_values");
-    c.valid = static_cast<uint32_t>(q->column_int64(4));
-    c.saturated = static_cast<uint32_t>(q->column_int64(5));
-    c.extended = q->column_int64(6) != 0;
+    batch.push_back(row_read::sample(SqliteRow{*q}));
     if (batch.size() >= 65536) flush();
   }
   flush();

@@ -15,6 +15,7 @@
 #include "store/counter_json.h"
 #include "store/sample_fold.h"
 #include "store/sample_tables.h"
+#include "store/sqlite_fields.h"
 #include "store/sqlite_store.h"
 #include "store/write_rules.h"
 
@@ -30,29 +31,16 @@ using sample_fold::kAggregateColumns;
 using sample_fold::kHourUs;
 
 SampleAggregate read_aggregate(const Statement& s) {
-  SampleAggregate a;
-  a.node_guid = s.column_u64(0);
-  a.port = s.column_int(1);
-  a.bucket_us = s.column_int64(2);
-  a.sample_count = s.column_int64(3);
-  a.first_time_us = s.column_int64(4);
-  a.last.node_guid = a.node_guid;
-  a.last.port = a.port;
-  a.last.time_us = s.column_int64(5);
-  a.last.value = counter_json::decode_values(s.column_text(6), "sample_aggregates.last_values");
-  a.last.valid = static_cast<uint32_t>(s.column_int64(7));
-  a.last.saturated = static_cast<uint32_t>(s.column_int64(8));
-  a.last.extended = s.column_int64(9) != 0;
-  a.max_delta = counter_json::decode_values(s.column_text(10), "sample_aggregates.max_delta");
-  a.delta_valid = static_cast<uint32_t>(s.column_int64(11));
-  return a;
+  return row_read::aggregate(sqlite_detail::SqliteRow{s});
 }
 
-// The aggregate row of (port, bucket), or std::nullopt.
-std::optional<SampleAggregate> load_bucket(Db& db, uint64_t guid, int port, int64_t bucket) {
+// The newest aggregate row of a port whose bucket_us is `op` ("=" or "<=") `bucket`, or
+// std::nullopt.
+std::optional<SampleAggregate> newest_aggregate(Db& db, uint64_t guid, int port, const char* op,
+                                                int64_t bucket) {
   auto s = db.query(std::string("SELECT ") + kAggregateColumns +
-                    " FROM sample_aggregates WHERE node_guid = ?1 AND port = ?2 AND "
-                    "bucket_us = ?3");
+                    " FROM sample_aggregates WHERE node_guid = ?1 AND port = ?2 AND bucket_us " +
+                    op + " ?3 ORDER BY bucket_us DESC LIMIT 1");
   s->bind_u64(1, guid);
   s->bind(2, int64_t{port});
   s->bind(3, bucket);
@@ -60,16 +48,16 @@ std::optional<SampleAggregate> load_bucket(Db& db, uint64_t guid, int port, int6
   return read_aggregate(*s);
 }
 
+// The aggregate row of (port, bucket), or std::nullopt.
+std::optional<SampleAggregate> load_bucket(Db& db, uint64_t guid, int port, int64_t bucket) {
+  return newest_aggregate(db, guid, port, "=", bucket);
+}
+
 // The last sample folded before this run: the newest aggregate at or before `bucket`.
 std::optional<ingest::CounterSample> last_folded(Db& db, uint64_t guid, int port, int64_t bucket) {
-  auto s = db.query(std::string("SELECT ") + kAggregateColumns +
-                    " FROM sample_aggregates WHERE node_guid = ?1 AND port = ?2 AND "
-                    "bucket_us <= ?3 ORDER BY bucket_us DESC LIMIT 1");
-  s->bind_u64(1, guid);
-  s->bind(2, int64_t{port});
-  s->bind(3, bucket);
-  if (!s->step()) return std::nullopt;
-  return read_aggregate(*s).last;
+  const std::optional<SampleAggregate> a = newest_aggregate(db, guid, port, "<=", bucket);
+  if (!a) return std::nullopt;
+  return a->last;
 }
 
 void store_aggregate(Db& db, const SampleAggregate& a) {

@@ -143,16 +143,7 @@ void SqliteStore::write_remedy_rows(const WriteBatch& batch, WriteResult& result
       row_written();
     }
   }
-  {
-    auto s = db_.query("DELETE FROM disabled_ports WHERE node_guid = ?1 AND port = ?2");
-    for (const auto& [guid, port] : batch.disabled_remove) {
-      s->bind_u64(1, guid);
-      s->bind(2, int64_t{port});
-      s->run();
-      s->reset();
-      row_written();
-    }
-  }
+  delete_ports("disabled_ports", batch.disabled_remove);
 }
 
 // Returns the order's id. See WriteBatch::workorders for the rules (store/write_rules.h).

@@ -237,53 +237,14 @@ ingest::UfmPortState read_ufm_port(const Statement& s, int first) {
 }
 
 StoredEvent read_event(const Statement& s) {
-  StoredEvent out;
-  out.id = s.column_int64(0);
-  ingest::Event& e = out.event;
-  e.time_us = s.column_int64(1);
-  e.source = columns::parse_source(s.column_text(2), out.id);
-  e.kind = s.column_text(3);
-  e.severity = columns::parse_severity(s.column_int64(4), out.id);
-  e.node_guid = s.column_u64(5);
-  e.port = s.column_int(6);
-  e.lid = static_cast<uint16_t>(s.column_int64(7));
-  e.trap_number = s.column_int(8);
-  e.message = s.column_text(9);
-  e.node = s.column_text(10);
-  e.peer_node = s.column_text(11);
-  e.peer_port = s.column_int(12);
-  e.peer_guid = s.column_u64(13);
-  e.cable_id = s.column_text(14);
-  e.dedup_key = s.column_text(15);  // NULL reads as ""
-  return out;
+  return row_read::event(sqlite_detail::SqliteRow{s});
 }
 
 PortRecord read_port(const Statement& s) {
   PortRecord p;
-  p.node_guid = s.column_u64(0);
-  p.port = s.column_int(1);
-  p.node = s.column_text(2);
-  p.lid = static_cast<uint16_t>(s.column_int64(3));
-  p.peer_guid = s.column_u64(4);
-  p.peer_node = s.column_text(5);
-  p.peer_port = s.column_int(6);
-  p.cable_id = s.column_text(7);
-  p.state = s.column_int(8);
-  p.phys_state = s.column_int(9);
-  p.width = s.column_int(10);
-  p.speed = s.column_text(11);
-  p.counters.time_us = s.column_int64(12);
-  p.counters.node_guid = s.column_u64(13);
-  p.counters.port = s.column_int(14);
-  p.counters.value = counter_json::decode_values(s.column_text(15), "ports.counter_values");
-  p.counters.valid = static_cast<uint32_t>(s.column_int64(16));
-  p.counters.saturated = static_cast<uint32_t>(s.column_int64(17));
-  p.counters.extended = s.column_int64(18) != 0;
-  p.rates = counter_json::decode_rates(s.column_text(19), "ports.rates");
-  p.rates_valid = static_cast<uint32_t>(s.column_int64(20));
-  p.deltas = counter_json::decode_values(s.column_text(21), "ports.deltas");
-  p.deltas_valid = static_cast<uint32_t>(s.column_int64(22));
-  p.deltas_at_least = static_cast<uint32_t>(s.column_int64(23));
+  const sqlite_detail::SqliteRow row{s};
+  row_read::port_head(row, p);
+  row_read::port_counters(row, 12, p);
   p.last_change_us = s.column_int64(24);
   if (!s.is_null(kPortColumnCount)) p.ufm = read_ufm_port(s, kPortColumnCount);
   return p;

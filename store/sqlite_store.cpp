@@ -66,6 +66,18 @@ void SqliteStore::check_writable() const {
   if (read_only_) throw StoreError("store " + db_.path() + ": opened read-only, cannot write");
 }
 
+void SqliteStore::delete_ports(const char* table,
+                               const std::vector<std::pair<uint64_t, int>>& keys) {
+  auto s = db_.query(std::string("DELETE FROM ") + table + " WHERE node_guid = ?1 AND port = ?2");
+  for (const auto& [guid, port] : keys) {
+    s->bind_u64(1, guid);
+    s->bind(2, int64_t{port});
+    s->run();
+    s->reset();
+    row_written();
+  }
+}
+
 void SqliteStore::row_written() {
   ++rows_written_;
   if (fail_at_row_ != 0 && rows_written_ == fail_at_row_)
@@ -137,16 +149,7 @@ void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {
       row_written();
     }
   }
-  {
-    auto s = db_.query("DELETE FROM ufm_ports WHERE node_guid = ?1 AND port = ?2");
-    for (const auto& [guid, port] : batch.ufm_ports_removed) {
-      s->bind_u64(1, guid);
-      s->bind(2, int64_t{port});
-      s->run();
-      s->reset();
-      row_written();
-    }
-  }
+  delete_ports("ufm_ports", batch.ufm_ports_removed);
   {
     auto s = db_.query(
         "INSERT INTO cursors (source, value) VALUES (?1, ?2) "

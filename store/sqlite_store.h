@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "store/sqlite_db.h"
 #include "store/store.h"
@@ -82,6 +83,8 @@ class SqliteStore : public Store {
   int64_t upsert_workorder(const WorkOrder& order, bool outbox, bool if_version);
   void check_writable() const;
   void row_written();
+  // Deletes the rows of `table` with these (node_guid, port) keys; one row_written() each.
+  void delete_ports(const char* table, const std::vector<std::pair<uint64_t, int>>& keys);
   size_t fold_samples(int64_t cutoff_us);
 
   sqlite_detail::Db db_;

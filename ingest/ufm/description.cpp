@@ -6,16 +6,13 @@
 #include <cstdio>
 #include <vector>
 
+#include "ingest/text.h"
 #include "ingest/ufm/json.h"
 
 namespace ibw::ingest {
 namespace ufm_description_detail {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using ingest::trim;
 
 bool all_digits(std::string_view s) {
   if (s.empty() || s.size() > 6) return false;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <string_view>
+#include <utility>
 
 #include "ingest/ufm/json_scan.h"
 
@@ -46,21 +48,25 @@ void classify_type(UfmEvent& e, bool has_event_type, const std::string& type) {
   }
 }
 
+// The text fields of an event by their JSON key: both readers below fill them from this list.
+constexpr std::pair<std::string_view, std::string UfmEvent::*> kTextFields[] = {
+    {"name", &UfmEvent::name},
+    {"severity", &UfmEvent::severity},
+    {"timestamp", &UfmEvent::timestamp},
+    {"category", &UfmEvent::category},
+    {"object_name", &UfmEvent::object_name},
+    {"object_path", &UfmEvent::object_path},
+    {"counter", &UfmEvent::counter},
+    {"description", &UfmEvent::description}};
+
 UfmEvent from_json(const j::Json& rec, const UfmTimeContext& tc) {
   UfmEvent e;
   e.id = j::integer_or(rec, "id", 0);
   bool has_event_type = j::field(rec, "event_type") != nullptr;
   if (has_event_type) e.type = static_cast<int>(j::integer_or(rec, "event_type", 0));
   classify_type(e, has_event_type, j::str(rec, "type"));
-  e.name = j::str(rec, "name");
-  e.severity = j::str(rec, "severity");
-  e.timestamp = j::str(rec, "timestamp");
+  for (const auto& [key, field] : kTextFields) e.*field = j::str(rec, key);
   e.time_us = parse_ufm_timestamp(e.timestamp, tc.utc_offset_s).value_or(0);
-  e.category = j::str(rec, "category");
-  e.object_name = j::str(rec, "object_name");
-  e.object_path = j::str(rec, "object_path");
-  e.counter = j::str(rec, "counter");
-  e.description = j::str(rec, "description");
   return e;
 }
 
@@ -88,22 +94,9 @@ std::optional<UfmEvent> from_members(const std::vector<JsonMember>& members,
       e.type = static_cast<int>(j::to_int(m.text).value_or(0));
     } else if (k == "type") {
       type = member_text(m);
-    } else if (k == "name") {
-      e.name = member_text(m);
-    } else if (k == "severity") {
-      e.severity = member_text(m);
-    } else if (k == "timestamp") {
-      e.timestamp = member_text(m);
-    } else if (k == "category") {
-      e.category = member_text(m);
-    } else if (k == "object_name") {
-      e.object_name = member_text(m);
-    } else if (k == "object_path") {
-      e.object_path = member_text(m);
-    } else if (k == "counter") {
-      e.counter = member_text(m);
-    } else if (k == "description") {
-      e.description = member_text(m);
+    } else {
+      for (const auto& [key, field] : kTextFields)
+        if (k == key) e.*field = member_text(m);
     }
   }
   if (!id) return std::nullopt;

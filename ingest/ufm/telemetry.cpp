@@ -15,11 +15,7 @@
 namespace ibw::ingest {
 namespace ufm_telemetry_detail {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using ingest::trim;
 
 std::optional<double> to_double(std::string_view s) {
   s = trim(s);

@@ -14,22 +14,13 @@
 //      the Routes page's heatmap and the cursed_path disable, and follows it to the port;
 //   7. unlinks a whole leaf and sees the burst of link-down events as one storm line.
 // Any uncaught page error or console error (a CSP violation, say) fails the test.
-import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { helpers, launchChromium, openPage, setup } from './harness.mjs';
 
-const url = process.env.IBW_URL;
-const operator = process.env.IBW_OPERATOR;
-const consoleFifo = process.env.IBW_CONSOLE;
-const out = process.env.IBW_E2E_OUT || 'e2e-output';
-if (!url || !operator || !consoleFifo) {
-  console.error('dashboard.e2e.mjs: IBW_URL, IBW_OPERATOR and IBW_CONSOLE must be set (run.sh sets them)');
-  process.exit(2);
-}
-mkdirSync(out, { recursive: true });
+const { env, out } = setup('dashboard.e2e.mjs', 'run.sh', ['IBW_URL', 'IBW_OPERATOR', 'IBW_CONSOLE'], 330);
+const { IBW_URL: url, IBW_OPERATOR: operator, IBW_CONSOLE: consoleFifo } = env;
 
 const kPort = 'leaf005/10';
-// A whole-test deadline below ctest's TIMEOUT, so that a hang still ends in a report.
-setTimeout(() => { console.error('FAILED: the test took over 330 s'); process.exit(1); }, 330000).unref();
 
 // One ibsim console command. Non-blocking: with ibsim gone, opening its FIFO fails (ENXIO)
 // instead of blocking the whole event loop.
@@ -38,35 +29,14 @@ function inject(command) {
   try { writeSync(fd, command + '\n'); } finally { closeSync(fd); }
 }
 const problems = [];
-const step = (s) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}] ${s}`);
+const { step, check, apiGet } = helpers('e2e', url, operator);
 
-function check(cond, what) {
-  if (!cond) throw new Error('check failed: ' + what);
-  step('ok: ' + what);
-}
-
-async function apiGet(path) {
-  const r = await fetch(new URL('/api/v1' + path, url), { headers: { Authorization: 'Bearer ' + operator } });
-  if (!r.ok) throw new Error(`GET ${path}: HTTP ${r.status}`);
-  return r.json();
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-quic',
-    '--no-first-run', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 let failed = false;
-const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-page.on('pageerror', (e) => problems.push('page error: ' + e.message));
 let signedIn = false;  // before sign-in, the first API call's 401 is expected
 let expect409 = false;  // the browser logs the guard's refusal (an API answer) as an error
-page.on('console', (m) => {
-  if (m.type() !== 'error' || !signedIn) return;
-  if (expect409 && /status of 409/.test(m.text())) return;
-  problems.push('console error: ' + m.text());
-});
+const page = await openPage(browser, { width: 1440, height: 1000 }, problems,
+  (m) => signedIn && !(expect409 && /status of 409/.test(m.text())));
 try {
   // 1. Open and sign in.
   await page.goto(url);

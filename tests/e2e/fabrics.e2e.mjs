@@ -9,29 +9,12 @@
 //      ports only; the header names beta and host-b; the overview counts beta's ports;
 //   4. a reload keeps beta (the URL carries it); choosing alpha again brings alpha back.
 // Any uncaught page error or console error fails the test.
-import { mkdirSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { helpers, launchChromium, openPage, reportFailure, setup } from './harness.mjs';
 
-const url = process.env.IBW_URL;
-const viewer = process.env.IBW_VIEWER;
-const out = process.env.IBW_E2E_OUT || 'e2e-output';
-if (!url || !viewer) {
-  console.error('fabrics.e2e.mjs: IBW_URL and IBW_VIEWER must be set (run_fabrics.sh sets them)');
-  process.exit(2);
-}
-mkdirSync(out, { recursive: true });
-setTimeout(() => { console.error('FAILED: the test took over 150 s'); process.exit(1); }, 150000).unref();
+const { env, out } = setup('fabrics.e2e.mjs', 'run_fabrics.sh', ['IBW_URL', 'IBW_VIEWER'], 150);
+const { IBW_URL: url, IBW_VIEWER: viewer } = env;
 
-const step = (s) => console.log(`[e2e-fabrics ${new Date().toISOString().slice(11, 19)}] ${s}`);
-function check(cond, what) {
-  if (!cond) throw new Error('check failed: ' + what);
-  step('ok: ' + what);
-}
-async function apiGet(path) {
-  const r = await fetch(new URL('/api/v1' + path, url), { headers: { Authorization: 'Bearer ' + viewer } });
-  if (!r.ok) throw new Error(`GET ${path}: HTTP ${r.status}`);
-  return r.json();
-}
+const { step, check, apiGet } = helpers('e2e-fabrics', url, viewer);
 
 // The node names of the cells the port grid shows, once it has drawn `n` of them.
 async function gridNodes(page, n) {
@@ -45,16 +28,10 @@ async function gridNodes(page, n) {
   return [...new Set(ports.map((p) => p.slice(0, p.lastIndexOf('/'))))];
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-quic',
-    '--no-first-run', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const problems = [];
 let failed = false;
-const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-page.on('console', (m) => { if (m.type() === 'error') problems.push('console error: ' + m.text()); });
+const page = await openPage(browser, { width: 1280, height: 900 }, problems);
 try {
   const fabrics = await apiGet('/fabrics');
   check(JSON.stringify(fabrics.map((f) => f.name)) === '["alpha","beta"]', 'GET /fabrics lists alpha and beta');
@@ -106,10 +83,7 @@ try {
   check(a2.every((n) => n.startsWith('alpha-')), 'choosing alpha again shows alpha\'s ports');
   check(problems.length === 0, 'no page or console errors' + (problems.length ? ': ' + problems.join('; ') : ''));
 } catch (e) {
-  failed = true;
-  console.error('FAILED: ' + e.message);
-  for (const p of problems) console.error('  ' + p);
-  await page.screenshot({ path: `${out}/fabrics-failure.png` }).catch(() => {});
+  failed = await reportFailure(e, problems, page, `${out}/fabrics-failure.png`);
 }
 await browser.close();
 process.exit(failed ? 1 : 0);

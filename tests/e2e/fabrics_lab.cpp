@@ -28,6 +28,7 @@
 #include "daemon/web_backend.h"
 #include "store/record_json.h"
 #include "store/store.h"
+#include "tests/lab/lab_main.h"
 #include "web/api.h"
 #include "web/server.h"
 
@@ -35,16 +36,8 @@ namespace fabrics_lab {
 
 using namespace ibw;
 
-volatile sig_atomic_t g_stop = 0;
-void on_signal(int) {
-  g_stop = 1;
-}
-
-int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using lab::g_stop;
+using lab::now_us;
 
 // A leaf (GUID base + 1) with `hosts` hosts on ports 1..hosts, the last one Down.
 void fill(store::Store& db, const std::string& prefix, uint64_t base, int hosts) {
@@ -185,8 +178,7 @@ int main(int argc, char** argv) {
         << "usage: ibw-e2e-fabrics_lab --dir DIR --tokens FILE --ready-file FILE [--url URL]\n";
     return 2;
   }
-  signal(SIGTERM, fabrics_lab::on_signal);
-  signal(SIGINT, fabrics_lab::on_signal);
+  ibw::lab::stop_on_signals();
   try {
     return fabrics_lab::run(dir, tokens, ready, url, duration_s);
   } catch (const std::exception& e) {

@@ -8,39 +8,16 @@
 //   3. scrolled to the end, the last cell is the last port;
 //   4. a filter to one node shows only that node's ports, and a cell opens its port page.
 // Any uncaught page error or console error fails the test.
-import { mkdirSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { helpers, launchChromium, openPage, reportFailure, setup } from './harness.mjs';
 
-const url = process.env.IBW_URL;
-const viewer = process.env.IBW_VIEWER;
-const out = process.env.IBW_E2E_OUT || 'e2e-output';
-if (!url || !viewer) {
-  console.error('grid_large.e2e.mjs: IBW_URL and IBW_VIEWER must be set (run_grid.sh sets them)');
-  process.exit(2);
-}
-mkdirSync(out, { recursive: true });
-setTimeout(() => { console.error('FAILED: the test took over 200 s'); process.exit(1); }, 200000).unref();
-const step = (s) => console.log(`[grid ${new Date().toISOString().slice(11, 19)}] ${s}`);
-function check(cond, what) {
-  if (!cond) throw new Error('check failed: ' + what);
-  step('ok: ' + what);
-}
-async function apiGet(path) {
-  const r = await fetch(new URL('/api/v1' + path, url), { headers: { Authorization: 'Bearer ' + viewer } });
-  if (!r.ok) throw new Error(`GET ${path}: HTTP ${r.status}`);
-  return r.json();
-}
+const { env, out } = setup('grid_large.e2e.mjs', 'run_grid.sh', ['IBW_URL', 'IBW_VIEWER'], 200);
+const { IBW_URL: url, IBW_VIEWER: viewer } = env;
+const { step, check, apiGet } = helpers('grid', url, viewer);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-quic',
-    '--no-first-run', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const problems = [];
 let failed = false;
-const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-page.on('console', (m) => { if (m.type() === 'error') problems.push('console error: ' + m.text()); });
+const page = await openPage(browser, { width: 1280, height: 900 }, problems);
 try {
   await page.addInitScript((t) => sessionStorage.setItem('ibwarden.token', t), viewer);
   const total = (await apiGet('/ports?limit=1')).total;
@@ -102,10 +79,7 @@ try {
   check(true, 'a cell opens its port page');
   check(problems.length === 0, 'no page or console errors' + (problems.length ? ': ' + problems.join('; ') : ''));
 } catch (e) {
-  failed = true;
-  console.error('FAILED: ' + e.message);
-  for (const p of problems) console.error('  ' + p);
-  await page.screenshot({ path: `${out}/grid-failure.png` }).catch(() => {});
+  failed = await reportFailure(e, problems, page, `${out}/grid-failure.png`);
 }
 await browser.close();
 process.exit(failed ? 1 : 0);

@@ -7,26 +7,12 @@
 # private PostgreSQL 15 in a temp dir, on a Unix socket) is present and the postgres backend
 # is built in; otherwise two SQLite files behind the same backend code (the log says which).
 # Usage: tests/e2e/run_fabrics.sh BUILD_DIR OUT_DIR   (ctest passes both)
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-for need in /usr/bin/chromium node; do
-  command -v "$need" >/dev/null || { echo "run_fabrics.sh: $need is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
-done
-[[ -d $here/node_modules/playwright-core ]] ||
-  { echo "run_fabrics.sh: playwright-core is missing: (cd tests/e2e && npm ci)" >&2; exit 1; }
-work=$(mktemp -d /tmp/ibw-e2e-fabrics.XXXXXX)
-lab=""
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh" "$@"
 pgdir=""
-cleanup() {
-  if [[ -n $lab ]]; then kill "$lab" 2>/dev/null || true; wait "$lab" 2>/dev/null || true; fi
+e2e_cleanup() {
   if [[ -n $pgdir ]]; then stop_private_pg "$pgdir" || true; rm -rf "$pgdir"; fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
 url=${IBW_E2E_PG_URL:-}
 if [[ -z $url && -f $root/scripts/lib/pg.sh ]]; then
   # shellcheck source=/dev/null
@@ -43,13 +29,8 @@ token=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 start_lab() {
   "$build/tests/ibw-e2e-fabrics_lab" --dir "$work" --tokens "$work/tokens" \
     --ready-file "$work/ready" ${1:+--url "$1"} >"$out/fabrics-lab.log" 2>&1 &
-  lab=$!
-  for _ in $(seq 1 300); do
-    [[ -f $work/ready ]] && return 0
-    kill -0 "$lab" 2>/dev/null || { wait "$lab" 2>/dev/null || true; lab=""; return 1; }
-    sleep 0.1
-  done
-  return 1
+  bg=$!
+  e2e_wait_ready 300
 }
 if ! start_lab "$url"; then
   if [[ -n $url ]] && grep -q "postgres backend is not built in" "$out/fabrics-lab.log"; then

@@ -1,5 +1,7 @@
 #include "tests/integration/daemon_fixture.h"
 
+#include <catch2/catch.hpp>
+
 #include <cstdio>
 
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
@@ -42,6 +45,22 @@ std::string topology_dir(const std::string& prefix) {
 using daemon_fixture_detail::slurp;
 
 Daemon::Daemon(DaemonOptions options) : options_(std::move(options)) {}
+
+Daemon::Daemon(Daemon&& other) noexcept
+    : options_(std::move(other.options_)), pid_(std::exchange(other.pid_, -1)) {}
+
+Daemon started(Daemon d, const std::string& pattern, int count, std::chrono::milliseconds timeout) {
+  d.start();
+  REQUIRE(d.wait_log(pattern, count, timeout));
+  return d;
+}
+
+nlohmann::json only_decision(const std::string& config, const Daemon& d) {
+  nlohmann::json decisions = wait_decided(config);
+  INFO(d.log());
+  REQUIRE(decisions.size() == 1);
+  return decisions[0];
+}
 
 Daemon::~Daemon() {
   if (pid_ > 0) stop();

@@ -44,6 +44,8 @@ struct DaemonOptions {
 class Daemon {
  public:
   explicit Daemon(DaemonOptions options);
+  Daemon(Daemon&& other) noexcept;  // `other` no longer owns the process
+  Daemon& operator=(Daemon&&) = delete;
   ~Daemon();
   void start();
   // SIGTERM and wait; returns the exit status.
@@ -58,6 +60,10 @@ class Daemon {
   DaemonOptions options_;
   int pid_ = -1;
 };
+
+// `d` started, once its log has `pattern` `count` times within `timeout` (REQUIRE):
+//   Daemon d = started(w.daemon(), "\"counter sweep\"", 2, 30s);
+Daemon started(Daemon d, const std::string& pattern, int count, std::chrono::milliseconds timeout);
 
 // A fresh directory (temp dir/<prefix><pid>) holding topology.txt of a small fat tree (2 leaves,
 // 1 spine, 2 hosts per leaf): where a daemon without simulator runs (lab::tailing_config()).
@@ -126,5 +132,9 @@ inline nlohmann::json wait_decided(const std::string& config, size_t n = 1,
   return wait_query(
       "decisions", config, {}, [n](const nlohmann::json& j) { return decided(j, n); }, timeout);
 }
+
+// The one decision of `config`, waited for as wait_decided(config) does; REQUIREs that there is
+// exactly one (with the daemon's log in the failure).
+nlohmann::json only_decision(const std::string& config, const Daemon& d);
 
 }  // namespace ibw::test

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <utility>
 
 #include "tests/integration/daemon_fixture.h"
 #include "tests/lab/fat_tree.h"
@@ -155,12 +156,17 @@ json wait_flap_executed(const std::string& config) {
 
 // Starts a and waits until it holds the lease and has discovered the fabric, then starts b and
 // waits until it stands by.
-void start_leader_and_standby(Daemon& a, Daemon& b) {
+// The lab's daemons a (config_a, a.log) and b (config_b, b.log): a started and leading, then b
+// started and standing by.
+std::pair<Daemon, Daemon> leader_and_standby(HaLab& w) {
+  Daemon a = w.daemon(w.config_a, "a.log");
+  Daemon b = w.daemon(w.config_b, "b.log");
   a.start();
   REQUIRE(a.wait_log("lease taken", 1, 30s));
   REQUIRE(a.wait_log("fabric discovered\"", 1, 30s));
   b.start();
   REQUIRE(b.wait_log("fabric's lease held by another instance", 1, 30s));
+  return {std::move(a), std::move(b)};
 }
 
 }  // namespace ha_lab
@@ -170,9 +176,7 @@ using namespace ha_lab;
 TEST_CASE("ha lab: kill -9 of the leader in a fault storm - the standby takes over and acts",
           "[integration][ha]") {
   HaLab w;
-  Daemon a = w.daemon(w.config_a, "a.log");
-  Daemon b = w.daemon(w.config_b, "b.log");
-  start_leader_and_standby(a, b);
+  auto [a, b] = leader_and_standby(w);
   CHECK(w.status(w.config_a)["role"] == "leader");
   CHECK(w.status(w.config_b)["role"] == "standby");
   CHECK(w.status(w.config_b)["holder"] == "a");
@@ -226,9 +230,7 @@ TEST_CASE("ha lab: kill -9 of the leader in a fault storm - the standby takes ov
 TEST_CASE("ha lab: a paused leader resumed after losing the lease is fenced and writes nothing",
           "[integration][ha]") {
   HaLab w;
-  Daemon a = w.daemon(w.config_a, "a.log");
-  Daemon b = w.daemon(w.config_b, "b.log");
-  start_leader_and_standby(a, b);
+  auto [a, b] = leader_and_standby(w);
   w.traps(0, 20);
   wait_query(
       "events", w.config_a, {}, [](const json& j) { return trap_tids(j).size() >= 20; }, 15s);

@@ -163,16 +163,12 @@ using namespace remedy_lab;
 TEST_CASE("remedy lab: a symbol-error jump is disabled within two sweeps - a stray error is not",
           "[integration][remedy]") {
   RemedyLab w;
-  Daemon d = w.daemon();
-  d.start();
-  REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
+  Daemon d = started(w.daemon(), "\"counter sweep\"", 2, 30s);
   std::string injected = now_iso();
   w.sim->console("PerformanceSet \"leaf001\"[3] PortCounters.SymbolErrorCounter=5000");
   w.sim->console("PerformanceSet \"leaf002\"[4] PortCounters.SymbolErrorCounter=1");
-  auto decisions = wait_decided(w.config);
+  const json dec = only_decision(w.config, d);
   INFO(d.log());
-  REQUIRE(decisions.size() == 1);
-  const json& dec = decisions[0];
   CHECK(verdict_of(dec) == "symbol_ber disable executed");
   CHECK(dec["node"] == "leaf001");
   CHECK(dec["port"] == 3);
@@ -217,9 +213,7 @@ TEST_CASE("remedy lab: a symbol-error jump is disabled within two sweeps - a str
 
 TEST_CASE("remedy lab: a link flapped 5 times in a minute is disabled", "[integration][remedy]") {
   RemedyLab w;
-  Daemon d = w.daemon();
-  d.start();
-  REQUIRE(d.wait_log("fabric discovered", 1, 30s));
+  Daemon d = started(w.daemon(), "fabric discovered", 1, 30s);
   auto count = [&](const std::string& kind) {
     size_t n = 0;
     for (const auto& e : query_json("events", w.config, {"--port", "leaf002/3"}))
@@ -275,9 +269,7 @@ TEST_CASE("remedy lab: a link flapped 5 times in a minute is disabled", "[integr
 TEST_CASE("remedy lab: faults on every uplink of a leaf - the guard limits the disables",
           "[integration][remedy]") {
   RemedyLab w;
-  Daemon d = w.daemon();
-  d.start();
-  REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
+  Daemon d = started(w.daemon(), "\"counter sweep\"", 2, 30s);
   for (int port = 3; port <= 6; ++port)
     w.sim->console("PerformanceSet \"leaf001\"[" + std::to_string(port) +
                    "] PortCounters.SymbolErrorCounter=5000");
@@ -306,21 +298,16 @@ TEST_CASE("remedy lab: dry-run changes nothing and a restart adds no duplicates"
   o.mode = "dry-run";
   RemedyLab w(o);
   {
-    Daemon d = w.daemon("daemon1.log");
-    d.start();
-    REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
+    Daemon d = started(w.daemon("daemon1.log"), "\"counter sweep\"", 2, 30s);
     w.sim->console("PerformanceSet \"leaf001\"[3] PortCounters.SymbolErrorCounter=5000");
-    auto decisions = wait_decided(w.config);
+    const json dec = only_decision(w.config, d);
     INFO(d.log());
-    REQUIRE(decisions.size() == 1);
-    CHECK(decisions[0]["status"] == "dry_run");
+    CHECK(dec["status"] == "dry_run");
     CHECK(w.phys_state(kLeaf001, 3) == "LinkUp");  // still LinkUp
     CHECK(d.stop() == 0);
   }
   {
-    Daemon d = w.daemon("daemon2.log");
-    d.start();
-    REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
+    Daemon d = started(w.daemon("daemon2.log"), "\"counter sweep\"", 2, 30s);
     // More errors on the same link while its order is open: no new decision or order.
     w.sim->console("PerformanceSet \"leaf001\"[3] PortCounters.SymbolErrorCounter=9000");
     REQUIRE(d.wait_log("\"counter sweep\"", 5, 30s));
@@ -346,9 +333,7 @@ TEST_CASE("remedy lab: the webhook gets each order change exactly once across a 
   o.webhook = rx->url();
   RemedyLab w(o);
   {
-    Daemon d = w.daemon("daemon1.log");
-    d.start();
-    REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
+    Daemon d = started(w.daemon("daemon1.log"), "\"counter sweep\"", 2, 30s);
     w.sim->console("PerformanceSet \"leaf002\"[5] PortCounters.SymbolErrorCounter=5000");
     REQUIRE(d.wait_log("work orders delivered to the webhook", 1, 30s));  // after one 500
     CHECK(d.stop() == 0);
@@ -359,9 +344,7 @@ TEST_CASE("remedy lab: the webhook gets each order change exactly once across a 
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   {
-    Daemon d = w.daemon("daemon2.log");
-    d.start();
-    REQUIRE(d.wait_log("work orders delivered to the webhook", 1, 30s));
+    Daemon d = started(w.daemon("daemon2.log"), "work orders delivered to the webhook", 1, 30s);
     CHECK(d.stop() == 0);
   }
   std::map<std::string, int> delivered;
@@ -418,9 +401,7 @@ TEST_CASE("remedy lab: disables left pending by a crash are reconciled from the 
   auto before = query_json("decisions", w.config);
   REQUIRE(count_status(before, "pending") == 2);  // `ibwarden decisions` shows them as such
 
-  Daemon d = w.daemon();
-  d.start();
-  REQUIRE(d.wait_log("pending port action reconciled", 2, 60s));
+  Daemon d = started(w.daemon(), "pending port action reconciled", 2, 60s);
   INFO(d.log());
   auto decisions = query_json("decisions", w.config);
   REQUIRE(decisions.size() == 2);  // completed in place: one decision per port

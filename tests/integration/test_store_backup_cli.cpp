@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tests/integration/daemon_fixture.h"
+#include "tests/unit/test_store_helpers.h"
 
 using namespace ibw::test;
 
@@ -24,21 +25,8 @@ std::string trap_line(int i) {
   return trap129_line(i, 2, i);
 }
 
-// One integer from a read-only connection (-1 on any error).
-int64_t sql_int(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  int64_t v = -1;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_busy_timeout(db, 5000);
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-      v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
-  return v;
-}
+// One integer from a read-only connection that waits out the daemon's writes.
+using ibw::store_test::raw_int;
 
 std::string sql_text(const std::string& db_path, const std::string& sql) {
   sqlite3* db = nullptr;
@@ -85,7 +73,7 @@ TEST_CASE("store backup: copies taken while the daemon ingests hold every commit
   });
   for (int i = 0; i < 4; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
-    const int64_t before = sql_int(live, "SELECT max(id) FROM events");
+    const int64_t before = raw_int(live, "SELECT max(id) FROM events");
     REQUIRE(before > 0);
     const std::string copy = dir + "/backup" + std::to_string(i) + ".db";
     CmdResult r = run_cmd({IBW_BINARY, "store", "backup", copy, "--config", config});
@@ -93,10 +81,10 @@ TEST_CASE("store backup: copies taken while the daemon ingests hold every commit
     REQUIRE(r.status == 0);
     CHECK(r.out.find(copy) != std::string::npos);
     CHECK(sql_text(copy, "PRAGMA integrity_check") == "ok");
-    const int64_t in_copy = sql_int(copy, "SELECT max(id) FROM events");
+    const int64_t in_copy = raw_int(copy, "SELECT max(id) FROM events");
     CHECK(in_copy >= before);  // nothing committed before the backup began is missing
     CHECK(sql_text(copy, digest_sql(in_copy)) == sql_text(live, digest_sql(in_copy)));
-    CHECK(sql_int(copy, "SELECT count(*) FROM cursors") >= 1);
+    CHECK(raw_int(copy, "SELECT count(*) FROM cursors") >= 1);
   }
   stop = true;
   writer.join();
@@ -117,10 +105,10 @@ TEST_CASE("store backup: copies taken while the daemon ingests hold every commit
 
   // The ingest itself lost and repeated nothing while the copies were taken.
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-  while (sql_int(live, "SELECT count(*) FROM events WHERE kind = 'trap'") < written &&
+  while (raw_int(live, "SELECT count(*) FROM events WHERE kind = 'trap'") < written &&
          std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  CHECK(sql_int(live, "SELECT count(*) FROM events WHERE kind = 'trap'") == written.load());
+  CHECK(raw_int(live, "SELECT count(*) FROM events WHERE kind = 'trap'") == written.load());
   CHECK(d.stop() == 0);
   fs::remove_all(dir);
 }

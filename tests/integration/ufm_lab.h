@@ -100,6 +100,7 @@ class UfmLab {
     std::vector<ingest::Event> out;
     for (auto& s : db->events(q)) {
       if (s.event.source != ingest::EventSource::ufm) continue;
+      if (s.event.kind == "incident") continue;  // ibwarden's own, derived from UFM's
       const std::string& key = s.event.dedup_key;
       bool from_resources = key.rfind("ufm_alarm", 0) == 0 || key.rfind("ufm_port:", 0) == 0;
       if (resources || !from_resources) out.push_back(std::move(s.event));

@@ -29,6 +29,7 @@
 
 #include "cli/args.h"
 #include "tests/lab/fat_tree.h"
+#include "tests/lab/lab_main.h"
 #include "tests/lab/ufm_lab_model.h"
 
 namespace {
@@ -38,16 +39,8 @@ namespace http = boost::beast::http;
 using tcp = net::ip::tcp;
 
 std::mutex g_model_mutex;
-volatile std::sig_atomic_t g_stop = 0;
-extern "C" void ufmlab_on_signal(int) {
-  g_stop = 1;
-}
-
-int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using ibw::lab::g_stop;
+using ibw::lab::now_us;
 
 // Writes a chunked 200 answer whose body the renderer streams.
 void stream(tcp::socket& sock, unsigned version, bool keep_alive, const char* type,
@@ -211,8 +204,7 @@ int main(int argc, char** argv) {
               << (tele ? ", telemetry also on :" + std::to_string(tele->local_endpoint().port())
                        : std::string())
               << ", files in " << dir.string() << std::endl;
-    std::signal(SIGTERM, ufmlab_on_signal);
-    std::signal(SIGINT, ufmlab_on_signal);
+    ibw::lab::stop_on_signals();
     std::signal(SIGPIPE, SIG_IGN);
     std::thread(accept_loop, std::ref(*rest), std::ref(model)).detach();
     if (tele) std::thread(accept_loop, std::ref(*tele), std::ref(model)).detach();

@@ -52,6 +52,15 @@ inline std::vector<std::string> keys(const std::vector<fabric::Diagnostic>& diag
   return out;
 }
 
+// `diags` holds exactly one diagnostic: at `line`, about `field`, its message containing `text`.
+inline void check_only_diag(const std::vector<fabric::Diagnostic>& diags, int line,
+                            const std::string& field, std::string_view text) {
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].line == line);
+  CHECK(diags[0].field == field);
+  CHECK(diags[0].message.find(text) != std::string::npos);
+}
+
 inline const fabric::Diagnostic* find_diag(const std::vector<fabric::Diagnostic>& diags, int line,
                                            const std::string& field) {
   for (const auto& d : diags)

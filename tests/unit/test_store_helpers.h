@@ -26,6 +26,13 @@
   const std::string var = GENERATE(as<std::string>{}, "sqlite", "postgres"); \
   INFO("store backend: " << var)
 
+// The start of most interface-level cases: STORE_BACKEND(backend), then `db`, a fresh store of
+// that backend (open_test_store), and `s`, that store opened read-write.
+#define STORE_UNDER_TEST(db, s)                        \
+  STORE_BACKEND(backend);                              \
+  auto db = ibw::store_test::open_test_store(backend); \
+  auto s = db.open()
+
 namespace ibw::store_test {
 
 // A fresh directory under $TMPDIR, removed with everything in it.
@@ -50,6 +57,11 @@ struct StoreUnderTest {
 
   std::unique_ptr<store::Store> open(bool read_only = false) const {
     return store::Store::open(spec, read_only);
+  }
+  // Closes `s` first (its connection and, for SQLite, its file), then opens the store again.
+  void reopen(std::unique_ptr<store::Store>& s, bool read_only = false) const {
+    s.reset();
+    s = open(read_only);
   }
   // The same database seen as another fabric (postgres: one database, many fabrics).
   std::unique_ptr<store::Store> open_fabric(const std::string& fabric,
@@ -110,9 +122,12 @@ inline constexpr const char* kUndoPackedSamples =
     "CREATE INDEX samples_port_time ON samples (node_guid, port, time_us); "
     "CREATE INDEX samples_time ON samples (time_us); ";
 
+// One integer from a read-only connection to the SQLite file at path, which waits up to 5 s
+// for a writer (a live daemon's store); -1 when the query fails or returns no row.
 inline int64_t raw_int(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_busy_timeout(db, 5000);
   sqlite3_stmt* st = nullptr;
   int64_t v = -1;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
@@ -254,6 +269,17 @@ inline void check_same_port(const store::PortRecord& a, const store::PortRecord&
   CHECK(a.deltas_valid == b.deltas_valid);
   CHECK(a.deltas_at_least == b.deltas_at_least);
   CHECK(a.last_change_us == b.last_change_us);
+}
+
+inline void check_same_aggregate(const store::SampleAggregate& a, const store::SampleAggregate& b) {
+  CHECK(a.node_guid == b.node_guid);
+  CHECK(a.port == b.port);
+  CHECK(a.bucket_us == b.bucket_us);
+  CHECK(a.sample_count == b.sample_count);
+  CHECK(a.first_time_us == b.first_time_us);
+  check_same_sample(a.last, b.last);
+  CHECK(a.max_delta == b.max_delta);
+  CHECK(a.delta_valid == b.delta_valid);
 }
 
 inline size_t event_count(store::Store& s) {

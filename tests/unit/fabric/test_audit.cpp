@@ -10,25 +10,15 @@
 #include "fabric/model.h"
 #include "fabric/node_name_map.h"
 #include "fabric/plan.h"
+#include "tests/unit/fabric/test_net.h"
 
 using namespace ibw::fabric;
 
 namespace audit_test {
 
-struct Net {
-  Fabric fab;
-  uint64_t next_guid = 0x0002c90300001000ULL;
-  uint32_t add(NodeType type, const std::string& name, int ports) {
-    Node n;
-    n.type = type;
-    n.guid = next_guid++;
-    n.description = name;
-    n.num_ports = ports;
-    return fab.add_node(std::move(n));
-  }
-  uint32_t sw(const std::string& name) { return add(NodeType::sw, name, 36); }
-  uint32_t ca(const std::string& name) { return add(NodeType::ca, name, 1); }
-  void link(uint32_t a, int ap, uint32_t b, int bp) { fab.connect(a, ap, b, bp); }
+struct Net : ibw::test_net::NetBase {
+  uint32_t sw(const std::string& name) { return add_node(NodeType::sw, name, 36); }
+  uint32_t ca(const std::string& name) { return add_node(NodeType::ca, name, 1); }
   Port& port(uint32_t n, int p) { return *fab.node(n).port(p); }
   const Fabric& done() {
     apply_node_names(fab, nullptr);

@@ -21,6 +21,7 @@ std::string data_path(const std::string& name) {
   return std::string(IBW_TEST_DATA) + "/unit/" + name;
 }
 
+using ibw::test::check_only_diag;
 using ibw::test::join_lines;
 using ibw::test::keys;
 
@@ -226,11 +227,8 @@ TEST_CASE("ibnetdiscover: garbage line is reported with its line number",
       "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"h\" lid 4 4xSDR",
       "this is not ibnetdiscover output",
   }));
-  REQUIRE(d.size() == 1);
+  check_only_diag(d, 3, "", "unrecognised line");
   CHECK(d[0].file == "topo.txt");
-  CHECK(d[0].line == 3);
-  CHECK(d[0].field.empty());
-  CHECK(d[0].message.find("unrecognised line") != std::string::npos);
 }
 
 TEST_CASE("ibnetdiscover: port line before any node", "[fabric][ibnd][errors]") {
@@ -239,10 +237,7 @@ TEST_CASE("ibnetdiscover: port line before any node", "[fabric][ibnd][errors]") 
       "",
       "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"h\" lid 4 4xSDR",
   }));
-  REQUIRE(d.size() == 1);
-  CHECK(d[0].line == 3);
-  CHECK(d[0].field == "port");
-  CHECK(d[0].message.find("outside a node") != std::string::npos);
+  check_only_diag(d, 3, "port", "outside a node");
 }
 
 TEST_CASE("ibnetdiscover: port above the node's port count", "[fabric][ibnd][errors]") {
@@ -250,10 +245,7 @@ TEST_CASE("ibnetdiscover: port above the node's port count", "[fabric][ibnd][err
       "Switch\t8 \"S-0000000000200001\"\t\t# \"sw\" base port 0 lid 3 lmc 0",
       "[9]\t\"H-0000000000100003\"[1](100004) \t\t# \"h\" lid 4 4xSDR",
   }));
-  REQUIRE(d.size() == 1);
-  CHECK(d[0].line == 2);
-  CHECK(d[0].field == "port");
-  CHECK(d[0].message.find("port 9 is above the node's 8 ports") != std::string::npos);
+  check_only_diag(d, 2, "port", "port 9 is above the node's 8 ports");
 }
 
 TEST_CASE("ibnetdiscover: a port listed twice with different peers", "[fabric][ibnd][errors]") {
@@ -262,10 +254,7 @@ TEST_CASE("ibnetdiscover: a port listed twice with different peers", "[fabric][i
       "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"a\" lid 4 4xSDR",
       "[1]\t\"H-0000000000100009\"[1](10000a) \t\t# \"b\" lid 6 4xSDR",
   }));
-  REQUIRE(d.size() == 1);
-  CHECK(d[0].line == 3);
-  CHECK(d[0].field == "peer");
-  CHECK(d[0].message.find("port 1") != std::string::npos);
+  check_only_diag(d, 3, "peer", "port 1");
 }
 
 TEST_CASE("ibnetdiscover: every error in a file is reported at once", "[fabric][ibnd][errors]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "fabric/lost_links.h"
+#include "tests/unit/fabric/test_net.h"
 #include "tests/unit/test_fabrics.h"
 
 using namespace ibw::fabric;
@@ -13,13 +14,7 @@ namespace lost_links_test {
 
 // Forgets the link at (name, port) on both ends, as a discovery that lost its SMP does.
 void lose(Fabric& f, const char* name, int port, uint8_t state = 4) {
-  Port* p = f.node(f.resolve(name)).port(port);
-  REQUIRE(p);
-  REQUIRE(p->has_peer());
-  Port* far = f.node(p->peer_node).port(p->peer_port);
-  far->peer_node = kNoNode, far->peer_port = 0;
-  p->peer_node = kNoNode, p->peer_port = 0;
-  p->state = state;
+  ibw::test_net::lose_link(f, name, port).state = state;
 }
 
 TEST_CASE("lost links: an Active port's lost link comes back from the last discovery",

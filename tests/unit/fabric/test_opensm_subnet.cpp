@@ -8,6 +8,7 @@
 
 #include "fabric/opensm_subnet.h"
 #include "fabric/topology.h"
+#include "tests/unit/fabric/test_net.h"
 
 using namespace ibw::fabric;
 
@@ -22,15 +23,7 @@ std::string slurp(const std::string& path) {
 
 const std::string kDir = std::string(IBW_TEST_DATA) + "/opensm/";
 
-// Forgets the link at (name, port) on both ends, as a discovery that lost its SMP does.
-void lose(Fabric& f, const char* name, int port) {
-  Port* p = f.node(f.resolve(name)).port(port);
-  REQUIRE(p);
-  REQUIRE(p->has_peer());
-  Port* far = f.node(p->peer_node).port(p->peer_port);
-  far->peer_node = kNoNode, far->peer_port = 0;
-  p->peer_node = kNoNode, p->peer_port = 0;
-}
+using ibw::test_net::lose_link;
 
 Fabric recorded() {
   Fabric f = load_topology_file(kDir + "opensm-subnet.ibnetdiscover");
@@ -78,9 +71,9 @@ TEST_CASE("opensm subnet list: lost links come back while taken or down ports st
   Fabric f = recorded();
   const size_t all = f.link_count();
   REQUIRE(all == 6);
-  lose(f, "Switch1", 3);  // a parallel switch link
-  lose(f, "Switch2", 1);  // a host link
-  lose(f, "Switch1", 5);  // the other parallel link, whose port is then found down
+  lose_link(f, "Switch1", 3);  // a parallel switch link
+  lose_link(f, "Switch2", 1);  // a host link
+  lose_link(f, "Switch1", 5);  // the other parallel link, whose port is then found down
   f.node(f.resolve("Switch1")).port(5)->state = 1;
   REQUIRE(f.link_count() == all - 3);
   auto added = connect_subnet_links(f, links);

@@ -14,6 +14,7 @@
 #include "fabric/model.h"
 #include "fabric/node_name_map.h"
 #include "fabric/routing.h"
+#include "tests/unit/fabric/test_net.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::fabric;
@@ -89,19 +90,13 @@ void check_same_as_tracert(const Fabric& fab, const PathResult& path, const Trac
 }
 
 // Small fabrics built in code.
-struct Net {
-  Fabric fab;
+struct Net : ibw::test_net::NetBase {
   RoutingTables tables;
-  uint64_t next_guid = 0x0002c90300001000ULL;
   uint16_t next_lid = 1;
 
+  // The node, with LIDs: a switch one for all its ports (and an empty LFT), a CA one per port.
   uint32_t add(NodeType type, const std::string& name, int ports) {
-    Node n;
-    n.type = type;
-    n.guid = next_guid++;
-    n.description = name;
-    n.num_ports = ports;
-    uint32_t i = fab.add_node(std::move(n));
+    uint32_t i = add_node(type, name, ports);
     Node& added = fab.node(i);
     if (type == NodeType::sw) {
       for (Port& p : added.ports) p.lid = next_lid;
@@ -114,7 +109,6 @@ struct Net {
   }
   uint32_t sw(const std::string& name, int ports = 8) { return add(NodeType::sw, name, ports); }
   uint32_t ca(const std::string& name, int ports = 1) { return add(NodeType::ca, name, ports); }
-  void link(uint32_t a, int ap, uint32_t b, int bp) { fab.connect(a, ap, b, bp); }
   uint16_t lid(uint32_t node, int port = 1) const {
     const Node& n = fab.node(node);
     return n.ports[n.type == NodeType::sw ? 0 : port].lid;

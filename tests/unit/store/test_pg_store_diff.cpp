@@ -99,17 +99,6 @@ void check_same_events(Store& a, Store& b, const store::EventQuery& q) {
   for (size_t i = 0; i < x.size(); ++i) check_same_event(x[i].event, y[i].event);
 }
 
-void check_same_aggregate(const store::SampleAggregate& a, const store::SampleAggregate& b) {
-  CHECK(a.node_guid == b.node_guid);
-  CHECK(a.port == b.port);
-  CHECK(a.bucket_us == b.bucket_us);
-  CHECK(a.sample_count == b.sample_count);
-  CHECK(a.first_time_us == b.first_time_us);
-  check_same_sample(a.last, b.last);
-  CHECK(a.max_delta == b.max_delta);
-  CHECK(a.delta_valid == b.delta_valid);
-}
-
 void check_same_store(Store& a, Store& b) {
   store::EventQuery all;
   all.limit = 0;

@@ -19,9 +19,7 @@ using store::Store;
 using store::StoreError;
 
 TEST_CASE("store: every event field round-trips", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   store::WriteBatch b;
   b.events.push_back(full_event(1));
   ingest::Event bare;  // defaults; no dedup key (stored as NULL)
@@ -33,8 +31,7 @@ TEST_CASE("store: every event field round-trips", "[store]") {
   CHECK(r.event_ids[0] > 0);
   CHECK(r.event_ids[1] > r.event_ids[0]);
 
-  s.reset();
-  s = db.open(/*read_only=*/true);
+  db.reopen(s, /*read_only=*/true);
   auto got = s->events({});
   REQUIRE(got.size() == 2);
   CHECK(got[0].id == r.event_ids[0]);
@@ -44,9 +41,7 @@ TEST_CASE("store: every event field round-trips", "[store]") {
 
 TEST_CASE("store: ports round-trip with counters - rates and masks - and upserts replace",
           "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   store::WriteBatch b;
   b.ports.push_back(full_port(0xfe80'0000'0000'00aaULL, 1, "leaf001"));
   b.ports.push_back(full_port(0x0002'c902'0040'4f80ULL, 2, "leaf001"));
@@ -68,9 +63,7 @@ TEST_CASE("store: ports round-trip with counters - rates and masks - and upserts
 }
 
 TEST_CASE("store: samples keep 64-bit values and come back oldest first", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   const uint64_t guid = 0xf452'1403'0012'3450ULL;
   store::WriteBatch b;
   for (int64_t t : {300, 100, 200}) b.samples.push_back(big_sample(guid, 7, t));
@@ -87,9 +80,7 @@ TEST_CASE("store: samples keep 64-bit values and come back oldest first", "[stor
 }
 
 TEST_CASE("store: a dedup_key is stored once and the duplicate gets id 0", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   auto e = full_event(5);
   auto r1 = s->write({.events = {e}});
   REQUIRE(r1.events_inserted == 1);
@@ -107,9 +98,7 @@ TEST_CASE("store: a dedup_key is stored once and the duplicate gets id 0", "[sto
 }
 
 TEST_CASE("store: event queries filter by time - port and id - in id order", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   store::WriteBatch b;
   for (int i = 0; i < 10; ++i) {
     ingest::Event e = full_event(i);
@@ -151,9 +140,7 @@ TEST_CASE("store: event queries filter by time - port and id - in id order", "[s
 }
 
 TEST_CASE("store: ports filter by display name or 0xGUID - ordered by name then port", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   s->write({.ports = {full_port(0xfe80'0000'0000'0002ULL, 2, "leaf002"),
                       full_port(0xfe80'0000'0000'0002ULL, 1, "leaf002"),
                       full_port(0x0000'0000'0000'0001ULL, 10, "leaf001"),

@@ -9,6 +9,7 @@
 #include "tests/unit/test_store_helpers.h"
 
 using namespace ibw;
+using ibw::store_test::check_same_aggregate;
 using ibw::store_test::open_test_store;
 using ingest::Counter;
 using store::Store;
@@ -64,9 +65,7 @@ store::Retention retention(int64_t raw) {
 }  // namespace
 
 TEST_CASE("store compaction: raw samples fold into hourly aggregates", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   auto all = three_hours();
   s->write({.samples = all});
   // Port 4 of the same node, written interleaved, with doubled error counts.
@@ -147,13 +146,7 @@ TEST_CASE("store compaction: runs ending mid-hour merge into the same aggregates
   REQUIRE(b.size() == 3);
   for (size_t i = 0; i < a.size(); ++i) {
     INFO("hour " << i);
-    CHECK(a[i].bucket_us == b[i].bucket_us);
-    CHECK(a[i].sample_count == b[i].sample_count);
-    CHECK(a[i].first_time_us == b[i].first_time_us);
-    CHECK(a[i].last.time_us == b[i].last.time_us);
-    CHECK(a[i].last.value == b[i].last.value);
-    CHECK(a[i].max_delta == b[i].max_delta);
-    CHECK(a[i].delta_valid == b[i].delta_valid);
+    check_same_aggregate(a[i], b[i]);
   }
   CHECK(a[0].max_delta[kSym] == 7);  // the jump to 1000 after a saturated reading is skipped
   // Hour 1 deltas of PortXmitData: 1:00 (vs 0:50), 1:10, 1:20, 1:50 only: all 2^33.
@@ -161,9 +154,7 @@ TEST_CASE("store compaction: runs ending mid-hour merge into the same aggregates
 }
 
 TEST_CASE("store compaction: retention drops old aggregates and events", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   s->write({.samples = three_hours()});
   store::WriteBatch events;
   for (int i = 0; i < 6; ++i) {

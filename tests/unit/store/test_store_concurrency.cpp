@@ -100,9 +100,7 @@ int check_whole_batches(const StoreUnderTest& db) {
 }  // namespace
 
 TEST_CASE("store: a reader sees whole batches while the writer writes", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto writer = db.open();
+  STORE_UNDER_TEST(db, writer);
   writer->write(numbered_batch(0));
   std::atomic<bool> done{false};
   std::atomic<int> reads{0}, torn{0}, errors{0};

@@ -151,9 +151,7 @@ using namespace remedy_test;
 
 TEST_CASE("store remedy: every decision field round-trips and a dedup_key is stored once",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   core::DecisionRecord bare;  // defaults; no dedup key (stored as NULL)
   bare.action = "none";
   auto r = s->write({.decisions = {full_decision(1), bare, bare}});
@@ -169,8 +167,7 @@ TEST_CASE("store remedy: every decision field round-trips and a dedup_key is sto
   CHECK(again.decision_ids[0] == 0);
   CHECK(again.decision_ids[1] > r.decision_ids[2]);
 
-  s.reset();
-  s = db.open(/*read_only=*/true);
+  db.reopen(s, /*read_only=*/true);
   auto got = s->decisions({});
   REQUIRE(got.size() == 4);
   CHECK(got[0].id == r.decision_ids[0]);
@@ -182,9 +179,7 @@ TEST_CASE("store remedy: every decision field round-trips and a dedup_key is sto
 
 TEST_CASE("store remedy: decision queries filter by time - id and link in id order",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   store::WriteBatch b;
   for (int i = 0; i < 10; ++i) {
     core::DecisionRecord d = full_decision(i);
@@ -217,9 +212,7 @@ TEST_CASE("store remedy: decision queries filter by time - id and link in id ord
 
 TEST_CASE("store remedy: a new work order is stored at version 1 with every field",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   const std::string key = core::link_key(kLeaf, 36, kSpine, 17);
   core::WorkOrder o = full_order(key);
   o.id = 999;      // ignored
@@ -231,8 +224,7 @@ TEST_CASE("store remedy: a new work order is stored at version 1 with every fiel
   CHECK(id > 0);
   CHECK(id != 999);
 
-  s.reset();
-  s = db.open(/*read_only=*/true);
+  db.reopen(s, /*read_only=*/true);
   auto got = s->workorder(id);
   REQUIRE(got.has_value());
   CHECK(got->id == id);
@@ -250,9 +242,7 @@ TEST_CASE("store remedy: a new work order is stored at version 1 with every fiel
 
 TEST_CASE("store remedy: an unchanged work order keeps its version and adds no outbox item",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   core::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
   REQUIRE(outbox_rows(db) == 1);
@@ -272,9 +262,7 @@ TEST_CASE("store remedy: an unchanged work order keeps its version and adds no o
 
 TEST_CASE("store remedy: a changed work order bumps its version and adds one outbox item",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   core::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);
 
@@ -312,9 +300,7 @@ TEST_CASE("store remedy: a changed work order bumps its version and adds one out
 
 TEST_CASE("store remedy: without the outbox flag changes bump the version but add no item",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   core::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}}).workorder_ids.at(0);
   o.offences = 4;
@@ -332,9 +318,7 @@ TEST_CASE("store remedy: without the outbox flag changes bump the version but ad
 }
 
 TEST_CASE("store remedy: opened_us 0 keeps the stored opening time", "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   core::WorkOrder o = full_order("L1");
   const int64_t id = s->write({.workorders = {o}}).workorder_ids.at(0);
 
@@ -361,9 +345,7 @@ TEST_CASE("store remedy: opened_us 0 keeps the stored opening time", "[store][re
 
 TEST_CASE("store remedy: the same link twice in one batch is one order at version 2",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   core::WorkOrder first = full_order("L1");
   core::WorkOrder second = first;
   second.status = "open";
@@ -376,9 +358,7 @@ TEST_CASE("store remedy: the same link twice in one batch is one order at versio
 }
 
 TEST_CASE("store remedy: work-order queries filter by status and page by id", "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   const std::vector<std::string> statuses = {"open",     "in_progress", "resolved",
                                              "verified", "reopened",    "open"};
   store::WriteBatch b;
@@ -408,9 +388,7 @@ TEST_CASE("store remedy: work-order queries filter by status and page by id", "[
 }
 
 TEST_CASE("store remedy: disabled ports are upserted by port and removed", "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   s->write({.disabled_add = {{kLeaf, 36, kT0 + 2, 11, "L1"}, {kSpine, 17, kT0 + 1, 10, "L2"}}});
   auto got = s->disabled_ports();
   REQUIRE(got.size() == 2);
@@ -425,8 +403,7 @@ TEST_CASE("store remedy: disabled ports are upserted by port and removed", "[sto
   // Re-adding replaces; removing a port not disabled is harmless; both in one batch.
   s->write({.disabled_add = {{kLeaf, 36, kT0 + 5, 12, "L1b"}},
             .disabled_remove = {{kSpine, 17}, {kSpine, 18}}});
-  s.reset();
-  s = db.open(/*read_only=*/true);
+  db.reopen(s, /*read_only=*/true);
   got = s->disabled_ports();
   REQUIRE(got.size() == 1);
   CHECK(got[0].node_guid == kLeaf);
@@ -437,9 +414,7 @@ TEST_CASE("store remedy: disabled ports are upserted by port and removed", "[sto
 
 TEST_CASE("store remedy: compaction drops old decisions and delivered outbox items only",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   store::WriteBatch b;
   b.decisions = {full_decision(0), full_decision(1)};
   b.decisions[1].time_us = kT0 + 10 * 86'400'000'000LL;  // ten days later
@@ -463,9 +438,7 @@ TEST_CASE("store remedy: compaction drops old decisions and delivered outbox ite
 
 TEST_CASE("store remedy: disabled ports take the batch's decision id when given none",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   store::WriteBatch b;
   b.decisions = {full_decision(0)};
   b.disabled_add = {{kLeaf, 36, kT0, 0, "L1"}};
@@ -476,9 +449,7 @@ TEST_CASE("store remedy: disabled ports take the batch's decision id when given 
 
 TEST_CASE("store remedy: disable_times lists only executed disables since a time",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   auto decision = [](int64_t t, const std::string& action, const std::string& status) {
     core::DecisionRecord d;
     d.time_us = t;
@@ -501,9 +472,7 @@ TEST_CASE("store remedy: disable_times lists only executed disables since a time
 }
 
 TEST_CASE("store remedy: outbox items come due and are delivered or retried", "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   store::WriteBatch b{.outbox = true};
   for (int i = 0; i < 3; ++i) b.workorders.push_back(full_order("L" + std::to_string(i)));
   s->write(b);
@@ -615,9 +584,7 @@ TEST_CASE("store remedy: a batch failing midway leaves neither order nor outbox 
 }
 
 TEST_CASE("store remedy: a work order without link_key fails the whole batch", "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   core::WorkOrder o = full_order("");
   CHECK_THROWS_WITH(s->write({.cursors = {{"opensm", "1"}}, .workorders = {o}}),
                     Catch::Contains("without link_key"));
@@ -764,9 +731,7 @@ TEST_CASE("store remedy: workorder_json has the contract fields and the extras",
 
 TEST_CASE("store remedy: a conditional order write loses to a concurrent change and writes nothing",
           "[store][remedy]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto web = db.open();
+  STORE_UNDER_TEST(db, web);
   auto worker = db.open();
   core::WorkOrder o = full_order("L1");
   const int64_t id = worker->write({.workorders = {o}, .outbox = true}).workorder_ids.at(0);

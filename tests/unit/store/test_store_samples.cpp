@@ -14,12 +14,7 @@
 #include "tests/unit/test_store_helpers.h"
 
 using namespace ibw;
-using ibw::store_test::big_sample;
-using ibw::store_test::check_same_sample;
-using ibw::store_test::open_test_store;
-using ibw::store_test::raw_exec;
-using ibw::store_test::raw_int;
-using ibw::store_test::TempDir;
+using namespace ibw::store_test;
 using store::Store;
 
 namespace {
@@ -123,9 +118,7 @@ TEST_CASE("sample codec: a port's counter state round-trips every bit and refuse
 }
 
 TEST_CASE("store samples: the same from the stage - from runs - and after a split", "[store]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   std::vector<std::vector<ingest::CounterSample>> ports;
   for (int p = 1; p <= 40; ++p) ports.push_back(history(0x1000 + p / 8, p, 120, p));
   // One batch per minute, every port in it, as a sweep writes them.

@@ -80,9 +80,7 @@ TEST_CASE("store ufm: a version-2 store is migrated to ufm_ports and keeps its d
 }
 
 TEST_CASE("store ufm: the view is upserted and removed and joined to its port", "[store][ufm]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   s->write({.ports = {full_port(0x10, 1, "leaf001"), full_port(0x10, 2, "leaf001")},
             .ufm_ports = {ufm_state(0x10, 1, ""), ufm_state(0x10, 9, "error")}});
   auto all = s->ufm_ports();
@@ -139,9 +137,7 @@ TEST_CASE("store ufm: port_json has the ufm object only when UFM reported the po
 }
 
 TEST_CASE("store ufm: a daemon without a ufm section drops the stale view", "[store][ufm]") {
-  STORE_BACKEND(backend);
-  auto db = open_test_store(backend);
-  auto s = db.open();
+  STORE_UNDER_TEST(db, s);
   s->write({.ports = {full_port(0x10, 1, "leaf001")},
             .ufm_ports = {ufm_state(0x10, 1, "error"), ufm_state(0x10, 9, "")}});
   REQUIRE(s->ports()[0].ufm.has_value());
