@@ -61,6 +61,7 @@ std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
   namespace rd = remedy_detail;
   const rules::Verdict& v = f.verdict;
   if (!v.confirmed || v.action == rules::Action::none) return std::nullopt;
+  if (rules::is_congestion_verdict(v)) return std::nullopt;  // a signal, never an order
   LinkView link = link_view(ctx, v.node_guid, v.port);
   auto old = store_.workorder_by_link(link.link_key);
   bool wants_disable = v.action == rules::Action::disable || v.action == rules::Action::isolate;

@@ -103,7 +103,8 @@ class Remediator {
  public:
   Remediator(RemedyConfig config, store::RemedyStore& store, PortExecutor* executor);
 
-  // Handles one verdict (unconfirmed ones and action none are ignored). Returns the stored
+  // Handles one verdict (unconfirmed ones, action none and congestion verdicts, which are a
+  // signal and not a fault, are ignored). Returns the stored
   // decision, or nullopt when nothing new was decided.
   std::optional<core::DecisionRecord> on_finding(const Finding& finding, const RemedyContext& ctx,
                                                  int64_t now_us);

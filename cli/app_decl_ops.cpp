@@ -38,8 +38,9 @@ void declare_route_rules(CliTree& t) {
               "check a rules file and name every problem\n\n"
               "Loads a rules file (YAML: rules: [{name, type, action, ...}]) and reports every "
               "problem as file:line: field: message. Rule types: symbol_errors, link_flap, "
-              "link_degraded, error_counters, ufm_high_ber, cursed_path. The shipped defaults "
-              "are config/rules.yaml.",
+              "link_degraded, error_counters, ufm_high_ber, cursed_path, congestion (report "
+              "only: PortXmitWait and PortXmitDiscards may not lead to work_order, disable or "
+              "isolate). The shipped defaults are config/rules.yaml.",
               "Exit status: 0 valid, 2 invalid or unreadable.");
   c->add_option("FILE")->description("the rules file")->type_name("FILE")->required();
   t.handlers[c] = &cmd_rules_validate;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "daemon/congestion_state.h"
 #include "daemon/port_table.h"
 #include "daemon/probe_state.h"
 #include "daemon/source_health.h"
@@ -43,6 +44,7 @@ class FabricState {
   // Incidents (switch reboots, hosts down, SM re-sweeps): fed every published event by the
   // publish sequence, read by the rules (held verdicts, switch work orders) and the web API.
   rules::IncidentTracker incidents;
+  CongestionBoard congestion;  // congestion findings (report only): set by evaluate, read by web
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.
   std::vector<ingest::CounterSample> stored_samples;

@@ -78,7 +78,16 @@ void SourceContext::evaluate(const std::shared_ptr<const Topology>& topo) {
   if (!d_.rules || !topo) return;
   ActionJob job;
   job.topo = topo;
-  for (auto& v : d_.rules->evaluate(topo->links, clock().now_us())) {
+  std::vector<rules::Verdict> congestion;  // a signal: never to the action worker
+  int64_t now = clock().now_us();
+  auto acting = d_.rules->evaluate(topo->links, now, &congestion);
+  store::WriteBatch feed;
+  feed.events = d_.fabric->congestion.update(congestion, now);
+  if (!feed.events.empty()) {
+    enrich_all(topo.get(), feed.events);
+    d_.queue->push(std::move(feed));
+  }
+  for (auto& v : acting) {
     actions::Finding f;
     if (auto rec = d_.fabric->ports.get(v.node_guid, v.port)) f.counters = rec->counters;
     f.verdict = std::move(v);

@@ -85,7 +85,8 @@ class SourceContext {
   // Queues a batch without the rules (cursors, events no rule uses), its events through the
   // incident tracker as publish() does; false when stopping.
   bool push(store::WriteBatch batch);
-  // Evaluates the rules over `topo` and hands acting verdicts to the action worker.
+  // Evaluates the rules over `topo` and hands acting verdicts to the action worker; congestion
+  // findings go to the fabric's CongestionBoard (its events to the store queue) instead.
   void evaluate(const std::shared_ptr<const Topology>& topo);
   // Hands verdicts found elsewhere (cursed routes) to the action worker; false when its
   // queue is full.

@@ -177,6 +177,11 @@ nlohmann::json WebBackend::suspects() {
           {"skipped", 0}};
 }
 
+nlohmann::json WebBackend::congestion() {
+  if (!deps_.congestion) return web::ApiBackend::congestion();
+  return deps_.congestion->to_json();
+}
+
 nlohmann::json WebBackend::route_health() {
   if (!deps_.probes) throw web::ApiError(404, kNoProbing);
   auto j = deps_.probes->route_health();

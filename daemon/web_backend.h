@@ -15,6 +15,7 @@
 
 #include "actions/remedy.h"
 #include "config/config.h"
+#include "daemon/congestion_state.h"
 #include "daemon/probe_state.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
@@ -30,6 +31,7 @@ struct WebBackendDeps {
   SourceHealthBoard* health = nullptr;                // "opensm", "counters", "ufm", ...
   ProbeState* probes = nullptr;                       // null when probing is off
   const rules::IncidentTracker* incidents = nullptr;  // the publish sequence's (GET /incidents)
+  const CongestionBoard* congestion = nullptr;        // null: no congestion findings to show
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
   // High availability: whether this instance holds its fabric's lease now. Null = no HA
@@ -56,6 +58,7 @@ class WebBackend : public web::ApiBackend {
   bool webhook_outbox() override { return deps_.cfg.workorders.webhook.has_value(); }
   nlohmann::json incidents(int64_t since_us) override;
   nlohmann::json suspects() override;
+  nlohmann::json congestion() override;
   nlohmann::json route_health() override;
   nlohmann::json submit_probes(const std::string& text, const std::string& actor) override;
 

@@ -13,6 +13,7 @@
 #include <span>
 
 #include "fabric/flat_map.h"
+#include "rules/eval_congestion.h"
 #include "rules/eval_sums.h"
 #include "rules/eval_text.h"
 #include "rules/eval_ufm_ber.h"
@@ -282,16 +283,19 @@ int fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t now
       return link_degraded(r, p, now, sink);
     case RuleType::error_counters:
       return error_counters(r, p, now, sums, sink);
-    case RuleType::ufm_high_ber: {
-      if (p.ber_events.empty()) return 0;  // cannot fire: no Signal to build
-      Signal ber;
-      if (!ufm_high_ber_fires(r, p, now, &ber.what, &ber.ev)) return 0;
-      if (sink.out) {
+    case RuleType::ufm_high_ber:
+    case RuleType::congestion: {  // both build their Signal only when they fire
+      if (r.type == RuleType::ufm_high_ber && p.ber_events.empty()) return 0;
+      Signal one;
+      bool fires = r.type == RuleType::congestion
+                       ? congestion_fires(r, p, now, sink.out ? &one.what : nullptr, &one.ev)
+                       : ufm_high_ber_fires(r, p, now, &one.what, &one.ev);
+      if (fires && sink.out) {
         Signal& s = sink.add();
-        s.what += ber.what;
-        s.ev = std::move(ber.ev);
+        s.what += one.what;
+        s.ev = std::move(one.ev);
       }
-      return 1;
+      return fires ? 1 : 0;
     }
     case RuleType::cursed_path:  // judged on the localizer's suspects: eval_cursed_path.h
       return 0;

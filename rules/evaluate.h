@@ -24,6 +24,11 @@
 //    high_ber_severity) with severity >= min_severity lies in the window and no
 //    high_ber_cleared of the port follows it (a cleared event drops every high_ber before
 //    it; same-time events keep their arrival order). The evidence lists those events.
+//  - congestion (report only, never acted on): per sweep in the window, the wait ratio =
+//    PortXmitWait delta * wait_tick_bits / (active link rate * interval) (capped at 1; see
+//    kDefaultWaitTickBits in rules/rules.h for the tick) and the PortXmitDiscards rate. Fires
+//    when the highest ratio >= wait_ratio or the highest discard rate >= discards_per_s;
+//    evidence: that ratio, the bandwidth lost (ratio * link rate, Gb/s), the discards.
 //  - confirm both_ends: the peer's window (found by peer_guid/peer_port) fires the same rule;
 //    errors_and_flap: at least one flap (as above) in the rule's window.
 #pragma once
@@ -177,6 +182,10 @@ struct Evidence {
   int active_width = 0, expected_width = 0;
   fabric::Speed active_speed = fabric::Speed::unknown, expected_speed = fabric::Speed::unknown;
   std::optional<PathEvidence> path;  // cursed_path only
+  // congestion: the highest per-sweep share of time the port waited to send (0-1; 0 when
+  // the link rate or PortXmitWait is unknown) and the bandwidth it lost then (Gb/s).
+  double wait_ratio = 0;
+  double lost_gbps = 0;
 };
 
 struct Verdict {
@@ -190,6 +199,14 @@ struct Verdict {
   std::string explanation;  // one human line
   Evidence evidence;
 };
+
+// True for a verdict that only reports congestion (a congestion rule, or one about
+// PortXmitWait / PortXmitDiscards): it must never become a decision, order or disable.
+inline bool is_congestion_verdict(const Verdict& v) {
+  if (v.type == RuleType::congestion) return true;
+  auto c = ingest::parse_counter(v.evidence.counter);
+  return c && is_congestion_counter(*c);
+}
 
 // Every enabled rule over every port, in input order (ports outer, rules inner).
 std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow>& ports,

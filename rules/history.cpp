@@ -21,6 +21,7 @@ EventNeeds event_needs(const RuleSet& rules) {
     if (!r.enabled) continue;
     n.link |= r.type == RuleType::link_flap || r.confirm == Confirm::errors_and_flap;
     n.ufm_ber |= r.type == RuleType::ufm_high_ber;
+    n.xmit_wait |= r.type == RuleType::congestion;
   }
   return n;
 }
@@ -76,7 +77,8 @@ History::Entry& History::slot(uint64_t guid, int port) {
 }
 
 bool History::add_delta(const ingest::CounterDelta& d) {
-  uint32_t errors = d.valid & history_detail::error_mask();
+  uint32_t wait = keep_wait_ ? 1u << static_cast<unsigned>(ingest::Counter::PortXmitWait) : 0;
+  uint32_t errors = d.valid & (history_detail::error_mask() | wait);
   bool rose = false;
   for (size_t i = 0; i < ingest::kCounterCount && !rose; ++i)
     rose = (errors >> i & 1u) && d.delta[i];

@@ -50,6 +50,8 @@ int64_t longest_window(const RuleSet& rules);
 struct EventNeeds {
   bool link = false;     // link_down / link_up: link_flap, confirm errors_and_flap
   bool ufm_ber = false;  // high_ber / high_ber_cleared: ufm_high_ber
+  // Not an event: deltas where only PortXmitWait rose are kept too (congestion rules).
+  bool xmit_wait = false;
 };
 EventNeeds event_needs(const RuleSet& rules);
 // True when e names a port and its kind is one `needs` asks for.
@@ -60,8 +62,10 @@ class History {
   explicit History(int64_t keep_us) : keep_us_(keep_us) {}
   void set_keep(int64_t keep_us) { keep_us_ = keep_us; }
 
-  // Keeps the delta when one of its error counters rose; returns whether it was kept.
+  // Keeps the delta when one of its error counters rose (or PortXmitWait, once
+  // keep_xmit_wait(true): congestion rules read it); returns whether it was kept.
   bool add_delta(const ingest::CounterDelta& d);
+  void keep_xmit_wait(bool on) { keep_wait_ = on; }
   void add_link_event(uint64_t node_guid, int port, int64_t time_us, bool down);
   // A high_ber or high_ber_cleared event of a port (time, severity, source, message kept).
   void add_ber_event(const ingest::Event& e);
@@ -107,6 +111,7 @@ class History {
   void window_into(const LinkInfo& link, const Entry* own, const Entry* peer, PortWindow* w) const;
 
   int64_t keep_us_;
+  bool keep_wait_ = false;
   std::vector<Entry> entries_;
   fabric::FlatMap64 index_;  // key -> entries_ position (emptied entries keep theirs)
   size_t live_ = 0;

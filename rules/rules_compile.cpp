@@ -26,10 +26,13 @@ std::vector<std::string_view> type_keys(std::optional<RuleType> t) {
       return {"min_severity", "window"};
     case RuleType::cursed_path:
       return {"min_loss", "min_observations"};
+    case RuleType::congestion:
+      return {"window", "wait_ratio", "discards_per_s", "wait_tick_bits"};
   }
   // Type unknown: accept any type's key so only the type itself is reported.
-  return {"ber_threshold", "window",   "jump",     "cycles",          "below",
-          "min_severity",  "counters", "min_loss", "min_observations"};
+  return {"ber_threshold",  "window",        "jump",     "cycles",           "below",
+          "min_severity",   "counters",      "min_loss", "min_observations", "wait_ratio",
+          "discards_per_s", "wait_tick_bits"};
 }
 
 // Pass 2 output: the rule plus what compile needs to know about what was given.
@@ -37,9 +40,32 @@ struct Parsed {
   Rule rule;
   bool ok = true;  // name and type are usable
   int name_line = 0;
+  int action_line = 0;
   std::optional<double> ber_default;
   std::array<bool, kSpeedCount> ber_given{};
 };
+
+// Congestion is a signal, not a fault: a rule that would act (work_order, disable, isolate)
+// on PortXmitWait or PortXmitDiscards is rejected at the counter's line, and a congestion
+// rule only reports (action none). Called once the whole rule was read (action may follow).
+void check_congestion_action(const RawRule& raw, const Parsed& p, DiagnosticSink& sink) {
+  const Rule& r = p.rule;
+  if (r.action == Action::none) return;
+  std::string action(action_name(r.action));
+  if (r.type == RuleType::congestion)
+    return sink.add(p.action_line, "action",
+                    "congestion rules only report: action must be none (got " + action + ")");
+  const RawField* f = raw.get("counters");
+  if (r.type != RuleType::error_counters || !f || !f->value.IsMap()) return;
+  for (auto it = f->value.begin(); it != f->value.end(); ++it) {
+    std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
+    auto c = ingest::parse_counter(name);
+    if (c && is_congestion_counter(*c))
+      sink.add(line_of(it->first), f->key + "." + name,
+               name + " is congestion, not a fault: action " + action +
+                   " may not use it (report it with a congestion rule, action none)");
+  }
+}
 
 void read_counters(const RawField& f, Fields& rd, Rule& rule) {
   each_entry(f, rd.sink, [&](const std::string& name, int line, const YAML::Node& v) {
@@ -77,9 +103,10 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
   if (const RawField* f = raw.get("type"))
     type = rd.choice<RuleType>(f->value, f->line, "type", parse_rule_type,
                                {"symbol_errors", "link_flap", "link_degraded", "error_counters",
-                                "ufm_high_ber", "cursed_path"});
+                                "ufm_high_ber", "cursed_path", "congestion"});
   for (std::string_view req : {"name", "type", "action", "severity"})
-    if (!raw.get(req)) sink.add(raw.line, std::string(req), "missing (every rule needs it)");
+    if (!raw.get(req) && !(req == "action" && type == RuleType::congestion))
+      sink.add(raw.line, std::string(req), "missing (every rule needs it)");
   p.ok = type.has_value() && raw.get("name");
   if (type) r.type = *type;
   std::vector<std::string_view> names(std::begin(kCommonKeys), std::end(kCommonKeys));
@@ -103,6 +130,7 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
       else if (s)
         sink.add(f.line, f.key, "\"" + *s + "\" is not true or false");
     } else if (f.key == "action") {
+      p.action_line = f.line;
       if (auto a = rd.choice<Action>(v, f.line, f.key, parse_action,
                                      {"disable", "isolate", "work_order", "none"}))
         r.action = *a;
@@ -122,6 +150,12 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
       if (c && *c == Confirm::errors_and_flap && type &&
           (*type == RuleType::link_flap || *type == RuleType::link_degraded))
         sink.add(f.line, f.key, "errors_and_flap only applies to error rules");
+    } else if (f.key == "wait_ratio") {
+      if (auto x = rd.number(v, f.line, f.key, 0, 1)) r.wait_ratio = *x;
+    } else if (f.key == "discards_per_s") {
+      if (auto x = rd.number(v, f.line, f.key, 0, 1e12)) r.discards_per_s = *x;
+    } else if (f.key == "wait_tick_bits") {
+      if (auto x = rd.number(v, f.line, f.key, 0, 1e6)) r.wait_tick_bits = *x;
     } else if (f.key == "min_loss") {
       if (auto x = rd.number(v, f.line, f.key, 0, 1)) r.min_loss = *x;
     } else if (f.key == "min_observations") {
@@ -165,6 +199,7 @@ Parsed validate(const RawRule& raw, DiagnosticSink& sink) {
     sink.add(raw.line, "ber_threshold", "symbol_errors needs ber_threshold or jump");
   if (type == RuleType::error_counters && !raw.get("counters"))
     sink.add(raw.line, "counters", "missing (error_counters needs at least one counter)");
+  check_congestion_action(raw, p, sink);
   return p;
 }
 

@@ -91,12 +91,15 @@ std::string_view rule_type_name(RuleType t) {
       return "ufm_high_ber";
     case RuleType::cursed_path:
       return "cursed_path";
+    case RuleType::congestion:
+      return "congestion";
   }
   return "?";
 }
 std::optional<RuleType> parse_rule_type(std::string_view s) {
   for (auto t : {RuleType::symbol_errors, RuleType::link_flap, RuleType::link_degraded,
-                 RuleType::error_counters, RuleType::ufm_high_ber, RuleType::cursed_path})
+                 RuleType::error_counters, RuleType::ufm_high_ber, RuleType::cursed_path,
+                 RuleType::congestion})
     if (rule_type_name(t) == s) return t;
   return std::nullopt;
 }

@@ -3,7 +3,9 @@
 namespace ibw::rules {
 
 RuleRunner::RuleRunner(RuleSet rules)
-    : rules_(std::move(rules)), needs_(event_needs(rules_)), history_(longest_window(rules_)) {}
+    : rules_(std::move(rules)), needs_(event_needs(rules_)), history_(longest_window(rules_)) {
+  history_.keep_xmit_wait(needs_.xmit_wait);
+}
 
 void RuleRunner::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -36,12 +38,17 @@ size_t RuleRunner::add_events(const std::vector<ingest::Event>& events) {
   return kept;
 }
 
-std::vector<Verdict> RuleRunner::evaluate(const std::vector<LinkInfo>& links, int64_t now_us) {
+std::vector<Verdict> RuleRunner::evaluate(const std::vector<LinkInfo>& links, int64_t now_us,
+                                          std::vector<Verdict>* congestion) {
   std::lock_guard<std::mutex> lock(mutex_);  // windows borrow the history's deltas
   history_.prune(now_us);
   std::vector<PortWindow> windows = history_.windows(links);
   std::vector<Verdict> out;
   for (auto& v : rules::evaluate(rules_, windows, now_us)) {
+    if (is_congestion_verdict(v)) {  // a signal, never acted on
+      if (congestion && v.type == RuleType::congestion) congestion->push_back(std::move(v));
+      continue;
+    }
     if (!v.confirmed || v.action == Action::none) continue;
     const Rule* rule = rules_.find(v.rule);
     int64_t window = rule && rule->window_us ? rule->window_us : 60'000'000;

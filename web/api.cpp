@@ -65,6 +65,7 @@ const std::vector<Route>& routes() {
       {"GET", {"metrics"}, &ApiCore::get_metrics, Role::viewer, false, {}},
       {"GET", {"whoami"}, &ApiCore::get_whoami, Role::viewer, false, {}},
       {"GET", {"suspects"}, &ApiCore::get_suspects, Role::viewer, false, {}},
+      {"GET", {"congestion"}, &ApiCore::get_congestion, Role::viewer, false, {}},
       {"GET", {"routes", "health"}, &ApiCore::get_route_health, Role::viewer, false, {}},
       {"POST", {"probes"}, &ApiCore::post_probes, Role::operator_, true, {}},
       {"GET", {"fabrics"}, &ApiCore::get_fabrics, Role::viewer, false, {}},

@@ -212,6 +212,7 @@ class ApiCore {
   Response post_audit(Call& c);
   Response get_whoami(Call& c);
   Response get_suspects(Call& c);
+  Response get_congestion(Call& c);
   Response get_incidents(Call& c);
   Response get_route_health(Call& c);
   Response post_probes(Call& c);

@@ -240,6 +240,10 @@ Response ApiCore::get_metrics(Call& c) {
       m.probe_observations = s.value("observations", int64_t{0});
     } catch (const ApiError&) {
     }
+    auto congestion = backend_.congestion();  // a signal: its own families, never orders
+    m.congestion_ports =
+        static_cast<int64_t>(congestion.value("ports", nlohmann::json::array()).size());
+    m.congestion_findings_total = congestion.value("findings_total", int64_t{0});
   }
   try {
     auto list = port_list(c);

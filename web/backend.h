@@ -140,6 +140,14 @@ class ApiBackend {
     throw ApiError(404, kNoProbing);
   }
 
+  // Congestion findings (rules of type congestion: a signal, never an order or a disable):
+  // {"ports": [{"node_guid": "0x...", "port", "rule", "severity", "wait_ratio" (0-1),
+  // "lost_gbps", "discards_per_s", "since", "time", "explanation"}], "findings_total": N}.
+  // The default: none.
+  virtual nlohmann::json congestion() {
+    return {{"ports", nlohmann::json::array()}, {"findings_total", 0}};
+  }
+
   static constexpr const char* kNoProbing =
       "probing is off: set probes.interval (or probes.spool_dir) in the configuration";
 };

@@ -145,6 +145,20 @@ void cursed_families(Writer& w, const MetricsSnapshot& m) {
           m.probe_observations);
 }
 
+// Congestion findings: a signal, not a fault (never an order or a disable).
+void congestion_families(Writer& w, const MetricsSnapshot& m) {
+  w.gauge("ibwarden_congestion_ports",
+          "Ports with a current congestion finding (PortXmitWait share or PortXmitDiscards rate "
+          "over a congestion rule's limit).",
+          m.congestion_ports);
+  w.family("ibwarden_congestion_findings_total",
+           "Congestion findings since the daemon started (ports that became congested).",
+           "counter");
+  if (m.congestion_findings_total)
+    w.sample("ibwarden_congestion_findings_total",
+             static_cast<double>(*m.congestion_findings_total));
+}
+
 // Read from the store (when it could be read).
 void store_families(Writer& w, const MetricsSnapshot& m) {
   w.gauge("ibwarden_events_per_second", "Stored events with a time in the last 60 s, per second.",
@@ -238,6 +252,7 @@ std::string render_metrics(const MetricsSnapshot& m) {
   w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",
           m.store_up ? 1 : 0);
   if (m.live) cursed_families(w, m);
+  if (m.live) congestion_families(w, m);
   fabric_families(w, m);
   if (m.store_up) store_families(w, m);
   return w.take();

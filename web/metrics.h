@@ -48,6 +48,12 @@
 //                                                    localization (no sample when probing is
 //                                                    off or nothing was localized yet)
 //   ibwarden_probe_window_observations               route observations in the probe window
+//   ibwarden_congestion_ports                        ports with a current congestion finding
+//                                                    (rule type congestion: a signal, never
+//                                                    an order or a disable)
+//   ibwarden_congestion_findings_total               (counter) congestion findings since the
+//                                                    daemon started (ports that became
+//                                                    congested)
 //   ibwarden_ha_leader{fabric}                       per fabric in the store: 1 when this
 //                                                    instance holds its lease (own fabric
 //                                                    without HA: 1), else 0
@@ -55,7 +61,8 @@
 //                                                    the holder's lease expires (Unix seconds,
 //                                                    the store server's clock)
 // A scrape of another fabric (/metrics?fabric=NAME) leaves out the families about this
-// daemon's own state: rules, enforce, sweeps, guard caps, webhook_configured, cursed routes.
+// daemon's own state: rules, enforce, sweeps, guard caps, webhook_configured, cursed routes,
+// congestion.
 #pragma once
 
 #include <cstdint>
@@ -101,6 +108,9 @@ struct MetricsSnapshot {
   // Cursed routes (from the backend; absent when probing is off).
   std::optional<int64_t> cursed_suspects;
   std::optional<int64_t> probe_observations;
+  // Congestion findings (from the backend; absent in a scrape of another fabric).
+  std::optional<int64_t> congestion_ports;
+  std::optional<int64_t> congestion_findings_total;
   // Every fabric in the store (labelled by its own name, not `fabric`'s).
   struct FabricLease {
     std::string name;

@@ -1,7 +1,10 @@
 // view_ports.js: the port grid, virtualized for fabrics of 200,000 ports. Every port is one
 // cell, in the API's order (node name, then port), `cols` cells to a row; a cell is coloured
 // by state and, for active ports, by error rate over the last sweep (green = clean, through
-// yellow to red at 10^4 errors/s), and links to its port page.
+// yellow to red at 10^4 errors/s), and links to its port page. The "congestion" heat view
+// colours instead the ports with a current congestion finding (GET /api/v1/congestion: the
+// share of time the port waited to send, or its discard rate; a signal, not a fault) on a
+// scale of its own, blue through purple, so it is never read as errors.
 //
 // Only what is on screen exists: the grid's height comes from the port count (`total` of the
 // first page), the rows in view (plus a margin) are DOM nodes placed at their offset, and the
@@ -28,14 +31,26 @@ export function heat(rate) {
   return `hsl(${Math.round(120 - 120 * x)}, 70%, ${Math.round(38 + 10 * x)}%)`;
 }
 
+// The heat shown: 'errors' or 'congestion'; `congested` maps "0xGUID/port" to its finding.
+const view = { mode: 'errors', congested: new Map(), version: 0 };
+export function congestionHeat(c) {
+  const drops = c.discards_per_s > 0 ? Math.log10(1 + c.discards_per_s) / 4 : 0;
+  const x = Math.min(1, Math.max((c.wait_ratio || 0) / 0.5, drops));
+  return `hsl(${Math.round(210 + 80 * x)}, 70%, ${Math.round(62 - 22 * x)}%)`;
+}
+const congestionOf = (p) => view.congested.get(`${p.node_guid}/${p.port}`);
+
 // The tooltip of a cell, built when the pointer first rests on it (not for every cell drawn).
 function title(p) {
+  const c = congestionOf(p);
   const off = p.disabled_by_ibwarden || p.phys_state === 'Disabled';
   const rate = errorRate(p);
   return `${p.node}/${p.port} ${off ? 'Disabled' : p.state} ${p.width} ${p.speed}` +
     (p.peer_node ? `\n→ ${p.peer_node}/${p.peer_port}` : '') +
     (p.cable_id ? `\ncable ${p.cable_id}` : '') +
-    (rate > 0 ? `\n${rate.toFixed(1)} errors/s` : '');
+    (rate > 0 ? `\n${rate.toFixed(1)} errors/s` : '') +
+    (c ? `\ncongested: waits ${(100 * c.wait_ratio).toFixed(1)}% (~${c.lost_gbps.toFixed(1)} Gb/s lost), ` +
+      `${c.discards_per_s.toFixed(0)} discards/s` : '');
 }
 
 const portOf = new WeakMap();  // cell -> its port, for the tooltip
@@ -43,14 +58,22 @@ const portOf = new WeakMap();  // cell -> its port, for the tooltip
 // Cells and rows are recycled, not created per draw (a jump redraws ~70 rows of ~80 cells):
 // a cell is an <a> made to show a port, or a grey placeholder (no href, no data-port).
 function setCell(a, p) {
-  if (portOf.get(a) === p) return;  // the same port object: nothing changed
+  const v = String(view.version);
+  if (portOf.get(a) === p && a.dataset.v === v) return;  // the same port and heat: nothing changed
   portOf.set(a, p);
+  a.dataset.v = v;
   const off = p.disabled_by_ibwarden || p.phys_state === 'Disabled';
   const state = off ? 'disabled' : (p.state || '?').toLowerCase();
   a.className = `cell s-${state}${p.cable_id ? ' planned' : ''}`;
   a.setAttribute('href', portHref(p.node, p.port));
   a.dataset.port = `${p.node}/${p.port}`;
   if (a.title) a.removeAttribute('title');
+  if (view.mode === 'congestion') {
+    const c = congestionOf(p);
+    a.style.backgroundColor = c ? congestionHeat(c) : '';
+    if (c) a.classList.add('congested');
+    return;
+  }
   const rate = state === 'active' ? errorRate(p) : 0;
   a.style.backgroundColor = rate > 0 ? heat(rate) : '';
 }
@@ -100,6 +123,9 @@ export function render(root, ctx) {
   const state = h('select', { 'data-testid': 'state-filter' },
     ['', 'active', 'down', 'init', 'armed', 'disabled'].map((s) => h('option', { value: s }, s || 'any state')));
   const onlyBad = h('input', { type: 'checkbox', 'data-testid': 'errors-filter' });
+  const heatMode = h('select', { 'data-testid': 'heat-mode' },
+    h('option', { value: 'errors' }, 'heat: errors'), h('option', { value: 'congestion' }, 'heat: congestion'));
+  view.mode = 'errors';
   const info = h('span', { class: 'dim', 'data-testid': 'grid-info' });
   const inner = h('div', { class: 'vgrid-inner' });
   const grid = h('div', { class: 'vgrid', 'data-testid': 'port-grid', tabindex: '0' }, inner);
@@ -109,10 +135,12 @@ export function render(root, ctx) {
     h('span', { class: 'cell s-down planned' }), 'planned link down',
     h('span', { class: 'cell s-down' }), 'down (unused)',
     h('span', { class: 'cell s-init' }), 'init/armed',
-    h('span', { class: 'cell s-disabled' }), 'disabled');
+    h('span', { class: 'cell s-disabled' }), 'disabled',
+    h('span', { class: 'cell s-active' }), 'congested (congestion heat)');
   legend.children[1].style.backgroundColor = heat(300);
+  legend.children[6].style.backgroundColor = congestionHeat({ wait_ratio: 0.25, discards_per_s: 0 });
   replace(root, panel('Ports',
-    h('div', { class: 'toolbar' }, node, state, h('label', {}, onlyBad, ' only ports with errors'), info),
+    h('div', { class: 'toolbar' }, node, state, h('label', {}, onlyBad, ' only ports with errors'), heatMode, info),
     legend, grid));
 
   let query = '';         // the filter, as API parameters
@@ -267,9 +295,21 @@ export function render(root, ctx) {
       if (gen === generation) draw();
     });
   }
+  // The congestion heat's findings (a new version repaints every cell in view).
+  function loadCongestion() {
+    if (view.mode !== 'congestion') return Promise.resolve();
+    return api('/congestion').then((got) => {
+      view.congested = new Map(got.ports.map((c) => [`${c.node_guid}/${c.port}`, c]));
+    }).catch(() => { view.congested = new Map(); }).finally(() => {
+      ++view.version;
+      for (const row of rows.values()) row.dirty = true;
+      redraw();
+    });
+  }
   // Live refresh: the pages in view are fetched again; their cells stay until then.
   function reload() {
     if (document.hidden || total < 0) return;
+    loadCongestion();
     for (const p of pages.values()) p.stale = true;
     redraw();
   }
@@ -292,10 +332,17 @@ export function render(root, ctx) {
   node.addEventListener('keydown', (e) => { if (e.key === 'Enter') refilter(); });
   state.addEventListener('change', refilter);
   onlyBad.addEventListener('change', refilter);
+  heatMode.addEventListener('change', () => {
+    view.mode = heatMode.value;
+    if (view.mode === 'congestion') return loadCongestion();
+    ++view.version;
+    for (const row of rows.values()) row.dirty = true;
+    redraw();
+  });
   refilter();
   const refresh = debounce(reload, 2000);
   const timer = setInterval(reload, 15000);
-  const cellKinds = /^(link_|port_|counter_jump|high_ber|width)/;
+  const cellKinds = /^(link_|port_|counter_jump|high_ber|width|congestion)/;
   return {
     onLive: (type, d) => { if (type === 'decision' || (type === 'event' && cellKinds.test(d.kind))) refresh(); },
     stop: () => { stopped = true; clearInterval(timer); window.removeEventListener('resize', onResize); },

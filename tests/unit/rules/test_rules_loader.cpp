@@ -25,7 +25,7 @@ TEST_CASE("rules: the shipped defaults load", "[rules]") {
   std::string path = std::string(IBW_SOURCE_DIR) + "/config/rules.yaml";
   CHECK(validate_rules_file(path).empty());
   RuleSet set = load_rules(path);
-  REQUIRE(set.rules.size() == 6);
+  REQUIRE(set.rules.size() == 7);
   const Rule* ber = set.find("symbol_ber");
   REQUIRE(ber);
   CHECK(ber->type == RuleType::symbol_errors);
@@ -43,7 +43,7 @@ TEST_CASE("rules: the shipped defaults load", "[rules]") {
   CHECK(flap->window_us == 60'000'000);
   const Rule* bursts = set.find("error_bursts");
   REQUIRE(bursts);
-  REQUIRE(bursts->counters.size() == 5);
+  REQUIRE(bursts->counters.size() == 4);  // the congestion counters moved to `congestion`
   CHECK(bursts->counters[0].counter == ibw::ingest::Counter::PortRcvErrors);
   CHECK(bursts->counters[0].rate_per_s == 10);
   CHECK(bursts->counters[1].delta == 5);
@@ -97,7 +97,7 @@ TEST_CASE("rules: every problem is reported at once with line and field", "[rule
       "    counters:",                                   // 25
       "      PortRcvErrors: {delta: 5, rate_per_s: 3}",  // 26 both given
       "      SymbolErrorCounter: {delta: 1}",            // 27 not allowed here
-      "      PortXmitDiscards: {per_s: 3}",              // 28 unknown sub-key + none given
+      "      LocalLinkIntegrityErrors: {per_s: 3}",      // 28 unknown sub-key + none given
       "  - type: link_degraded",                         // 29 missing name, action, severity
       "    below: plann",                                // 30
       "    confirm: both_ends",                          // 31
@@ -112,8 +112,8 @@ TEST_CASE("rules: every problem is reported at once with line and field", "[rule
                                                 "20:enabled",
                                                 "26:counters.PortRcvErrors",
                                                 "27:counters.SymbolErrorCounter",
-                                                "28:counters.PortXmitDiscards",
-                                                "28:counters.PortXmitDiscards.per_s",
+                                                "28:counters.LocalLinkIntegrityErrors",
+                                                "28:counters.LocalLinkIntegrityErrors.per_s",
                                                 "29:action",
                                                 "29:name",
                                                 "29:severity",

@@ -1,0 +1,246 @@
+// Congestion is a signal, not a fault: rules may not act (work_order, disable, isolate) on
+// PortXmitWait or PortXmitDiscards (rejected at load with file:line, naming the counter and
+// the action); the congestion rule type reports them with the wait ratio and the bandwidth
+// lost; the runner never returns such a verdict for action.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+#include <cstdio>
+#include <fstream>
+
+#include "rules/evaluate.h"
+#include "rules/runner.h"
+#include "tests/unit/test_helpers.h"
+
+using namespace ibw::rules;
+using ibw::fabric::Diagnostic;
+using ibw::fabric::Speed;
+using ibw::ingest::Counter;
+using ibw::test::find_diag;
+using ibw::test::join_lines;
+using ibw::test::keys;
+
+namespace rules_congestion_test {
+
+constexpr int64_t kSec = 1'000'000;
+constexpr int64_t kNow = 100'000 * kSec;
+
+std::vector<Diagnostic> rule_errors(const std::string& text) {
+  return ibw::test::errors_of(parse_rules, text, "rules.yaml");
+}
+
+std::string bursts(const std::string& action, const std::string& counter) {
+  return join_lines({
+      "rules:",                                    // 1
+      "  - name: bursts",                          // 2
+      "    type: error_counters",                  // 3
+      "    severity: warning",                     // 4
+      "    counters:",                             // 5
+      "      PortRcvErrors: {rate_per_s: 10}",     // 6
+      "      " + counter + ": {rate_per_s: 100}",  // 7
+      "    action: " + action,                     // 8 (after the counters: read last)
+  });
+}
+
+TEST_CASE("rules congestion: acting on a congestion counter is rejected at its line", "[rules]") {
+  for (std::string counter : {"PortXmitDiscards", "PortXmitWait"})
+    for (std::string action : {"work_order", "disable", "isolate"}) {
+      auto diags = rule_errors(bursts(action, counter));
+      INFO(counter << " " << action);
+      REQUIRE(keys(diags) == std::vector<std::string>{"7:counters." + counter});
+      CHECK(diags[0].file == "rules.yaml");
+      CHECK(diags[0].message.find(counter) != std::string::npos);
+      CHECK(diags[0].message.find("action " + action) != std::string::npos);
+      CHECK(diags[0].message.find("congestion") != std::string::npos);
+    }
+  // Reporting them is allowed, and other counters may still order a repair.
+  CHECK_NOTHROW(parse_rules(bursts("none", "PortXmitDiscards"), "rules.yaml"));
+  CHECK_NOTHROW(parse_rules(bursts("work_order", "LocalLinkIntegrityErrors"), "rules.yaml"));
+}
+
+TEST_CASE("rules congestion: the rejection is collected with the other problems", "[rules]") {
+  auto diags = rule_errors(join_lines({
+      "rules:",                                     // 1
+      "  - name: bursts",                           // 2
+      "    type: error_counters",                   // 3
+      "    action: work_order",                     // 4
+      "    severity: loud",                         // 5 bad severity
+      "    counters:",                              // 6
+      "      PortXmitDiscards: {delta: 10}",        // 7 congestion with work_order
+      "  - name: c",                                // 8
+      "    type: congestion",                       // 9
+      "    action: disable",                        // 10 a congestion rule only reports
+      "    severity: info",                         // 11
+      "    wait_ratio: 2",                          // 12 out of 0-1
+      "    counters: {PortRcvErrors: {delta: 1}}",  // 13 not a congestion key
+  }));
+  CHECK(keys(diags) == std::vector<std::string>{"10:action", "12:wait_ratio", "13:counters",
+                                                "5:severity", "7:counters.PortXmitDiscards"});
+  auto* act = find_diag(diags, 10, "action");
+  REQUIRE(act);
+  CHECK(act->message.find("must be none") != std::string::npos);
+  CHECK(act->message.find("disable") != std::string::npos);
+}
+
+TEST_CASE("rules congestion: the type loads with defaults and its own keys", "[rules]") {
+  RuleSet set = parse_rules(join_lines({
+                                "rules:",
+                                "  - {name: a, type: congestion, severity: warning}",
+                                "  - {name: b, type: congestion, action: none, severity: info,",
+                                "     window: 5m, wait_ratio: 0.25, discards_per_s: 40,",
+                                "     wait_tick_bits: 256}",
+                            }),
+                            "r.yaml");
+  const Rule* a = set.find("a");
+  REQUIRE(a);
+  CHECK(a->type == RuleType::congestion);
+  CHECK(a->action == Action::none);  // absent: none
+  CHECK(a->window_us == 60 * kSec);
+  CHECK(a->wait_ratio == 0.1);
+  CHECK(a->discards_per_s == 100);
+  CHECK(a->wait_tick_bits == kDefaultWaitTickBits);
+  const Rule* b = set.find("b");
+  REQUIRE(b);
+  CHECK(b->window_us == 300 * kSec);
+  CHECK(b->wait_ratio == 0.25);
+  CHECK(b->discards_per_s == 40);
+  CHECK(b->wait_tick_bits == 256);
+}
+
+TEST_CASE("rules congestion: rules validate names the file and line", "[rules]") {
+  std::string path = "/tmp/ibw_congestion_rules_" + std::to_string(::getpid()) + ".yaml";
+  {
+    std::ofstream f(path);
+    f << bursts("isolate", "PortXmitWait") << "\n";
+  }
+  auto diags = validate_rules_file(path);
+  std::remove(path.c_str());
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].file == path);
+  CHECK(diags[0].line == 7);
+  CHECK(ibw::fabric::format_diagnostic(diags[0]).find(path + ":7: counters.PortXmitWait: ") == 0);
+}
+
+TEST_CASE("rules congestion: the shipped rules report congestion and never act on it", "[rules]") {
+  RuleSet set = load_rules(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
+  const Rule* c = set.find("congestion");
+  REQUIRE(c);
+  CHECK(c->type == RuleType::congestion);
+  CHECK(c->action == Action::none);
+  for (const auto& r : set.rules)
+    for (const auto& lim : r.counters) CHECK_FALSE(is_congestion_counter(lim.counter));
+}
+
+WindowDelta sweep(int64_t t, uint64_t wait_ticks, uint64_t discards, int64_t interval) {
+  WindowDelta d;
+  d.time_us = t;
+  d.interval_us = interval;
+  d.valid = ~0u;
+  d.delta[static_cast<size_t>(Counter::PortXmitWait)] = wait_ticks;
+  d.delta[static_cast<size_t>(Counter::PortXmitDiscards)] = discards;
+  return d;
+}
+
+RuleSet congestion_rule(Action action = Action::none) {
+  RuleSet set;
+  Rule r;
+  r.name = "congestion", r.type = RuleType::congestion, r.action = action;
+  r.window_us = 60 * kSec;
+  set.rules.push_back(r);
+  return set;
+}
+
+TEST_CASE("rules congestion: the wait ratio and lost bandwidth come from PortXmitWait", "[rules]") {
+  PortWindow w;
+  w.node_guid = 0x10, w.port = 3, w.active_width = 4, w.active_speed = Speed::hdr;
+  double link_bps = ibw::fabric::lane_gbps(Speed::hdr) * 1e9 * 4;
+  int64_t interval = 10 * kSec;
+  // Ticks that make a quarter of one sweep, then a quiet sweep: the worst sweep counts.
+  auto quarter = static_cast<uint64_t>(0.25 * link_bps * 10 / kDefaultWaitTickBits);
+  w.deltas = {sweep(kNow - 20 * kSec, quarter, 0, interval),
+              sweep(kNow - 10 * kSec, quarter / 100, 0, interval)};
+  auto v = evaluate(congestion_rule(), {w}, kNow);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].type == RuleType::congestion);
+  CHECK(v[0].action == Action::none);
+  CHECK(v[0].evidence.counter == "PortXmitWait");
+  CHECK(v[0].evidence.wait_ratio == Approx(0.25).epsilon(1e-6));
+  CHECK(v[0].evidence.lost_gbps == Approx(0.25 * link_bps / 1e9).epsilon(1e-6));
+  CHECK(v[0].explanation.find("waited to send 25.0%") != std::string::npos);
+  CHECK(is_congestion_verdict(v[0]));
+
+  // Below the ratio: quiet. Unknown link rate: the wait cannot be judged.
+  w.deltas = {sweep(kNow - kSec, quarter / 4, 0, interval)};  // 6.25% < 10%
+  CHECK(evaluate(congestion_rule(), {w}, kNow).empty());
+  w.deltas = {sweep(kNow - kSec, quarter, 0, interval)};
+  w.active_speed = Speed::unknown;
+  CHECK(evaluate(congestion_rule(), {w}, kNow).empty());
+}
+
+TEST_CASE("rules congestion: PortXmitDiscards over the rate is a finding too", "[rules]") {
+  PortWindow w;
+  w.node_guid = 0x10, w.port = 3, w.active_width = 4, w.active_speed = Speed::hdr;
+  w.deltas = {sweep(kNow - kSec, 0, 1500, 10 * kSec)};  // 150/s
+  auto v = evaluate(congestion_rule(), {w}, kNow);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].evidence.counter == "PortXmitDiscards");
+  CHECK(v[0].evidence.max_rate == Approx(150));
+  CHECK(v[0].evidence.wait_ratio == 0);
+  w.deltas = {sweep(kNow - kSec, 0, 500, 10 * kSec)};  // 50/s
+  CHECK(evaluate(congestion_rule(), {w}, kNow).empty());
+  w.deltas = {sweep(kNow - 2 * 60 * kSec, 0, 1500, 10 * kSec)};  // outside the window
+  CHECK(evaluate(congestion_rule(), {w}, kNow).empty());
+}
+
+ibw::ingest::CounterDelta counter_delta(int64_t t, uint64_t discards, uint64_t wait) {
+  ibw::ingest::CounterDelta d;
+  d.sample.time_us = t, d.sample.node_guid = 0x10, d.sample.port = 3;
+  d.interval_us = 10 * kSec;
+  d.valid = ~0u;
+  d.delta[static_cast<size_t>(Counter::PortXmitDiscards)] = discards;
+  d.delta[static_cast<size_t>(Counter::PortXmitWait)] = wait;
+  return d;
+}
+
+TEST_CASE("rules congestion: the runner reports congestion apart and never for action", "[rules]") {
+  // The shipped rules: discards climbing fast make a congestion finding, no acting verdict,
+  // and a port that only waits (no error counter rose) is kept for the congestion rule.
+  RuleRunner runner(load_rules(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml"));
+  LinkInfo link{0x10, 3, 0x20, 1, 4, Speed::hdr};
+  double link_bps = ibw::fabric::lane_gbps(Speed::hdr) * 1e9 * 4;
+  runner.add_deltas({counter_delta(kNow - kSec, 100'000, 0)});
+  std::vector<Verdict> congestion;
+  CHECK(runner.evaluate({link}, kNow, &congestion).empty());
+  REQUIRE(congestion.size() == 1);
+  CHECK(congestion[0].rule == "congestion");
+  CHECK(congestion[0].evidence.max_rate == Approx(10'000));
+
+  RuleRunner waits(load_rules(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml"));
+  waits.add_deltas({counter_delta(kNow - kSec, 0, static_cast<uint64_t>(link_bps * 5 / 64))});
+  congestion.clear();
+  CHECK(waits.evaluate({link}, kNow, &congestion).empty());
+  REQUIRE(congestion.size() == 1);
+  CHECK(congestion[0].evidence.wait_ratio == Approx(0.5).epsilon(1e-6));
+
+  // A verdict about a congestion counter never acts, even from a rule set built by hand
+  // around the loader (error_counters with work_order on PortXmitDiscards).
+  RuleSet hand;
+  Rule r;
+  r.name = "hand", r.type = RuleType::error_counters, r.action = Action::work_order;
+  r.window_us = 60 * kSec;
+  r.counters = {{Counter::PortXmitDiscards, 0, 100}};
+  hand.rules.push_back(r);
+  RuleRunner bypass(hand);
+  bypass.add_deltas({counter_delta(kNow - kSec, 100'000, 0)});
+  auto all = evaluate(hand, {[&] {
+                        PortWindow w;
+                        w.node_guid = 0x10, w.port = 3;
+                        w.deltas = {WindowDelta::of(counter_delta(kNow - kSec, 100'000, 0))};
+                        return w;
+                      }()},
+                      kNow);
+  REQUIRE(all.size() == 1);                      // the rule does fire ...
+  CHECK(bypass.evaluate({link}, kNow).empty());  // ... but nothing acts on it
+}
+
+}  // namespace rules_congestion_test

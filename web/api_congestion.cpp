@@ -1,0 +1,14 @@
+// GET /congestion: the daemon's current congestion findings (web/backend.h,
+// ApiBackend::congestion), for the port grid's congestion heat. Congestion is a signal, not a
+// fault: these findings never become decisions or work orders.
+#include "web/api_core.h"
+
+namespace ibw::web {
+
+// {"ports": [...], "findings_total": N}; the own fabric only (the findings are live state).
+Response ApiCore::get_congestion(Call& c) {
+  only_own_fabric(c);
+  return json_response(200, ordered(backend_.congestion()));
+}
+
+}  // namespace ibw::web
