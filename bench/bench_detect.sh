@@ -7,6 +7,8 @@
 #          discovery crosses first) included;
 #   reboot a random switch (a spine, or a leaf without the SM's host) reboots five times in
 #          about 20 s (ibsim `Unlink "sw"` / `ReLink "sw"`), watched by `ibwarden run`;
+#   congestion  a random switch port's PortXmitDiscards climbs by 60000 in one sweep (ibsim
+#          `PerformanceSet`), watched by the daemon: a congestion finding, never an order;
 #   clean  no fault.
 # An `ibwarden run` in enforce mode with the shipped rules (probes off) watches the fabric for
 # the whole bench, so every port it disables is a healthy one: no trial fault is one its rules
@@ -15,7 +17,8 @@
 # pinned to that one cable (the top suspect holds nothing else), false suspects per clean
 # run, how many probe runs needed the discovery to recover links, the reboots named as one
 # switch_reboot incident of that switch, per-cable work orders on rebooting switches' links,
-# and healthy ports disabled.
+# congestion seen as a finding, orders or decisions on congested ports, and healthy ports
+# disabled.
 # Usage: bench/bench_detect.sh [--quick]   (--quick: 20 trials; default TRIALS=200, SEED=1)
 source "$(dirname "$0")/lib.sh"
 trials=${TRIALS:-200}
@@ -77,7 +80,8 @@ mapfile -t reboot_targets < <(cut -d'|' -f1 "$work/ports" | sort -u | grep -v '^
 
 misses=()
 faults=0 first=0 pinned=0 cleans=0 false_suspects=0 recovered_runs=0 failed=0
-reboots=0 reboots_named=0 reboot_cable_orders=0
+reboots=0 reboots_named=0 reboot_cable_orders=0 congestions=0 congestion_found=0
+congestion_orders=0
 t0=$SECONDS
 for ((t = 0; t < trials; t++)); do
   host=$(printf 'node%04d mlx5_0' $((1 + RANDOM % 24)))
@@ -85,6 +89,30 @@ for ((t = 0; t < trials; t++)); do
   r=$((RANDOM % 20))
   ((r < 3)) && kind=clean
   ((r >= 3 && r < 6)) && kind=reboot
+  ((r == 6)) && kind=congestion
+  if [[ $kind == congestion ]]; then
+    IFS='|' read -r node port peer pport <<<"${ports[RANDOM % ${#ports[@]}]}"
+    since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    sim_console "PerformanceSet \"$node\"[$port] PortCounters.PortXmitDiscards=60000"
+    sleep 4  # a few 1 s sweeps
+    ((++congestions))
+    found=$(query events --port "$node/$port" --since "$since" |
+      python3 -c 'import json,sys; print(sum(e["kind"] == "congestion" for e in json.load(sys.stdin)))')
+    ((found > 0)) && ((++congestion_found))
+    ((found > 0)) || misses+=("congestion $node/$port: no finding")
+    n=$(query decisions --since "$since" | python3 -c '
+import json, sys
+print(sum(d["node"] + "/" + str(d["port"]) == sys.argv[1] for d in json.load(sys.stdin)))' \
+      "$node/$port")
+    n=$((n + $(query workorders | python3 -c '
+import json, sys
+p, since = sys.argv[1], sys.argv[2][:19]
+print(sum(o["opened"][:19] >= since and p in (o["a"], o["b"]) for o in json.load(sys.stdin)))' \
+      "$node/$port" "$since")))
+    congestion_orders=$((congestion_orders + n))
+    sim_console "PerformanceSet \"$node\"[$port] PortCounters.PortXmitDiscards=0"
+    continue
+  fi
   if [[ $kind == reboot ]]; then
     sw=${reboot_targets[RANDOM % ${#reboot_targets[@]}]}
     since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -184,5 +212,8 @@ printf '%-52s %s\n' "probe runs that failed" "$failed"
 printf '%-52s %s\n' "switch reboots named as one incident of that switch" \
   "$reboots_named of $reboots ($(pct $reboots_named $reboots))"
 printf '%-52s %s\n' "per-cable work orders on rebooting switches' links" "$reboot_cable_orders [goal 0]"
+printf '%-52s %s\n' "congestion seen as a congestion finding" \
+  "$congestion_found of $congestions ($(pct $congestion_found $congestions))"
+printf '%-52s %s\n' "decisions or orders on congested ports" "$congestion_orders [goal 0]"
 printf '%-52s %s\n' "healthy ports disabled (whole bench)" "$healthy_disabled [goal 0]"
 for m in "${misses[@]}"; do echo "missed: $m"; done
