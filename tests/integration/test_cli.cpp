@@ -17,22 +17,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/lab/shell.h"
+
 namespace {
 
-struct Out {
-  int status;
-  std::string text;  // stdout and stderr
-};
+using Out = ibw::lab::ShellOut;
 
+// stdout and stderr of `cmd`.
 Out sh(const std::string& cmd) {
-  Out o{-1, {}};
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.text.append(buf.data(), n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
+  return ibw::lab::run_shell(cmd + " 2>&1");
 }
 
 std::string tmpdir(const std::string& name) {

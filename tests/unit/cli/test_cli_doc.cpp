@@ -20,28 +20,15 @@
 #include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/help_doc.h"
+#include "tests/lab/shell.h"
 
 namespace cli_doc_test {
 
 using ibw::cli::build_app;
 using ibw::cli::CliTree;
 
-struct Out {
-  int status = -1;
-  std::string text;
-};
-
-Out sh(const std::string& cmd) {
-  Out o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.text.append(buf.data(), n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using Out = ibw::lab::ShellOut;
+using ibw::lab::run_shell;
 
 std::filesystem::path tmp_dir() {
   auto d = std::filesystem::temp_directory_path() / ("ibw-cli-doc-" + std::to_string(getpid()));
@@ -108,7 +95,7 @@ std::set<std::string> complete(const std::string& script, const std::vector<std:
       "printf \"%s\\n\" \"${COMPREPLY[@]}\"' " +
       script;
   for (const auto& w : words) cmd += " '" + w + "'";
-  Out o = sh(cmd);
+  Out o = run_shell(cmd);
   REQUIRE(o.status == 0);
   std::set<std::string> out;
   std::istringstream in(o.text);
@@ -121,11 +108,11 @@ TEST_CASE("cli doc: the man page renders without warnings and has every section"
   CliTree tree = build_app();
   std::string man = ibw::cli::man_page(*tree.root);
   std::string file = write("ibwarden.1", man);
-  Out groff = sh("groff -man -ww -z " + file + " 2>&1");
+  Out groff = run_shell("groff -man -ww -z " + file + " 2>&1");
   INFO(groff.text);
   CHECK(groff.status == 0);
   CHECK(groff.text.empty());
-  Out mandb = sh("man --warnings -l " + file + " 2>&1 >/dev/null");
+  Out mandb = run_shell("man --warnings -l " + file + " 2>&1 >/dev/null");
   INFO(mandb.text);
   CHECK(mandb.status == 0);
   CHECK(mandb.text.empty());
