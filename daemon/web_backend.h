@@ -2,10 +2,10 @@
 // daemon's live state through the callbacks it is given (current topology, source health,
 // last sweep), runs manual port actions through the same actions::Remediator and guard as
 // `ibwarden disable|enable` (one store connection and one port executor per call, SMP or UFM
-// as actions.via says; SMP users share fabric::smp_mutex()), and runs cabling audits of the plan
-// against the current topology. It opens any fabric's rows of the store (the web UI shows
-// every fabric in it) but acts only on its own, and only while it is the leader. Thread-safe: the
-// API calls it from several worker threads.
+// as actions.via says; SMP users share the process's MadLocks, deps.mad), and runs cabling
+// audits of the plan against the current topology. It opens any fabric's rows of the store
+// (the web UI shows every fabric in it) but acts only on its own, and only while it is the
+// leader. Thread-safe: the API calls it from several worker threads.
 #pragma once
 
 #include <functional>
@@ -35,6 +35,9 @@ struct WebBackendDeps {
   // High availability: whether this instance holds its fabric's lease now. Null = no HA
   // (always the leader). On a standby, manual port actions answer 409 naming the leader.
   std::function<bool()> is_leader;
+  // The process's MAD locks (fabric/smp_port.h), shared with the sources and the action
+  // worker. Port actions need it (refused without); reads and audits do not.
+  fabric::MadLocks* mad = nullptr;
 };
 
 class WebBackend : public web::ApiBackend {
