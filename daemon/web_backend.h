@@ -26,6 +26,9 @@ namespace ibw::daemon {
 struct WebBackendDeps {
   config::Config cfg;
   const fabric::Plan* plan = nullptr;  // may be null (no audit then)
+  // The process's MAD locks (fabric/smp_port.h), shared with the sources and the action
+  // worker. Port actions need it (refused without); reads and audits do not.
+  fabric::MadLocks* mad = nullptr;
   std::function<std::shared_ptr<const Topology>()> topology;
   SourceHealthBoard* health = nullptr;                // "opensm", "counters", "ufm", ...
   ProbeState* probes = nullptr;                       // null when probing is off
@@ -35,9 +38,6 @@ struct WebBackendDeps {
   // High availability: whether this instance holds its fabric's lease now. Null = no HA
   // (always the leader). On a standby, manual port actions answer 409 naming the leader.
   std::function<bool()> is_leader;
-  // The process's MAD locks (fabric/smp_port.h), shared with the sources and the action
-  // worker. Port actions need it (refused without); reads and audits do not.
-  fabric::MadLocks* mad = nullptr;
 };
 
 class WebBackend : public web::ApiBackend {
