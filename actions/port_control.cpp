@@ -47,8 +47,9 @@ std::string PortAddress::text() const {
   return dr_path.empty() ? "LID " + std::to_string(lid) : "DR path " + dr_path;
 }
 
-PortController::PortController(const std::string& ca, int ca_port, unsigned timeout_ms)
-    : port_(fabric::open_smp_port(ca, ca_port, timeout_ms)), timeout_ms_(timeout_ms) {}
+PortController::PortController(fabric::MadLocks& locks, const std::string& ca, int ca_port,
+                               unsigned timeout_ms)
+    : port_(fabric::open_smp_port(locks, ca, ca_port, timeout_ms)), timeout_ms_(timeout_ms) {}
 
 PortController::~PortController() = default;
 

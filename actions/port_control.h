@@ -42,9 +42,11 @@ struct PortChange {
 
 class PortController {
  public:
-  // Opens the local port for SMPs; ca empty = first CA, ca_port 0 = first active port.
+  // Opens the local port for SMPs (under locks.umad; the caller holds locks.smp when other
+  // threads may register SMP agents); ca empty = first CA, ca_port 0 = first active port.
   // Throws std::runtime_error when it cannot.
-  explicit PortController(const std::string& ca = "", int ca_port = 0, unsigned timeout_ms = 0);
+  explicit PortController(fabric::MadLocks& locks, const std::string& ca = "", int ca_port = 0,
+                          unsigned timeout_ms = 0);
   ~PortController();
   PortController(const PortController&) = delete;
   PortController& operator=(const PortController&) = delete;

@@ -4,8 +4,8 @@ namespace ibw::actions {
 
 template <typename Fn>
 PortChange SmpExecutor::run(Fn fn) {
-  std::lock_guard<std::mutex> smp(fabric::smp_mutex());
-  PortController controller(ca_, ca_port_, timeout_ms_);
+  std::lock_guard<std::mutex> smp(locks_.smp);
+  PortController controller(locks_, ca_, ca_port_, timeout_ms_);
   return fn(controller);
 }
 
@@ -18,8 +18,8 @@ PortChange SmpExecutor::enable(const PortAddress& node, int port) {
 }
 
 PortReading SmpExecutor::read(const PortAddress& node, int port) {
-  std::lock_guard<std::mutex> smp(fabric::smp_mutex());
-  PortController controller(ca_, ca_port_, timeout_ms_);
+  std::lock_guard<std::mutex> smp(locks_.smp);
+  PortController controller(locks_, ca_, ca_port_, timeout_ms_);
   return controller.query(node, port);
 }
 

@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
   Args args = parse_args(argc, argv);
   std::vector<std::string> names;
   try {
+    ibw::fabric::MadLocks mad;  // this process's: discovery and the poller share it
     auto t0 = std::chrono::steady_clock::now();
     if (args.all || !args.cache.empty()) {
       ibw::fabric::Fabric fabric;
@@ -158,7 +159,7 @@ int main(int argc, char** argv) {
         ibw::fabric::LiveDiscoveryOptions live;
         live.ca = args.poller.ca;
         live.ca_port = args.poller.ca_port;
-        fabric = ibw::fabric::discover_live(live);
+        fabric = ibw::fabric::discover_live(mad, live);
       } else {
         fabric = ibw::fabric::load_ibnd_cache(args.cache);
       }
@@ -176,7 +177,7 @@ int main(int argc, char** argv) {
     names.resize(args.targets.size());
 
     ibw::ingest::SystemClock clock;
-    auto poller = ibw::ingest::CounterPoller::open(args.poller, clock);
+    auto poller = ibw::ingest::CounterPoller::open(mad, args.poller, clock);
     ibw::ingest::CounterTracker tracker;
     for (int sweep = 0; sweep < args.sweeps; ++sweep) {
       if (sweep > 0 && args.interval_ms > 0)

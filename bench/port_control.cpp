@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
 
   json out = {{"op", op}, {"lid", lid}, {"port", port}};
   try {
-    ibw::actions::PortController control(ca, static_cast<int>(ca_port),
+    ibw::fabric::MadLocks mad;  // this process's
+    ibw::actions::PortController control(mad, ca, static_cast<int>(ca_port),
                                          static_cast<unsigned>(timeout_ms));
     auto l = static_cast<uint16_t>(lid);
     int p = static_cast<int>(port);

@@ -94,7 +94,8 @@ int run(const Args& a) {
   int64_t t0 = now_us();
   std::unique_ptr<fabric::Plan> plan;
   if (cfg.fabric.plan) plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
-  auto topo = daemon::discover_topology(cfg, plan.get(), nullptr, t0);
+  fabric::MadLocks mad;  // a topology file: no MAD is sent
+  auto topo = daemon::discover_topology(mad, cfg, plan.get(), nullptr, t0);
   daemon::PortTable table;
   std::vector<ingest::Event> link_events;
   std::vector<store::PortRecord> ports = table.apply_topology(*topo, t0, &link_events);

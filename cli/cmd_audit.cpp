@@ -76,7 +76,8 @@ int cmd_audit(const CmdArgs& args) {
       LiveDiscoveryOptions opts;
       opts.ca = args.get("ca").value_or("");
       opts.ca_port = args.get_int("ca-port", 0, 255).value_or(0);
-      fabric = discover_live(opts);
+      MadLocks mad;  // this process's
+      fabric = discover_live(mad, opts);
     } else {
       std::vector<Fabric> parts;
       for (const auto& t : topologies) parts.push_back(load_topology_file(t));

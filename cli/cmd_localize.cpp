@@ -73,7 +73,8 @@ int cmd_localize(const CmdArgs& args) {
       return std::pair{lines, needs_lfts(opt.default_routing, files)};
     });
     fabric::RecoveryReport recovery;
-    const fabric::Fabric fab = discover_fabric(cfg, &names, false, &recovery);
+    fabric::MadLocks mad;  // this process's: discovery and the LFT reads share it
+    const fabric::Fabric fab = discover_fabric(mad, cfg, &names, false, &recovery);
     print_recovery(recovery, "ibwarden localize");
     const auto [lines, static_records] = scan.get();
     std::unique_ptr<fabric::RoutingTables> tables;
@@ -82,7 +83,7 @@ int cmd_localize(const CmdArgs& args) {
       tables = std::make_unique<fabric::RoutingTables>(
           std::filesystem::exists(dump)
               ? fabric::load_lft_dump(dump)
-              : fabric::read_lfts_live(fab, cfg.fabric.ca, cfg.fabric.ca_port));
+              : fabric::read_lfts_live(mad, fab, cfg.fabric.ca, cfg.fabric.ca_port));
     fabric::RouteModel model(fab, tables.get());
     // Records go straight from the reader into the localizer, one at a time.
     rules::Localizer localizer(model, opt);

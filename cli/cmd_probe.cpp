@@ -55,8 +55,9 @@ int cmd_probe(const CmdArgs& args) {
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
     // Live discovery runs in a child: libibnetdisc must not keep SMP agents in this process.
     fabric::RecoveryReport recovery;
+    fabric::MadLocks mad;  // this process's: the recovery and the prober share it
     auto topo =
-        discover_topology(cfg, nullptr, &names, clock.now_us(),
+        discover_topology(mad, cfg, nullptr, &names, clock.now_us(),
                           /*isolated=*/cfg.fabric.discovery == "live", nullptr, nullptr, &recovery);
 
     ingest::ProbeOptions opts;
@@ -66,7 +67,7 @@ int cmd_probe(const CmdArgs& args) {
     opts.timeout_ms = cfg.probes.timeout_ms;
     opts.max_in_flight = cfg.probes.max_in_flight;
     opts.max_rate = cfg.probes.max_rate;
-    auto prober = ingest::Prober::open(opts, clock);
+    auto prober = ingest::Prober::open(mad, opts, clock);
     const ingest::Vantage& v = prober->vantage();
     ingest::ProbeRound round = ingest::probe_fabric(*prober, topo->fabric);
     // Every link again until Wald's test decides: a fixed count misses weak loss.

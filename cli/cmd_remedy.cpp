@@ -159,7 +159,8 @@ int cmd_port_action(const CmdArgs& args, actions::PortAction action) {
     if (cfg.fabric.plan) plan = std::make_unique<fabric::Plan>(fabric::load_plan(*cfg.fabric.plan));
     fabric::NodeNameMap names;
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
-    auto topo = discover_topology(cfg, plan.get(), &names, now_us());
+    fabric::MadLocks mad;  // this process's: discovery, local LIDs and the port action share it
+    auto topo = discover_topology(mad, cfg, plan.get(), &names, now_us());
     uint64_t guid = spec->guid.value_or(0);
     if (!guid) {
       bool ambiguous = false;
@@ -173,8 +174,8 @@ int cmd_port_action(const CmdArgs& args, actions::PortAction action) {
     }
     auto db = store::Store::open(config::store_spec(cfg));
     actions::PlanIndex index(plan.get());
-    actions::RemedyContext ctx = remedy_context(*topo, &index, local_lids(cfg));
-    auto exec = port_executor(cfg);  // actions.via: SMPs or UFM
+    actions::RemedyContext ctx = remedy_context(*topo, &index, local_lids(mad, cfg));
+    auto exec = port_executor(mad, cfg);  // actions.via: SMPs or UFM
     actions::Remediator remedy(remedy_config(cfg), *db, exec.get());
     auto d = remedy.manual(action, guid, spec->port, reason, args.has("force"), ctx, now_us());
     if (format == "json")

@@ -44,13 +44,14 @@ int cmd_route(const CmdArgs& args) {
     config::Config cfg = config::load_config(*args.get("config"));
     fabric::NodeNameMap names;
     if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
-    auto topo = discover_topology(cfg, nullptr, &names, 0);
+    fabric::MadLocks mad;  // this process's: discovery and the LFT reads share it
+    auto topo = discover_topology(mad, cfg, nullptr, &names, 0);
     const fabric::Fabric& fab = topo->fabric;
     std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
     fabric::RoutingTables tables =
         !args.has("live-lfts") && std::filesystem::exists(dump)
             ? fabric::load_lft_dump(dump)
-            : fabric::read_lfts_live(fab, cfg.fabric.ca, cfg.fabric.ca_port);
+            : fabric::read_lfts_live(mad, fab, cfg.fabric.ca, cfg.fabric.ca_port);
     fabric::LidIndex lids(fab);
 
     if (trace) {

@@ -10,8 +10,9 @@
 
 namespace ibw::daemon {
 
-ActionWorker::ActionWorker(const config::Config& cfg, const fabric::Plan* plan)
-    : cfg_(cfg), plan_(plan) {
+ActionWorker::ActionWorker(fabric::MadLocks& mad, const config::Config& cfg,
+                           const fabric::Plan* plan)
+    : mad_(mad), cfg_(cfg), plan_(plan) {
   if (cfg_.actions.via == "ufm" && cfg_.ufm) ufm_credentials(*cfg_.ufm);  // fail at startup
 }
 
@@ -55,7 +56,7 @@ void ActionWorker::set_after_action(std::function<void(const core::DecisionRecor
 
 void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   ingest::SystemClock clock;
-  if (!lids_.lid) lids_ = local_lids(cfg_);
+  if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
   actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
   for (const auto& f : job.findings) {
     try {
@@ -96,7 +97,7 @@ void ActionWorker::loop() {
     try {
       if (!remedy) {
         db = store::Store::open(spec_ ? *spec_ : config::store_spec(cfg_));
-        exec = port_executor(cfg_);
+        exec = port_executor(mad_, cfg_);
         if (may_act_) exec = fenced_executor(std::move(exec), may_act_);
         remedy = std::make_unique<actions::Remediator>(remedy_config(cfg_), *db, exec.get());
       }

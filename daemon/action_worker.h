@@ -30,7 +30,9 @@ struct ActionJob {
 
 class ActionWorker {
  public:
-  ActionWorker(const config::Config& cfg, const fabric::Plan* plan);
+  // `mad`: the process's MAD locks (fabric/smp_port.h), shared with every other SMP user of
+  // the process; it must outlive the worker.
+  ActionWorker(fabric::MadLocks& mad, const config::Config& cfg, const fabric::Plan* plan);
   ~ActionWorker();
   ActionWorker(const ActionWorker&) = delete;
   ActionWorker& operator=(const ActionWorker&) = delete;
@@ -52,6 +54,7 @@ class ActionWorker {
   void loop();
   void run_job(const ActionJob& job, actions::Remediator& remedy);
 
+  fabric::MadLocks& mad_;
   config::Config cfg_;
   std::optional<store::StoreSpec> spec_;
   std::function<bool()> may_act_;

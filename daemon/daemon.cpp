@@ -66,15 +66,15 @@ int run_daemon(const std::string& config_path, ServiceNotifier& notifier) {
   sigaction(SIGHUP, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
+  DaemonProcess process{config_path, notifier};
   std::unique_ptr<Runtime> rt;
   try {
-    rt = prepare(cfg);
+    rt = prepare(cfg, process.mad);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ibwarden run: cannot start:\n%s\n", e.what());
     notifier.status(std::string("cannot start: ") + e.what());
     return 2;
   }
-  DaemonProcess process{config_path, notifier};
   bool store_failed = false;
   while (rt && !g_stop) {
     set_log_level(rt->cfg.log.level);

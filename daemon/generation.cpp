@@ -36,7 +36,7 @@ void maybe_compact(Runtime& rt, DaemonProcess& p) {
 bool try_reload(Runtime& rt, DaemonProcess& p, std::unique_ptr<Runtime>& next) {
   p.notifier.reloading();
   try {
-    auto candidate = prepare(config::load_config(p.config_path));
+    auto candidate = prepare(config::load_config(p.config_path), p.mad);
     if (g_stop) return false;
     // The same instance on the same fabric and store keeps its lease across the reload.
     StorePart& now = rt.store;
@@ -120,7 +120,7 @@ std::unique_ptr<Runtime> step_down(Runtime& rt) {
   log(LogLevel::error, "stepping down to standby: this instance no longer holds the lease",
       {{"fabric", rt.cfg.fabric.name}, {"instance", rt.cfg.ha.instance}});
   try {
-    return prepare(rt.cfg);
+    return prepare(rt.cfg, rt.mad);
   } catch (const std::exception& e) {
     log(LogLevel::error, "cannot stand by again; exiting", {{"error", e.what()}});
     rt.store.failed = true;
@@ -137,7 +137,7 @@ void start_source(Runtime& rt, Source& src) {
 // Before anything can act: port actions a crash left between request and record.
 void reconcile(Runtime& rt) {
   try {
-    reconcile_intents(rt.cfg, *rt.store.db, rt.fabric.plan.get(), &rt.fabric.names,
+    reconcile_intents(rt.mad, rt.cfg, *rt.store.db, rt.fabric.plan.get(), &rt.fabric.names,
                       rt.fabric.clock.now_us());
   } catch (const std::exception& e) {
     log(LogLevel::error, "pending port actions not reconciled: they stay pending",

@@ -37,7 +37,7 @@ void load_rules(Runtime& rt) {
       std::count_if(set.rules.begin(), set.rules.end(), [](const auto& r) { return r.enabled; }));
   rt.rules.runner = std::make_unique<rules::RuleRunner>(std::move(set));
   rt.rules.runner->set_incidents(&rt.fabric.incidents);
-  rt.rules.worker = std::make_unique<ActionWorker>(cfg, rt.fabric.plan.get());
+  rt.rules.worker = std::make_unique<ActionWorker>(rt.mad, cfg, rt.fabric.plan.get());
 }
 
 void check_web(Runtime& rt) {
@@ -72,13 +72,13 @@ void add_sources(Runtime& rt) {
   if (cfg.probes.interval_us || cfg.probes.spool_dir) list.push_back(make_probe_source());
   rt.sources.context.emplace(SourceDeps{&rt.cfg, &rt.fabric, &rt.store.queue, rt.rules.runner.get(),
                                         rt.rules.worker.get(), &rt.sources.running,
-                                        &rt.store.acting, &rt.store.db});
+                                        &rt.store.acting, &rt.store.db, &rt.mad});
 }
 
 }  // namespace
 
-std::unique_ptr<Runtime> prepare(const config::Config& cfg) {
-  auto rt = std::make_unique<Runtime>();
+std::unique_ptr<Runtime> prepare(const config::Config& cfg, fabric::MadLocks& mad) {
+  auto rt = std::make_unique<Runtime>(mad);
   rt->cfg = cfg;
   Runtime& r = *rt;
   const std::vector<Step> steps = {

@@ -4,16 +4,17 @@
 
 namespace ibw::daemon {
 
-size_t reconcile_intents(const config::Config& cfg, store::Store& db, const fabric::Plan* plan,
-                         const fabric::NodeNameMap* names, int64_t now_us) {
+size_t reconcile_intents(fabric::MadLocks& mad, const config::Config& cfg, store::Store& db,
+                         const fabric::Plan* plan, const fabric::NodeNameMap* names,
+                         int64_t now_us) {
   const size_t pending = db.pending_decisions().size();
   if (pending == 0) return 0;
   log(LogLevel::warning, "port actions left pending by the last run: reading their ports back",
       {{"pending", pending}});
-  auto topo = discover_topology(cfg, plan, names, now_us);
+  auto topo = discover_topology(mad, cfg, plan, names, now_us);
   actions::PlanIndex index(plan);
-  actions::RemedyContext ctx = remedy_context(*topo, &index, local_lids(cfg));
-  std::unique_ptr<actions::PortExecutor> executor = port_executor(cfg);
+  actions::RemedyContext ctx = remedy_context(*topo, &index, local_lids(mad, cfg));
+  std::unique_ptr<actions::PortExecutor> executor = port_executor(mad, cfg);
   actions::Remediator remedy(remedy_config(cfg), db, executor.get());
   size_t left = 0;
   for (const auto& d : remedy.reconcile(ctx, now_us, &left))

@@ -25,9 +25,9 @@ actions::RemedyConfig remedy_config(const config::Config& cfg) {
   return rc;
 }
 
-LocalLids local_lids(const config::Config& cfg) {
+LocalLids local_lids(fabric::MadLocks& mad, const config::Config& cfg) {
   try {
-    auto p = fabric::local_port(cfg.fabric.ca, cfg.fabric.ca_port);
+    auto p = fabric::local_port(mad, cfg.fabric.ca, cfg.fabric.ca_port);
     return {p.lid, p.sm_lid};
   } catch (const std::exception&) {
     return {};
@@ -65,7 +65,8 @@ actions::PortKey find_lid_port(const fabric::Fabric& f, uint16_t sm_lid) {
   return {};
 }
 
-std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg) {
+std::unique_ptr<actions::PortExecutor> port_executor(fabric::MadLocks& mad,
+                                                     const config::Config& cfg) {
   if (cfg.actions.via == "ufm" && cfg.ufm) {
     actions::UfmExecutorOptions o;
     o.client = ufm_client_options(*cfg.ufm, ufm_credentials(*cfg.ufm));
@@ -78,7 +79,7 @@ std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg) 
     return std::make_unique<actions::UfmExecutor>(std::move(o));
   }
   return std::make_unique<actions::SmpExecutor>(
-      cfg.fabric.ca, cfg.fabric.ca_port,
+      mad, cfg.fabric.ca, cfg.fabric.ca_port,
       static_cast<unsigned>(std::max<int64_t>(50, cfg.actions.timeout_us / 4000)));
 }
 

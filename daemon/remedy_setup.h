@@ -17,12 +17,12 @@ namespace ibw::daemon {
 
 actions::RemedyConfig remedy_config(const config::Config& cfg);
 // The local umad port's LID and the subnet manager's LID as it knows them; zeros when they
-// cannot be read.
+// cannot be read. `mad`: the process's MAD locks (fabric/smp_port.h), here and below.
 struct LocalLids {
   uint16_t lid = 0;
   uint16_t sm_lid = 0;
 };
-LocalLids local_lids(const config::Config& cfg);
+LocalLids local_lids(fabric::MadLocks& mad, const config::Config& cfg);
 // The port holding `lid` in the fabric model ({} when none does; port 0 for a switch).
 actions::PortKey find_lid_port(const fabric::Fabric& fabric, uint16_t lid);
 // ctx.sm_port and ctx.local_port for a fabric.
@@ -34,7 +34,8 @@ actions::RemedyContext remedy_context(const Topology& topo, const actions::PlanI
 // The PortExecutor for actions.via: smp -> SmpExecutor (PortInfo Set over the local umad
 // port; each MAD bounded by actions.timeout / 4), ufm -> UfmExecutor (UFM jobs bounded by
 // actions.timeout; credentials read now: throws naming the variable or file when missing).
-std::unique_ptr<actions::PortExecutor> port_executor(const config::Config& cfg);
+std::unique_ptr<actions::PortExecutor> port_executor(fabric::MadLocks& mad,
+                                                     const config::Config& cfg);
 // Wraps an executor so that every disable and enable first asks may_act() (a lease holder:
 // LeaseKeeper::held) and throws, sending nothing, when it is false: the SMP is the one write a
 // store fence cannot stop. Reads pass through.
@@ -45,8 +46,9 @@ std::unique_ptr<actions::PortExecutor> fenced_executor(std::unique_ptr<actions::
 // own, then each port read back over the configured executor. Each one is logged. Returns
 // how many are still pending (their ports could not be read; they keep counting against the
 // guard's caps). Throws when the fabric cannot be discovered.
-size_t reconcile_intents(const config::Config& cfg, store::Store& db, const fabric::Plan* plan,
-                         const fabric::NodeNameMap* names, int64_t now_us);
+size_t reconcile_intents(fabric::MadLocks& mad, const config::Config& cfg, store::Store& db,
+                         const fabric::Plan* plan, const fabric::NodeNameMap* names,
+                         int64_t now_us);
 // The webhook's bearer secret from workorders.webhook_secret_env or _file ("" when neither is
 // set). Throws std::runtime_error naming the variable or file when it is set but unusable.
 std::string webhook_secret(const config::Config& cfg);

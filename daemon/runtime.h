@@ -21,6 +21,7 @@
 #include "daemon/notify.h"
 #include "daemon/source.h"
 #include "daemon/web_backend.h"
+#include "fabric/smp_port.h"
 #include "rules/runner.h"
 #include "store/store.h"
 #include "web/api.h"
@@ -79,6 +80,8 @@ struct SourcesPart {
 
 // Everything one configuration generation runs with.
 struct Runtime {
+  explicit Runtime(fabric::MadLocks& m) : mad(m) {}
+  fabric::MadLocks& mad;  // the process's (DaemonProcess::mad), shared by every generation
   config::Config cfg;
   FabricState fabric;  // plan, names, topology, routes, port table, health, probe state
   StorePart store;
@@ -92,12 +95,16 @@ struct DaemonProcess {
   std::string config_path;
   ServiceNotifier& notifier;         // systemd: READY, RELOADING, STOPPING, WATCHDOG
   Clock::time_point last_compact{};  // across generations: reloads must not postpone it
+  // The process's one set of MAD locks (fabric/smp_port.h): every generation's sources, action
+  // worker and web API use this instance, so SMP agents and umad set-up never race.
+  fabric::MadLocks mad{};
 };
 
 // Builds a runtime for a configuration (prepare.cpp): the prepare steps (plan, names, store,
 // lease, rules, webhook, web settings, sources). Throws StepFailed (the step's own message)
-// on any failure, so a reload that cannot work is rejected like a broken config.
-std::unique_ptr<Runtime> prepare(const config::Config& cfg);
+// on any failure, so a reload that cannot work is rejected like a broken config. `mad` is the
+// process's (DaemonProcess::mad) and must outlive the runtime.
+std::unique_ptr<Runtime> prepare(const config::Config& cfg, fabric::MadLocks& mad);
 // Runs one configuration generation until stop or a valid reload (generation.cpp); returns
 // the next generation's runtime on reload, null on stop. Its workers are always stopped and
 // joined, also when this throws.

@@ -53,6 +53,7 @@ struct SourceDeps {
   const std::atomic<bool>* running = nullptr;
   const std::atomic<bool>* acting = nullptr;             // false while an HA standby
   const std::unique_ptr<store::Store>* store = nullptr;  // reopened (fenced) at a takeover
+  fabric::MadLocks* mad = nullptr;  // the process's MAD locks (fabric/smp_port.h)
 };
 
 class SourceContext {
@@ -65,6 +66,9 @@ class SourceContext {
   const ingest::SystemClock& clock() const { return d_.fabric->clock; }
   std::shared_ptr<const Topology> topology() const { return d_.fabric->topology(); }
   rules::RuleRunner* rules() { return d_.rules; }
+  // The process's MAD locks: every source that opens a umad port or registers SMP agents
+  // passes these on (the action worker and the web API share the same instance).
+  fabric::MadLocks& mad() const { return *d_.mad; }
   store::Store& store() { return **d_.store; }
   bool running() const { return *d_.running; }
   const std::atomic<bool>& running_flag() const { return *d_.running; }

@@ -119,7 +119,8 @@ int cmd_discover_cache(int argc, char** argv, int first) {
     fabric::LiveDiscoveryOptions opts;
     opts.ca = ca;
     opts.ca_port = ca_port;
-    fabric::discover_live_to_cache(opts, out);
+    fabric::MadLocks mad;  // this child process's own
+    fabric::discover_live_to_cache(mad, opts, out);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ibwarden discover-cache: %s\n", e.what());
@@ -127,8 +128,9 @@ int cmd_discover_cache(int argc, char** argv, int first) {
   }
 }
 
-fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeNameMap* names,
-                               bool isolated, fabric::RecoveryReport* recovery) {
+fabric::Fabric discover_fabric(fabric::MadLocks& mad, const config::Config& cfg,
+                               const fabric::NodeNameMap* names, bool isolated,
+                               fabric::RecoveryReport* recovery) {
   fabric::Fabric fab;
   if (cfg.fabric.discovery == "live" && isolated) {
     fab = topology_detail::discover_in_child(cfg, std::chrono::seconds(120));
@@ -136,7 +138,7 @@ fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeName
     fabric::LiveDiscoveryOptions opts;
     opts.ca = cfg.fabric.ca;
     opts.ca_port = cfg.fabric.ca_port;
-    fab = fabric::discover_live(opts);
+    fab = fabric::discover_live(mad, opts);
   } else {
     fab = fabric::load_topology_file(cfg.fabric.discovery);
   }
@@ -147,20 +149,20 @@ fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeName
     opts.ca = cfg.fabric.ca;
     opts.ca_port = cfg.fabric.ca_port;
     opts.subnet_list = cfg.opensm.dump_dir + "/opensm-subnet.lst";
-    fabric::RecoveryReport report = fabric::recover_lost_links(fab, opts);
+    fabric::RecoveryReport report = fabric::recover_lost_links(mad, fab, opts);
     if (recovery) *recovery = std::move(report);
   }
   fabric::apply_node_names(fab, names && !names->empty() ? names : nullptr);
   return fab;
 }
 
-std::shared_ptr<const Topology> discover_topology(const config::Config& cfg,
+std::shared_ptr<const Topology> discover_topology(fabric::MadLocks& mad, const config::Config& cfg,
                                                   const fabric::Plan* plan,
                                                   const fabric::NodeNameMap* names, int64_t now_us,
                                                   bool isolated, const fabric::Fabric* previous,
                                                   std::vector<std::string>* kept,
                                                   fabric::RecoveryReport* recovery) {
-  fabric::Fabric fab = discover_fabric(cfg, names, isolated, recovery);
+  fabric::Fabric fab = discover_fabric(mad, cfg, names, isolated, recovery);
   if (previous && cfg.fabric.discovery == "live") {
     auto restored = fabric::keep_lost_links(fab, *previous);
     if (kept) *kept = std::move(restored);

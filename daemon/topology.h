@@ -26,7 +26,8 @@ struct Topology {
   int64_t discovered_us = 0;
 };
 
-// Discovers live (SMPs) or loads the configured ibnetdiscover file. Throws on failure.
+// Discovers live (SMPs, under the process's MAD locks `mad`: fabric/smp_port.h) or loads the
+// configured ibnetdiscover file. Throws on failure.
 // `isolated` runs a live discovery in a child process (`ibwarden discover-cache`, killed
 // after `timeout`) and loads the cache it writes: a long-running process must not keep what
 // libibnetdisc leaves behind in it (under umad2sim every discovery leaks a MAD agent slot
@@ -35,14 +36,18 @@ struct Topology {
 // OpenSM's opensm-subnet.lst in opensm.dump_dir (fabric/link_recovery.h); what that found is
 // in *recovery. With `previous` (the last discovery), a live discovery also keeps the links it
 // still lost while both ports report them up (fabric/lost_links.h), listed in *kept.
-std::shared_ptr<const Topology> discover_topology(
-    const config::Config& cfg, const fabric::Plan* plan, const fabric::NodeNameMap* names,
-    int64_t now_us, bool isolated = false, const fabric::Fabric* previous = nullptr,
-    std::vector<std::string>* kept = nullptr, fabric::RecoveryReport* recovery = nullptr);
+std::shared_ptr<const Topology> discover_topology(fabric::MadLocks& mad, const config::Config& cfg,
+                                                  const fabric::Plan* plan,
+                                                  const fabric::NodeNameMap* names, int64_t now_us,
+                                                  bool isolated = false,
+                                                  const fabric::Fabric* previous = nullptr,
+                                                  std::vector<std::string>* kept = nullptr,
+                                                  fabric::RecoveryReport* recovery = nullptr);
 // The fabric alone, names applied (no correlator, targets or links: for commands that only
 // need the model, like localize and route on a 65k-endpoint fabric); recovered as above.
-fabric::Fabric discover_fabric(const config::Config& cfg, const fabric::NodeNameMap* names,
-                               bool isolated = false, fabric::RecoveryReport* recovery = nullptr);
+fabric::Fabric discover_fabric(fabric::MadLocks& mad, const config::Config& cfg,
+                               const fabric::NodeNameMap* names, bool isolated = false,
+                               fabric::RecoveryReport* recovery = nullptr);
 // `ibwarden discover-cache --output FILE [--ca CA] [--ca-port N]`: the child's side.
 int cmd_discover_cache(int argc, char** argv, int first);
 // Builds the derived parts (correlator, targets) for an already loaded fabric.

@@ -122,9 +122,11 @@ core::DecisionRecord WebBackend::port_action(const web::PortActionRequest& reque
   }
   auto topo = deps_.topology ? deps_.topology() : nullptr;
   if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
+  if (!deps_.mad) throw web::ApiError(503, "port actions are not available here (no MAD locks)");
   auto db = store::Store::open(config::store_spec(deps_.cfg));
-  actions::RemedyContext ctx = remedy_context(*topo, &plan_index_, local_lids(deps_.cfg));
-  auto exec = port_executor(deps_.cfg);  // actions.via: SMPs or UFM, as the automation
+  actions::RemedyContext ctx =
+      remedy_context(*topo, &plan_index_, local_lids(*deps_.mad, deps_.cfg));
+  auto exec = port_executor(*deps_.mad, deps_.cfg);  // actions.via: SMPs or UFM, as the automation
   actions::Remediator remedy(remedy_config(deps_.cfg), *db, exec.get());
   auto action = request.action == web::PortActionKind::disable ? actions::PortAction::disable
                                                                : actions::PortAction::enable;

@@ -2,10 +2,10 @@
 // daemon's live state through the callbacks it is given (current topology, source health,
 // last sweep), runs manual port actions through the same actions::Remediator and guard as
 // `ibwarden disable|enable` (one store connection and one port executor per call, SMP or UFM
-// as actions.via says; SMP users share fabric::smp_mutex()), and runs cabling audits of the plan
-// against the current topology. It opens any fabric's rows of the store (the web UI shows
-// every fabric in it) but acts only on its own, and only while it is the leader. Thread-safe: the
-// API calls it from several worker threads.
+// as actions.via says; SMP users share the process's MadLocks, deps.mad), and runs cabling
+// audits of the plan against the current topology. It opens any fabric's rows of the store
+// (the web UI shows every fabric in it) but acts only on its own, and only while it is the
+// leader. Thread-safe: the API calls it from several worker threads.
 #pragma once
 
 #include <functional>
@@ -27,6 +27,9 @@ namespace ibw::daemon {
 struct WebBackendDeps {
   config::Config cfg;
   const fabric::Plan* plan = nullptr;  // may be null (no audit then)
+  // The process's MAD locks (fabric/smp_port.h), shared with the sources and the action
+  // worker. Port actions need it (refused without); reads and audits do not.
+  fabric::MadLocks* mad = nullptr;
   std::function<std::shared_ptr<const Topology>()> topology;
   SourceHealthBoard* health = nullptr;                // "opensm", "counters", "ufm", ...
   ProbeState* probes = nullptr;                       // null when probing is off

@@ -22,6 +22,7 @@ void start_web(Runtime& rt) {
   deps.incidents = &rt.fabric.incidents;
   deps.after_action = [&rt](const core::DecisionRecord& d) { read_back(rt, d); };
   deps.rules_loaded = rt.rules.loaded;
+  deps.mad = &rt.mad;
   if (LeaseKeeper* k = rt.store.keeper.get())  // a standby serves the UI but refuses port
     deps.is_leader = [k, &rt] { return rt.store.acting && k->held(); };  // actions (409)
   w.backend = std::make_unique<WebBackend>(std::move(deps));

@@ -176,12 +176,12 @@ std::string cache_problem(std::string& b, bool* repaired) {
 
 namespace ibnd_loader_detail {
 
-IbndFabric discover(const LiveDiscoveryOptions& options) {
+IbndFabric discover(MadLocks& locks, const LiveDiscoveryOptions& options) {
   ibnd_config_t config{};
   config.timeout_ms = options.timeout_ms;
   config.retries = options.retries;
   std::string ca = options.ca;
-  std::lock_guard<std::mutex> smp(smp_mutex());
+  std::lock_guard<std::mutex> smp(locks.smp);
   IbndFabric f(
       ibnd_discover_fabric(ca.empty() ? nullptr : ca.data(), options.ca_port, nullptr, &config));
   if (!f) {
@@ -194,12 +194,13 @@ IbndFabric discover(const LiveDiscoveryOptions& options) {
 
 }  // namespace ibnd_loader_detail
 
-Fabric discover_live(const LiveDiscoveryOptions& options) {
-  return convert(ibnd_loader_detail::discover(options).get());
+Fabric discover_live(MadLocks& locks, const LiveDiscoveryOptions& options) {
+  return convert(ibnd_loader_detail::discover(locks, options).get());
 }
 
-void discover_live_to_cache(const LiveDiscoveryOptions& options, const std::string& cache_path) {
-  IbndFabric f = ibnd_loader_detail::discover(options);
+void discover_live_to_cache(MadLocks& locks, const LiveDiscoveryOptions& options,
+                            const std::string& cache_path) {
+  IbndFabric f = ibnd_loader_detail::discover(locks, options);
   if (ibnd_cache_fabric(f.get(), cache_path.c_str(), 0) != 0)
     throw std::runtime_error("cannot write the discovery cache " + cache_path);
 }

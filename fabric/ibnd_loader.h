@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fabric/model.h"
+#include "fabric/smp_port.h"
 
 namespace ibw::fabric {
 
@@ -17,12 +18,13 @@ struct LiveDiscoveryOptions {
   unsigned retries = 0;     // 0 = library default
 };
 
-// Discovers the subnet reachable from the local port. Throws std::runtime_error when the
-// local port cannot be opened or discovery fails.
-Fabric discover_live(const LiveDiscoveryOptions& options);
+// Discovers the subnet reachable from the local port, under locks.smp (fabric/smp_port.h).
+// Throws std::runtime_error when the local port cannot be opened or discovery fails.
+Fabric discover_live(MadLocks& locks, const LiveDiscoveryOptions& options);
 // The same discovery, written as an ibnetdiscover cache file (ibnd_cache_fabric; the file
 // must not exist yet), for a discovery run in a child process (daemon/topology.h).
-void discover_live_to_cache(const LiveDiscoveryOptions& options, const std::string& cache_path);
+void discover_live_to_cache(MadLocks& locks, const LiveDiscoveryOptions& options,
+                            const std::string& cache_path);
 
 // Loads an ibnetdiscover cache file; throws InputError naming the file on failure.
 Fabric load_ibnd_cache(const std::string& path);

@@ -61,9 +61,9 @@ std::vector<std::vector<Route>> routes_to_all(const Fabric& f, uint32_t local, i
 
 class Asker {
  public:
-  Asker(const RecoveryOptions& o)
+  Asker(MadLocks& locks, const RecoveryOptions& o)
       : o_(o),
-        port_(open_smp_port(o.ca, o.ca_port, o.timeout_ms)),
+        port_(open_smp_port(locks, o.ca, o.ca_port, o.timeout_ms)),
         deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(o.budget_ms)) {}
 
   bool expired() const { return std::chrono::steady_clock::now() >= deadline_; }
@@ -170,14 +170,14 @@ void reread_unread_ports(Fabric& f, Asker& asker, uint32_t i, const std::vector<
 
 }  // namespace link_recovery_detail
 
-RecoveryReport recover_lost_links(Fabric& f, const RecoveryOptions& o) {
+RecoveryReport recover_lost_links(MadLocks& locks, Fabric& f, const RecoveryOptions& o) {
   using link_recovery_detail::Asker;
   using link_recovery_detail::Route;
   RecoveryReport report;
-  std::lock_guard<std::mutex> smp(smp_mutex());
+  std::lock_guard<std::mutex> smp(locks.smp);
   std::optional<Asker> asker;
   try {
-    asker.emplace(o);
+    asker.emplace(locks, o);
   } catch (const std::exception& e) {
     report.warnings.push_back(std::string("cannot re-ask lost links: ") + e.what());
     return report;

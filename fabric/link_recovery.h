@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fabric/model.h"
+#include "fabric/smp_port.h"
 
 namespace ibw::fabric {
 
@@ -49,10 +50,10 @@ struct RecoveryReport {
   std::vector<std::string> warnings;    // e.g. the budget ran out, the port could not open
 };
 
-// Live: opens its own SMP port (under smp_mutex) and re-asks as above. Never throws for a
-// port that stays silent; an SMP port that cannot be opened is a warning. Without peerless
-// ports it sends nothing.
-RecoveryReport recover_lost_links(Fabric& fabric, const RecoveryOptions& options);
+// Live: opens its own SMP port (under locks.smp, fabric/smp_port.h) and re-asks as above.
+// Never throws for a port that stays silent; an SMP port that cannot be opened is a warning.
+// Without peerless ports it sends nothing.
+RecoveryReport recover_lost_links(MadLocks& locks, Fabric& fabric, const RecoveryOptions& options);
 
 // OpenSM's list alone (no SMPs), for fabrics loaded from a file or when live asking is off.
 // Appends to `report`.

@@ -19,6 +19,8 @@
 
 namespace ibw::fabric {
 
+struct MadLocks;  // fabric/smp_port.h
+
 inline constexpr uint8_t kNoLftEntry = 0xff;  // LFT value for "no route to this LID"
 inline constexpr int kMaxPathHops = 64;       // trace_path gives up (routing loop) beyond
 
@@ -61,7 +63,9 @@ RoutingTables load_lft_dump(const std::string& path);
 // is addressed by its LID after NodeInfo confirms the GUID, else by a directed route found
 // in the fabric model from the local node. Throws std::runtime_error naming the switches
 // that could not be read (after trying all of them), or when the port cannot be opened.
-RoutingTables read_lfts_live(const Fabric& fabric, const std::string& ca = "", int ca_port = 0);
+// Holds locks.smp (fabric/smp_port.h) while its port is open.
+RoutingTables read_lfts_live(MadLocks& locks, const Fabric& fabric, const std::string& ca = "",
+                             int ca_port = 0);
 
 struct Hop {
   uint32_t node = kNoNode;  // index in the fabric

@@ -66,8 +66,8 @@ std::vector<DirectedRoute> directed_routes(const Fabric& fabric, uint32_t local,
 
 class LftReader {
  public:
-  LftReader(const Fabric& fabric, const std::string& ca, int ca_port)
-      : fabric_(fabric), smp_lock_(smp_mutex()), port_(open_smp_port(ca, ca_port)) {
+  LftReader(MadLocks& locks, const Fabric& fabric, const std::string& ca, int ca_port)
+      : fabric_(fabric), smp_lock_(locks.smp), port_(open_smp_port(locks, ca, ca_port)) {
     // The local node (directed route of no hops) anchors the directed routes.
     uint8_t info[IB_SMP_DATA_SIZE] = {};
     ib_portid_t self = dr_portid({});
@@ -172,8 +172,9 @@ class LftReader {
 
 }  // namespace routing_detail
 
-RoutingTables read_lfts_live(const Fabric& fabric, const std::string& ca, int ca_port) {
-  return routing_detail::LftReader(fabric, ca, ca_port).read_all();
+RoutingTables read_lfts_live(MadLocks& locks, const Fabric& fabric, const std::string& ca,
+                             int ca_port) {
+  return routing_detail::LftReader(locks, fabric, ca, ca_port).read_all();
 }
 
 }  // namespace ibw::fabric

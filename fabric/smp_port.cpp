@@ -17,20 +17,10 @@ void SmpPortCloser::operator()(ibmad_port* p) const {
   mad_rpc_close_port(p);
 }
 
-std::mutex& smp_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-std::mutex& umad_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms) {
+SmpPort open_smp_port(MadLocks& locks, const std::string& ca, int ca_port, unsigned timeout_ms) {
   int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
   std::string name = ca;
-  std::lock_guard<std::mutex> lock(umad_mutex());
+  std::lock_guard<std::mutex> lock(locks.umad);
   SmpPort port(mad_rpc_open_port(name.empty() ? nullptr : name.data(), ca_port, classes, 2));
   if (!port)
     throw std::runtime_error("cannot open the local port (CA " +
@@ -40,10 +30,10 @@ SmpPort open_smp_port(const std::string& ca, int ca_port, unsigned timeout_ms) {
   return port;
 }
 
-LocalPort local_port(const std::string& ca, int ca_port) {
+LocalPort local_port(MadLocks& locks, const std::string& ca, int ca_port) {
   umad_port_t p{};
   std::string name = ca;
-  std::lock_guard<std::mutex> lock(umad_mutex());
+  std::lock_guard<std::mutex> lock(locks.umad);
   if (umad_get_port(name.empty() ? nullptr : name.c_str(), ca_port, &p) < 0)
     throw std::runtime_error("cannot read the local port (CA " +
                              (ca.empty() ? std::string("(default)") : ca) + " port " +

@@ -72,7 +72,7 @@ struct CachedCaps {
 
 class UmadPoller final : public CounterPoller {
  public:
-  UmadPoller(const PollerOptions& options, const Clock& clock);
+  UmadPoller(fabric::MadLocks& locks, const PollerOptions& options, const Clock& clock);
   ~UmadPoller() override;
   SweepResult sweep(const std::vector<PollTarget>& targets) override;
 
@@ -107,12 +107,12 @@ class UmadPoller final : public CounterPoller {
   std::vector<uint64_t> buf_;                      // umad + MAD, 8-byte aligned
 };
 
-UmadPoller::UmadPoller(const PollerOptions& options, const Clock& clock)
+UmadPoller::UmadPoller(fabric::MadLocks& locks, const PollerOptions& options, const Clock& clock)
     : options_(options), clock_(clock) {
   if (options_.window == 0) options_.window = 1;
   std::string where = "CA " + (options_.ca.empty() ? std::string("(default)") : options_.ca) +
                       " port " + std::to_string(options_.ca_port);
-  std::unique_lock<std::mutex> lock(fabric::umad_mutex());
+  std::unique_lock<std::mutex> lock(locks.umad);
   umad_init();
   fd_ = umad_open_port(options_.ca.empty() ? nullptr : options_.ca.c_str(), options_.ca_port);
   if (fd_ < 0) throw std::runtime_error("cannot open umad port on " + where);
@@ -369,9 +369,10 @@ SweepResult UmadPoller::sweep(const std::vector<PollTarget>& targets) {
 
 }  // namespace poller_detail
 
-std::unique_ptr<CounterPoller> CounterPoller::open(const PollerOptions& options,
+std::unique_ptr<CounterPoller> CounterPoller::open(fabric::MadLocks& locks,
+                                                   const PollerOptions& options,
                                                    const Clock& clock) {
-  return std::make_unique<poller_detail::UmadPoller>(options, clock);
+  return std::make_unique<poller_detail::UmadPoller>(locks, options, clock);
 }
 
 }  // namespace ibw::ingest

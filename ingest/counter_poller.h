@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "fabric/smp_port.h"
 #include "ingest/clock.h"
 #include "ingest/counters.h"
 
@@ -78,8 +79,10 @@ CounterSample decode_port_counters(const uint8_t* pc, const uint8_t* pce,
 
 class CounterPoller {
  public:
-  // Opens the local umad port; throws std::runtime_error naming CA/port on failure.
-  static std::unique_ptr<CounterPoller> open(const PollerOptions& options, const Clock& clock);
+  // Opens the local umad port under locks.umad (fabric/smp_port.h: the process's one instance);
+  // throws std::runtime_error naming CA/port on failure.
+  static std::unique_ptr<CounterPoller> open(fabric::MadLocks& locks, const PollerOptions& options,
+                                             const Clock& clock);
   virtual ~CounterPoller() = default;
   virtual SweepResult sweep(const std::vector<PollTarget>& targets) = 0;
 };

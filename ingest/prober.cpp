@@ -50,14 +50,14 @@ struct Tally {
 
 class UmadProber final : public Prober {
  public:
-  UmadProber(const ProbeOptions& options, const Clock& clock);
+  UmadProber(fabric::MadLocks& locks, const ProbeOptions& options, const Clock& clock);
   ~UmadProber() override;
   const Vantage& vantage() const override { return vantage_; }
   ProbeRound probe_lids(const std::vector<LidTarget>& targets) override;
   ProbeRound probe_routes(const std::vector<DrTarget>& targets) override;
 
  private:
-  // SMP agents, registered for one round under fabric::smp_mutex().
+  // SMP agents, registered for one round under locks_.smp.
   struct Session {
     Session(UmadProber& p);
     ~Session();
@@ -77,6 +77,7 @@ class UmadProber final : public Prober {
   ProbeRound finish(std::vector<Observation> obs, const std::vector<Tally>& tally, ProbeStats stats,
                     const std::vector<std::string>& names);
 
+  fabric::MadLocks& locks_;
   ProbeOptions options_;
   const Clock& clock_;
   std::string where_;
@@ -89,7 +90,7 @@ class UmadProber final : public Prober {
   std::deque<std::pair<int64_t, uint32_t>> deadlines_;  // (steady us, TID), send order
 };
 
-UmadProber::Session::Session(UmadProber& p) : prober(p), lock(fabric::smp_mutex()) {
+UmadProber::Session::Session(UmadProber& p) : prober(p), lock(p.locks_.smp) {
   p.smi_agent_ = umad_register(p.fd_, IB_SMI_CLASS, 1, 0, nullptr);
   p.dr_agent_ = umad_register(p.fd_, IB_SMI_DIRECT_CLASS, 1, 0, nullptr);
   if (p.smi_agent_ < 0 || p.dr_agent_ < 0) {
@@ -111,13 +112,13 @@ void UmadProber::Session::release() {
   prober.deadlines_.clear();
 }
 
-UmadProber::UmadProber(const ProbeOptions& options, const Clock& clock)
-    : options_(options), clock_(clock) {
+UmadProber::UmadProber(fabric::MadLocks& locks, const ProbeOptions& options, const Clock& clock)
+    : locks_(locks), options_(options), clock_(clock) {
   if (options_.max_in_flight == 0) options_.max_in_flight = 1;
   if (options_.timeout_ms == 0) options_.timeout_ms = 1;
   where_ = "CA " + (options_.ca.empty() ? std::string("(default)") : options_.ca) + " port " +
            std::to_string(options_.ca_port);
-  std::unique_lock<std::mutex> umad_lock(fabric::umad_mutex());  // see fabric/smp_port.h
+  std::unique_lock<std::mutex> umad_lock(locks_.umad);  // see fabric/smp_port.h
   umad_init();
   umad_port_t port{};
   if (umad_get_port(options_.ca.empty() ? nullptr : options_.ca.c_str(), options_.ca_port, &port) <
@@ -341,8 +342,9 @@ ProbeRound UmadProber::probe_routes(const std::vector<DrTarget>& targets) {
 
 }  // namespace prober_detail
 
-std::unique_ptr<Prober> Prober::open(const ProbeOptions& options, const Clock& clock) {
-  return std::make_unique<prober_detail::UmadProber>(options, clock);
+std::unique_ptr<Prober> Prober::open(fabric::MadLocks& locks, const ProbeOptions& options,
+                                     const Clock& clock) {
+  return std::make_unique<prober_detail::UmadProber>(locks, options, clock);
 }
 
 }  // namespace ibw::ingest

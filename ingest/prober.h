@@ -18,7 +18,7 @@
 // the umad I/O is in prober.cpp. Results are route observations (ingest/observation.h), every
 // one marked roundtrip: both kinds of probe cross their route out and back.
 // Not thread-safe; one Prober per thread. SMP agents are registered only while a round
-// runs, under fabric::smp_mutex().
+// runs, under the process's MadLocks::smp (fabric/smp_port.h, given to open()).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "fabric/model.h"
+#include "fabric/smp_port.h"
 #include "ingest/clock.h"
 #include "ingest/observation.h"
 
@@ -126,9 +127,10 @@ struct ProbeRound {
 
 class Prober {
  public:
-  // Opens the local umad port and identifies it (LID, node GUID); throws
-  // std::runtime_error naming the CA and port on failure.
-  static std::unique_ptr<Prober> open(const ProbeOptions& options, const Clock& clock);
+  // Opens the local umad port (under locks.umad) and identifies it (LID, node GUID); throws
+  // std::runtime_error naming the CA and port on failure. `locks` must outlive the prober.
+  static std::unique_ptr<Prober> open(fabric::MadLocks& locks, const ProbeOptions& options,
+                                      const Clock& clock);
   virtual ~Prober() = default;
 
   virtual const Vantage& vantage() const = 0;

@@ -46,7 +46,7 @@ void CounterSweep::run(SourceContext& ctx) {
         po.window = cfg.counters.window;
         po.timeout_ms = cfg.counters.timeout_ms;
         po.retries = cfg.counters.retries;
-        poller = ingest::CounterPoller::open(po, ctx.clock());
+        poller = ingest::CounterPoller::open(ctx.mad(), po, ctx.clock());
       }
       ingest::SweepResult res = poller->sweep(topo->targets);
       log(LogLevel::debug, "counter sweep",

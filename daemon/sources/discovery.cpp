@@ -27,8 +27,9 @@ bool discover(SourceContext& ctx) {
   std::vector<std::string> kept;
   fabric::RecoveryReport recovery;
   try {
-    topo = discover_topology(ctx.cfg(), fab.plan.get(), &fab.names, now, /*isolated=*/true,
-                             before ? &before->fabric : nullptr, &kept, &recovery);
+    topo =
+        discover_topology(ctx.mad(), ctx.cfg(), fab.plan.get(), &fab.names, now, /*isolated=*/true,
+                          before ? &before->fabric : nullptr, &kept, &recovery);
     // A link that flaps while discovery crosses it hides every node discovery reached through
     // it (a leaf's hosts, say): nodes that vanish are confirmed by a second discovery before
     // they count as gone, so a flapping uplink cannot make a leaf's hosts look cut off.
@@ -38,8 +39,8 @@ bool discover(SourceContext& ctx) {
       now = ctx.clock().now_us();
       kept.clear();
       recovery = {};
-      topo = discover_topology(ctx.cfg(), fab.plan.get(), &fab.names, now, /*isolated=*/true,
-                               &before->fabric, &kept, &recovery);
+      topo = discover_topology(ctx.mad(), ctx.cfg(), fab.plan.get(), &fab.names, now,
+                               /*isolated=*/true, &before->fabric, &kept, &recovery);
     }
   } catch (const std::exception& e) {
     log(LogLevel::error, "discovery failed", {{"error", e.what()}});

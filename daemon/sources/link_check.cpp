@@ -69,13 +69,14 @@ size_t check_links(SourceContext& ctx, const std::set<uint16_t>& lids) {
   const config::Config& cfg = ctx.cfg();
   auto topo = ctx.topology();
   if (!topo || lids.empty() || cfg.fabric.discovery != "live") return 0;
-  actions::RemedyContext rctx = remedy_context(*topo, nullptr, local_lids(cfg));
+  actions::RemedyContext rctx = remedy_context(*topo, nullptr, local_lids(ctx.mad(), cfg));
   std::vector<LinkStateReading> readings;
   size_t unread = 0;
   std::string error;
   try {
-    std::lock_guard<std::mutex> smp(fabric::smp_mutex());
-    actions::PortController pc(cfg.fabric.ca, cfg.fabric.ca_port, cfg.counters.timeout_ms);
+    std::lock_guard<std::mutex> smp(ctx.mad().smp);
+    actions::PortController pc(ctx.mad(), cfg.fabric.ca, cfg.fabric.ca_port,
+                               cfg.counters.timeout_ms);
     for (uint16_t lid : lids) {
       size_t had = readings.size();
       try {

@@ -66,7 +66,7 @@ struct Loop {
   // One round of the built-in prober into the window; false when it could not run.
   bool round(const Topology& topo) {
     try {
-      if (!prober) prober = ingest::Prober::open(options(), ctx.clock());
+      if (!prober) prober = ingest::Prober::open(ctx.mad(), options(), ctx.clock());
       load_disabled();
       std::vector<ingest::LinkEnd> skip;  // links ibwarden disabled: no probe into them
       for (auto [guid, port] : disabled)

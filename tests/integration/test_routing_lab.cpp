@@ -291,9 +291,10 @@ TEST_CASE("routing: live half of the routing lab test", "[.][routing-live-child]
     WARN("runs only under ibsim, started by \"routing: live LFTs, ibtracert paths ...\"");
     return;
   }
-  Fabric fab = discover_live({});
+  MadLocks mad;
+  Fabric fab = discover_live(mad, {});
   apply_node_names(fab, nullptr);
-  RoutingTables live = read_lfts_live(fab);
+  RoutingTables live = read_lfts_live(mad, fab);
   RoutingTables dump = load_lft_dump("opensm-lfts.dump");
   size_t switches = 0;
   for (const Node& n : fab.nodes()) switches += n.type == NodeType::sw;
@@ -315,7 +316,7 @@ TEST_CASE("routing: live half of the routing lab test", "[.][routing-live-child]
       saved.push_back(fab.node(i).ports[0].lid);
       for (Port& p : fab.node(i).ports) p.lid = 0;
     }
-  RoutingTables by_route = read_lfts_live(fab);
+  RoutingTables by_route = read_lfts_live(mad, fab);
   for (uint32_t i = 0, k = 0; i < fab.size(); ++i)
     if (fab.node(i).type == NodeType::sw) {
       for (Port& p : fab.node(i).ports) p.lid = saved[k];

@@ -26,6 +26,7 @@ using daemon::ActionWorker;
 struct Rig : ibw::test::UfmFabric {
   store_test::TempDir dir;
   config::Config cfg;
+  fabric::MadLocks mad;  // the worker's (actions.via ufm sends no SMP)
   Rig() : UfmFabric(2, 4, 2) {
     std::ofstream(dir.file("ufm.token")) << ibw::test::kUfmToken << "\n";
     cfg.store.path = dir.file("s.db");
@@ -69,7 +70,7 @@ struct Rig : ibw::test::UfmFabric {
 TEST_CASE("action worker: a full queue drops the new job - a stopped one takes none",
           "[daemon][actions]") {
   Rig rig;
-  ActionWorker worker(rig.cfg, &rig.plan);  // not started: nothing leaves the queue
+  ActionWorker worker(rig.mad, rig.cfg, &rig.plan);  // not started: nothing leaves the queue
   for (int i = 0; i < 8; ++i) CHECK(worker.submit(rig.job("leaf001", 3)));
   CHECK_FALSE(worker.submit(rig.job("leaf001", 3)));  // dropped at once, not waited for
   worker.stop();
@@ -81,7 +82,7 @@ TEST_CASE("action worker: a failed port action is recorded - the next job still 
           "[daemon][actions]") {
   Rig rig;
   rig.emu->post("control", {{"job_status", "Completed With Errors"}, {"count", 1}});
-  ActionWorker worker(rig.cfg, &rig.plan);
+  ActionWorker worker(rig.mad, rig.cfg, &rig.plan);
   worker.start();
   REQUIRE(worker.submit(rig.job("leaf001", 3)));  // UFM's job fails
   REQUIRE(worker.submit(rig.job("leaf002", 4)));  // UFM's job completes
@@ -100,7 +101,7 @@ TEST_CASE("action worker: a failed port action is recorded - the next job still 
 
 TEST_CASE("action worker: once it may no longer act no port action is sent", "[daemon][actions]") {
   Rig rig;
-  ActionWorker worker(rig.cfg, &rig.plan);
+  ActionWorker worker(rig.mad, rig.cfg, &rig.plan);
   worker.set_store(config::store_spec(rig.cfg), [] { return false; });
   worker.start();
   REQUIRE(worker.submit(rig.job("leaf001", 3)));
