@@ -45,7 +45,7 @@ struct WebBackendDeps {
   std::function<void(const core::DecisionRecord&)> after_action;
 };
 
-class WebBackend : public web::ApiBackend {
+class WebBackend : public web::ApiBackend, public web::ProbeBackend {
  public:
   explicit WebBackend(WebBackendDeps deps) : deps_(std::move(deps)), plan_index_(deps_.plan) {}
 
@@ -60,6 +60,7 @@ class WebBackend : public web::ApiBackend {
   nlohmann::json run_audit() override;
   bool webhook_outbox() override { return deps_.cfg.workorders.webhook.has_value(); }
   nlohmann::json incidents(int64_t since_us) override;
+  web::ProbeBackend* probes() override { return deps_.probes ? this : nullptr; }
   nlohmann::json suspects() override;
   nlohmann::json congestion() override;
   nlohmann::json route_health() override;

@@ -33,7 +33,7 @@ constexpr uint64_t kLeaf = 0x0002'c902'0000'0001ULL, kHost = 0x0002'c903'0000'00
 const char* const kTokens[] = {"", "viewer-token-0123456789", "operator-token-0123456789",
                                "admin-token-0123456789abc"};
 
-class FuzzBackend : public web::ApiBackend {
+class FuzzBackend : public web::ApiBackend, public web::ProbeBackend {
  public:
   explicit FuzzBackend(std::string path) : path_(std::move(path)) {}
   std::unique_ptr<store::Store> open_store(const std::string& fabric, bool writable) override {
@@ -55,6 +55,9 @@ class FuzzBackend : public web::ApiBackend {
   std::optional<nlohmann::json> last_audit() override { return std::nullopt; }
   nlohmann::json run_audit() override { return {{"summary", {{"planned_links", 0}}}}; }
   bool webhook_outbox() override { return false; }
+  web::ProbeBackend* probes() override { return this; }
+  nlohmann::json suspects() override { return {{"suspects", nlohmann::json::array()}}; }
+  nlohmann::json route_health() override { return nlohmann::json::object(); }
   nlohmann::json submit_probes(const std::string& text, const std::string&) override {
     return {{"accepted", ingest::parse_observations(text, "POST /api/v1/probes").size()}};
   }

@@ -211,6 +211,8 @@ class ApiCore {
   Response get_audit(Call& c);
   Response post_audit(Call& c);
   Response get_whoami(Call& c);
+  // The probe runner, or ApiError(404) when probing is off.
+  ProbeBackend& probes();
   Response get_suspects(Call& c);
   Response get_congestion(Call& c);
   Response get_incidents(Call& c);

@@ -234,11 +234,10 @@ Response ApiCore::get_metrics(Call& c) {
   } catch (const std::exception&) {  // ibwarden_store_up says the store is unreadable
   }
   if (!c.other) {
-    try {  // cursed routes: absent when probing is off or nothing was localized yet
-      auto s = backend_.suspects();
+    if (ProbeBackend* p = backend_.probes()) {  // cursed routes: absent when probing is off
+      auto s = p->suspects();
       m.cursed_suspects = static_cast<int64_t>(s.value("suspects", nlohmann::json::array()).size());
       m.probe_observations = s.value("observations", int64_t{0});
-    } catch (const ApiError&) {
     }
     auto congestion = backend_.congestion();  // a signal: its own families, never orders
     m.congestion_ports =

@@ -5,18 +5,24 @@
 
 namespace ibw::web {
 
+ProbeBackend& ApiCore::probes() {
+  ProbeBackend* p = backend_.probes();
+  if (!p) throw ApiError(404, ApiBackend::kNoProbing);
+  return *p;
+}
+
 // GET /suspects: the `ibwarden localize --format json` object of the last round, plus "time",
 // "rounds" and "posted". 404 when probing is off or nothing was localized yet.
 Response ApiCore::get_suspects(Call& c) {
   only_own_fabric(c);
-  return json_response(200, ordered(backend_.suspects()));
+  return json_response(200, ordered(probes().suspects()));
 }
 
 // GET /routes/health: {"switches", "guids", "sent", "lost", "loss", "predicted", "time",
 // "rounds"}, rows the sources.
 Response ApiCore::get_route_health(Call& c) {
   only_own_fabric(c);
-  return json_response(200, ordered(backend_.route_health()));
+  return json_response(200, ordered(probes().route_health()));
 }
 
 // POST /probes: a JSONL or CSV body (Content-Type application/x-ndjson, application/jsonl,
@@ -38,7 +44,7 @@ Response ApiCore::post_probes(Call& c) {
   if (c.request.body.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ApiError(400, "empty body: send observations, one per line");
   try {
-    return json_response(200, ordered(backend_.submit_probes(c.request.body, c.who.actor)));
+    return json_response(200, ordered(probes().submit_probes(c.request.body, c.who.actor)));
   } catch (const fabric::InputError& e) {
     nlohmann::ordered_json j;
     j["error"] = "bad observations: nothing was kept";

@@ -77,6 +77,27 @@ struct PortActionRequest {
   std::string actor;  // "operator@tokens:3": who asked (record it with the reason)
 };
 
+// ProbeBackend: the cursed-route part of the backend (the daemon's probe runner), apart so that
+// ApiBackend stays small; ApiBackend::probes() gives it, or null when probing is off.
+class ProbeBackend {
+ public:
+  virtual ~ProbeBackend() = default;
+  // The last localization over the probe window: the `ibwarden localize --format json`
+  // object ({"observations", "pairs", "suspects": [...]}) plus "time" (ISO UTC), "rounds"
+  // (probe rounds in the window) and "posted" (observations from files and POSTs in it).
+  // Before the first localization: no suspects, "time" null, "rounds" 0.
+  virtual nlohmann::json suspects() = 0;
+  // The route-health matrix of the probe window, leaf switches (switches with CAs) by leaf
+  // switches, rows the sources: {"time", "rounds", "switches": [names], "guids": ["0x..."],
+  // "sent": [[n]], "lost": [[n]], "loss": [[x | null]], "predicted"} (null: no probe between
+  // the two); empty lists before the first localization.
+  virtual nlohmann::json route_health() = 0;
+  // POST /probes: external observations (JSONL or CSV with a header, as ingest/observation.h
+  // reads them). Validates every line first; bad input throws fabric::InputError (nothing is
+  // kept). Returns {"accepted": N}. actor: who posted them (logged).
+  virtual nlohmann::json submit_probes(const std::string& text, const std::string& actor) = 0;
+};
+
 class ApiBackend {
  public:
   virtual ~ApiBackend() = default;
@@ -118,27 +139,9 @@ class ApiBackend {
   // True when work-order changes must also queue a webhook delivery (WriteBatch::outbox).
   virtual bool webhook_outbox() = 0;
 
-  // Cursed routes (the daemon's probe runner). The defaults answer as a daemon without
-  // probing does: 404 saying so.
-  //
-  // The last localization over the probe window: the `ibwarden localize --format json`
-  // object ({"observations", "pairs", "suspects": [...]}) plus "time" (ISO UTC), "rounds"
-  // (probe rounds in the window) and "posted" (observations from files and POSTs in it).
-  // Before the first localization: no suspects, "time" null, "rounds" 0. Throws
-  // ApiError(404, why) when probing is off.
-  virtual nlohmann::json suspects() { throw ApiError(404, kNoProbing); }
-  // The route-health matrix of the probe window, leaf switches (switches with CAs) by leaf
-  // switches, rows the sources: {"time", "rounds", "switches": [names], "guids": ["0x..."],
-  // "sent": [[n]], "lost": [[n]], "loss": [[x | null]], "predicted"} (null: no probe between
-  // the two); empty lists before the first localization.
-  virtual nlohmann::json route_health() { throw ApiError(404, kNoProbing); }
-  // POST /probes: external observations (JSONL or CSV with a header, as ingest/observation.h
-  // reads them). Validates every line first; bad input throws fabric::InputError (nothing is
-  // kept). Returns {"accepted": N}. actor: who posted them (logged).
-  virtual nlohmann::json submit_probes(const std::string& text, const std::string& actor) {
-    (void)text, (void)actor;
-    throw ApiError(404, kNoProbing);
-  }
+  // Cursed routes: the daemon's probe runner, null when probing is off (the API then answers
+  // 404 with kNoProbing).
+  virtual ProbeBackend* probes() { return nullptr; }
 
   // Congestion findings (rules of type congestion: a signal, never an order or a disable):
   // {"ports": [{"node_guid": "0x...", "port", "rule", "severity", "wait_ratio" (0-1),
