@@ -32,24 +32,13 @@ bench_sim_workdir detect
 sim_start "$work/gen/net" "$work/sim" 120
 printf 'opensm:\n  dump_dir: %s\nprobes:\n  timeout: 2s\n  max_rate: 20000\n' "$SIM_DIR" \
   >"$work/ibwarden.yaml"
-# The watching daemon (the SM's and its own host is node0001, behind leaf001).
-cat >"$work/daemon.yaml" <<YAML
-fabric:
-  plan: $work/gen/plan.csv
-opensm:
-  log: $SIM_DIR/opensm.log
-  dump_dir: $SIM_DIR
-  poll: 100ms
-  rediscover_delay: 200ms
-counters:
-  interval: 1s
-store:
-  path: $work/ibwarden.db
-rules:
-  file: $root/config/rules.yaml
-actions:
-  mode: enforce
-YAML
+# The watching daemon (the SM's and its own host is node0001, behind leaf001), in the layout
+# sim_config_base expects (DIR/plan.csv, DIR/sim, DIR/ibwarden.db).
+cp "$work/gen/plan.csv" "$work/plan.csv"
+{
+  sim_config_base "$work" 1s
+  printf 'rules:\n  file: %s/config/rules.yaml\nactions:\n  mode: enforce\n' "$root"
+} >"$work/daemon.yaml"
 sim_daemon "$bin" "$work/daemon.yaml" "$work/daemon.log"
 for ((i = 0; i < 300; i++)); do
   grep -q '"fabric discovered"' "$work/daemon.log" 2>/dev/null && break

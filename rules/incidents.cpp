@@ -83,7 +83,11 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   int64_t& down_at = down_at_[id];
   bool was_down = down_at != 0;
   down_at = down ? (was_down ? down_at : e.time_us) : 0;
-  if (Incident* inc = incident_of(id, e.time_us)) {
+  Incident* inc = incident_of(id, e.time_us);
+  // Failing counter queries were only a guess at the cause: a link event may still show the
+  // switch in front of those hosts rebooting (that incident then takes theirs in).
+  if (inc && inc->kind == "hosts_unreachable") inc = nullptr;
+  if (inc) {
     ++inc->events, inc->last_us = e.time_us;
     if (down && !was_down && inc->down++ == 0) {
       ++inc->cycles;
@@ -104,10 +108,10 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   if (!down && !was_down && last_sweep_us_ && e.time_us - last_sweep_us_ <= opt_.burst_us) {
     resweep_.insert(id);  // up, never seen down, right after a sweep: the SM re-initialising
     if (static_cast<int>(resweep_.size()) >= opt_.resweep_links) {
-      Incident& inc = make("sm_resweep", 0, e);
-      for (End l : resweep_) inc.links.insert(l);
-      inc.events = static_cast<int>(resweep_.size());
-      out.push_back(feed_event(inc, e));
+      Incident& sweep = make("sm_resweep", 0, e);
+      for (End l : resweep_) sweep.links.insert(l);
+      sweep.events = static_cast<int>(resweep_.size());
+      out.push_back(feed_event(sweep, e));
       resweep_.clear();
     }
   }

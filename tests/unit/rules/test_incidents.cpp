@@ -250,6 +250,16 @@ TEST_CASE("incidents: hosts behind one leaf whose counters fail are one incident
   CHECK(tracker.covers(host(1, 0), 1, kT0));
   // A host on another leaf, alone, opens nothing.
   CHECK(tracker.add({unresponsive(host(2, 0), kT0 + 2 * kS)}).empty());
+  // Then leaf 1 turns out to be rebooting: its incident takes the hosts' in.
+  tracker.add({link_event(true, leaf(1), 1, host(1, 0), 1, kT0 + 3 * kS),
+               link_event(true, leaf(1), 2, host(1, 1), 1, kT0 + 3 * kS + 10'000),
+               link_event(true, leaf(1), 3, spine(0), 2, kT0 + 3 * kS + 20'000),
+               link_event(true, leaf(1), 4, spine(1), 2, kT0 + 3 * kS + 30'000)});
+  list = tracker.list(0, kT0 + 4 * kS);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0].kind == "switch_reboot");
+  CHECK(list[0].node_guid == leaf(1));
+  CHECK(list[0].events >= 4 + 2);  // its link events and the hosts' failed queries
 }
 
 }  // namespace incidents_test
