@@ -72,7 +72,7 @@ web::Health WebBackend::health() {
   h.max_actions_per_hour = deps_.cfg.actions.max_actions_per_hour;
   h.leader = !deps_.is_leader || deps_.is_leader();
   if (deps_.incidents) {
-    int64_t now = ingest::SystemClock().now_us();
+    int64_t now = web_backend_detail::now_us();
     h.incidents_active = deps_.incidents->active(now);
     h.incidents_opened = deps_.incidents->opened();
     h.incidents_dropped = deps_.incidents->dropped();
@@ -164,7 +164,7 @@ nlohmann::json WebBackend::run_audit() {
 nlohmann::json WebBackend::incidents(int64_t since_us) {
   nlohmann::json out = nlohmann::json::array();
   if (!deps_.incidents) return out;
-  for (const auto& inc : deps_.incidents->list(since_us, ingest::SystemClock().now_us()))
+  for (const auto& inc : deps_.incidents->list(since_us, web_backend_detail::now_us()))
     out.push_back(rules::incident_json(inc));
   return out;
 }
