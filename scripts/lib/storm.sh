@@ -79,7 +79,7 @@ storm_faults() {
         sleep 1
         sim_console "Error \"$leaf\"[$up] 0"
         ;;
-      5)  # logrotate the way the README advises: rename, then SIGUSR1 (OpenSM reopens its log)
+      5)  # logrotate the way docs/watcher.md advises: rename, then SIGUSR1 (OpenSM reopens its log)
         rot=$((rot + 1))
         mv "$SIM_DIR/opensm.log" "$SIM_DIR/opensm.log.$rot"
         kill -USR1 "$SIM_OPENSM_PID"
