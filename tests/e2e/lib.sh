@@ -9,6 +9,9 @@
 #                                    then cleared), 2 after TENTHS tenths of a second
 #   e2e_need_ready TENTHS WHAT LOG   the same, or exit 1 saying that WHAT failed or did not
 #                                    come up, with LOG
+#   e2e_demo FAULTS LOG              starts scripts/demo.sh --faults FAULTS on a free port as
+#                                    $bg (output in LOG), waits for its dashboard and reads its
+#                                    ready file into the array cfg (url, operator, console, lab)
 set -euo pipefail
 me=$(basename "$0")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,4 +54,15 @@ e2e_need_ready() {
   fi
   cat "$3" >&2
   exit 1
+}
+
+declare -A cfg
+e2e_demo() {
+  IBW_BIN=$build/cli/ibwarden IBW_LABGEN=$build/tests/lab/ibw-labgen \
+    "$root/scripts/demo.sh" --no-build --port 0 --faults "$1" --duration 600 \
+    --ready-file "$work/ready" >"$2" 2>&1 &
+  bg=$!
+  e2e_need_ready 1200 "the demo" "$2"
+  local key value
+  while IFS='=' read -r key value; do cfg[$key]=$value; done <"$work/ready"
 }

@@ -8,13 +8,7 @@
 source "$(dirname "$0")/lib.sh" "$@"
 rm -f "$out"/*.png
 
-IBW_BIN=$build/cli/ibwarden IBW_LABGEN=$build/tests/lab/ibw-labgen \
-  "$root/scripts/demo.sh" --no-build --port 0 --faults off --duration 600 \
-  --ready-file "$work/ready" >"$out/demo.log" 2>&1 &
-bg=$!
-e2e_need_ready 1200 "the demo" "$out/demo.log"
-declare -A cfg
-while IFS='=' read -r key value; do cfg[$key]=$value; done <"$work/ready"
+e2e_demo off "$out/demo.log"
 set +e
 (cd "$here" && IBW_URL=${cfg[url]} IBW_OPERATOR=${cfg[operator]} IBW_CONSOLE=${cfg[console]} \
   IBW_E2E_OUT=$out node dashboard.e2e.mjs)
