@@ -8,6 +8,7 @@
 #include "cli/app.h"
 #include "cli/app_decl_detail.h"
 #include "cli/commands.h"
+#include "cli/help_doc.h"
 #include "daemon/topology.h"
 
 namespace ibw::cli {
@@ -188,7 +189,9 @@ CliTree build_app() {
   CliTree t;
   t.root = std::make_unique<CLI::App>("Keeps InfiniBand fabrics healthy.", "ibwarden");
   CLI::App& root = *t.root;
-  root.footer("Run `ibwarden COMMAND --help` for the options of a command.");
+  root.footer(
+      std::string("Run `ibwarden COMMAND --help` for the options of a command.\nThe manual: ") +
+      kManualDir + " (README.md, then a page per subject: rules.md, web.md, ...)");
   root.set_help_flag("-h,--help", "print this help and exit");
   root.set_version_flag("--version", std::string("ibwarden ") + IBW_VERSION,
                         "print the version and exit");

@@ -259,6 +259,8 @@ std::string man_page(const CLI::App& root) {
        "\\fBibwarden store backup\\fR reads it by default.\n"
     << ".TP\n.I /etc/ibwarden/rules.yaml\nthe rules the daemon evaluates (rules.file).\n"
     << ".TP\n.I /var/lib/ibwarden\nthe daemon's state: the SQLite store (store.path).\n"
+    << ".TP\n.I " << kManualDir << "\nthe manual: README.md, then one page per subject "
+    << "(audit, watcher, rules, cursed-routes, ufm, web, reliability, ha, operations, ...).\n"
     << ".SH SEE ALSO\n.BR opensm (8),\n.BR ibqueryerrors (8)\n";
   return m.str();
 }

@@ -12,6 +12,10 @@ class App;
 
 namespace ibw::cli {
 
+// Where the package installs the manual (README.md and docs/: packaging/CMakeLists.txt);
+// `ibwarden --help` ends with it and the man page's FILES names it.
+inline constexpr const char* kManualDir = "/usr/share/doc/ibwarden/";
+
 // One option (or positional) of a command, as the docs show it.
 struct OptionDoc {
   std::string name;        // "--plan", or "FILE" for a positional

@@ -2,7 +2,8 @@
 # Builds the .deb with scripts/package.sh and checks it as a Debian admin would:
 # - metadata: name, version (= `ibwarden --version`), arch, Depends from dpkg-shlibdeps,
 #   Recommends, maintainer scripts, conffiles;
-# - the files: binary, /etc conffiles, unit, udev rule, gzipped man page, completion, docs;
+# - the files: binary, /etc conffiles, unit, udev rule, gzipped man page, completion, docs,
+#   and the manual (README.md and docs/ with its pictures; its links work where installed);
 # - lintian: no errors (warnings are printed);
 # - systemd-analyze verify on the unit: clean; systemd-analyze security is printed;
 # - as root: dpkg -i (user, group, state directory, permissions, the shipped config validates),
@@ -53,11 +54,20 @@ for f in usr/bin/ibwarden etc/ibwarden/ibwarden.yaml etc/ibwarden/rules.yaml \
   lib/systemd/system/ibwarden.service lib/udev/rules.d/60-ibwarden-umad.rules \
   usr/share/man/man1/ibwarden.1.gz usr/share/bash-completion/completions/ibwarden \
   usr/share/doc/ibwarden/copyright usr/share/doc/ibwarden/changelog.gz \
-  usr/share/doc/ibwarden/operations.md usr/share/doc/ibwarden/examples/ibwarden.example.yaml \
+  usr/share/doc/ibwarden/README.md usr/share/doc/ibwarden/examples/ibwarden.example.yaml \
   usr/share/doc/ibwarden/examples/ibwarden-alerts.yml \
   usr/share/doc/ibwarden/examples/ibwarden.json; do
   check "ships /$f" test -s "$scratch/root/$f"
 done
+# The manual `ibwarden --help` names: every page of docs/ with its pictures beside README.md,
+# and its links work there (the README's docs/ links are rewritten for the flat folder).
+manual=$scratch/root/usr/share/doc/ibwarden
+for page in "$SRC"/docs/*.md "$SRC"/docs/img/*.png; do
+  check "ships the manual's ${page#"$SRC/docs/"}" test -s "$manual/${page#"$SRC/docs/"}"
+done
+check "the installed manual's links work" python3 "$SRC/tests/docs/check_links.py" --installed "$manual"
+check "ibwarden --help ends with the manual's path" \
+  bash -c "'$BUILD_DIR/cli/ibwarden' --help | tail -1 | grep -q '/usr/share/doc/ibwarden/'"
 check "conffiles lists both /etc files" \
   diff <(sort "$scratch/control/conffiles") \
   <(printf '/etc/ibwarden/ibwarden.yaml\n/etc/ibwarden/rules.yaml\n')

@@ -223,6 +223,18 @@ TEST_CASE("cli doc: --help of every command lists every option", "[cli]") {
   }
 }
 
+TEST_CASE("cli doc: --help ends with the manual's path and the man page names it", "[cli]") {
+  auto [rc, out, err] = run({"--help"});
+  CHECK(rc == 0);
+  REQUIRE(out.size() > 1);
+  std::string last = out.substr(out.rfind('\n', out.size() - 2) + 1);
+  CHECK(last.find("/usr/share/doc/ibwarden/") != std::string::npos);
+  // tests/deb/check_deb.sh checks that the package installs the manual there.
+  CliTree tree = build_app();
+  CHECK(ibw::cli::man_page(*tree.root).find(".I /usr/share/doc/ibwarden/\nthe manual") !=
+        std::string::npos);
+}
+
 TEST_CASE("cli doc: --version is the project version", "[cli]") {
   std::ifstream in(std::string(IBW_SOURCE_DIR) + "/CMakeLists.txt");
   std::stringstream text;
