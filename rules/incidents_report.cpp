@@ -45,8 +45,12 @@ std::vector<Incident> IncidentTracker::list(int64_t since_us, int64_t now_us) co
 bool IncidentTracker::covers(uint64_t guid, int port, int64_t since_us) const {
   std::lock_guard<std::mutex> lock(mutex_);
   End link = link_id({guid, port});
-  for (const auto& inc : incidents_)
+  for (const auto& inc : incidents_) {
+    // A host link that keeps going down and up is not a host rebooting but the link
+    // flapping: the flap rule decides (and the guard keeps the host on the fabric).
+    if (inc.kind == "host_down" && inc.cycles >= opt_.order_cycles) continue;
     if (inc.last_us >= since_us && inc.links.count(link)) return true;
+  }
   return false;
 }
 

@@ -195,6 +195,25 @@ TEST_CASE("incidents: a host whose only link went down is host_down", "[incident
   CHECK(tracker.orders(kT0 + 500 * kS).empty());  // hosts get no switch order
 }
 
+TEST_CASE("incidents: a host link that keeps flapping is left to the flap rule", "[incidents]") {
+  IncidentTracker tracker;
+  tracker.learn(fat_tree());
+  // One reboot-like cycle: the host incident holds the link's verdicts.
+  tracker.add({link_event(true, leaf(1), 2, host(1, 1), 1, kT0),
+               link_event(false, leaf(1), 2, host(1, 1), 1, kT0 + 2 * kS)});
+  CHECK(tracker.covers(leaf(1), 2, kT0));
+  // Down and up again and again within seconds: a flapping link, no longer held.
+  for (int i = 1; i <= 4; ++i) {
+    tracker.add({link_event(true, leaf(1), 2, host(1, 1), 1, kT0 + (2 + 4 * i) * kS),
+                 link_event(false, leaf(1), 2, host(1, 1), 1, kT0 + (4 + 4 * i) * kS)});
+    CHECK(tracker.covers(leaf(1), 2, kT0) == (i + 1 < rules::IncidentOptions{}.order_cycles));
+  }
+  auto list = tracker.list(0, kT0 + 30 * kS);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0].kind == "host_down");
+  CHECK(list[0].cycles == 5);
+}
+
 TEST_CASE("incidents: a leaf reboot folds its hosts' host_down into one incident", "[incidents]") {
   IncidentTracker tracker;
   tracker.learn(fat_tree());
