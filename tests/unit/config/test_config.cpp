@@ -421,3 +421,45 @@ TEST_CASE("config: the web section", "[config]") {
   }));
   CHECK(ibw::test::keys(d) == std::vector<std::string>{"2:web.listen", "3:web.tokens"});
 }
+
+TEST_CASE("config: the web connection guards and the access log switch", "[config]") {
+  using namespace config_test;
+  Config d = parse_config("web:\n  listen: 127.0.0.1:8080\n", "/x.yaml");
+  CHECK(d.web.max_connections == 256);
+  CHECK(d.web.max_connections_per_address == 16);
+  CHECK(d.web.max_streams == 64);
+  CHECK(d.web.max_streams_per_token == 8);
+  CHECK(d.web.request_timeout_ms == 10'000);
+  CHECK(d.web.keepalive_timeout_ms == 60'000);
+  CHECK(d.web.access_log);
+  Config c = parse_config(ibw::test::join_lines({
+                              "web:",
+                              "  max_connections: 100",
+                              "  max_connections_per_address: 4",
+                              "  max_streams: 10",
+                              "  max_streams_per_token: 2",
+                              "  request_timeout: 5s",
+                              "  keepalive_timeout: 2m",
+                              "  access_log: false",
+                          }),
+                          "/x.yaml");
+  CHECK(c.web.max_connections == 100);
+  CHECK(c.web.max_connections_per_address == 4);
+  CHECK(c.web.max_streams == 10);
+  CHECK(c.web.max_streams_per_token == 2);
+  CHECK(c.web.request_timeout_ms == 5'000);
+  CHECK(c.web.keepalive_timeout_ms == 120'000);
+  CHECK_FALSE(c.web.access_log);
+  auto e = config_errors(ibw::test::join_lines({
+      "web:",                               // 1
+      "  max_connections: 0",               // 2
+      "  max_connections_per_address: -1",  // 3
+      "  request_timeout: soon",            // 4
+      "  keepalive_timeout: 2h",            // 5 over 1h
+      "  access_log: maybe",                // 6
+  }));
+  CHECK(ibw::test::keys(e) ==
+        std::vector<std::string>{"2:web.max_connections", "3:web.max_connections_per_address",
+                                 "4:web.request_timeout", "5:web.keepalive_timeout",
+                                 "6:web.access_log"});
+}
