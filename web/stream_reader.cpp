@@ -17,23 +17,11 @@ void StreamReader::new_tick() {
 }
 
 std::vector<store::StoredEvent> StreamReader::events(const store::EventQuery& q) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  new_tick();
-  Key key{q.after_id, q.since_us, q.limit};
-  if (auto it = events_.find(key); it != events_.end()) return it->second;
-  auto rows = guarded([&] { return open().events(q); });
-  if (tick_us_ > 0) events_[key] = rows;
-  return rows;
+  return shared(events_, q, [&] { return open().events(q); });
 }
 
 std::vector<core::DecisionRecord> StreamReader::decisions(const store::DecisionQuery& q) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  new_tick();
-  Key key{q.after_id, q.since_us, q.limit};
-  if (auto it = decisions_.find(key); it != decisions_.end()) return it->second;
-  auto rows = guarded([&] { return open().decisions(q); });
-  if (tick_us_ > 0) decisions_[key] = rows;
-  return rows;
+  return shared(decisions_, q, [&] { return open().decisions(q); });
 }
 
 std::vector<core::WorkOrder> StreamReader::workorders() {

@@ -54,6 +54,18 @@ class StreamReader {
     }
   }
 
+  // The answer to q from this tick's `answers`, else fetch()ed (and kept when ticks share).
+  template <typename Row, typename Query, typename Fetch>
+  std::vector<Row> shared(std::map<Key, std::vector<Row>>& answers, const Query& q, Fetch fetch) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    new_tick();
+    Key key{q.after_id, q.since_us, q.limit};
+    if (auto it = answers.find(key); it != answers.end()) return it->second;
+    auto rows = guarded(fetch);
+    if (tick_us_ > 0) answers[key] = rows;
+    return rows;
+  }
+
   ApiBackend& backend_;
   std::string fabric_;
   int64_t tick_us_;

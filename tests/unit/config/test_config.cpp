@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "config/config.h"
 #include "fabric/diagnostics.h"
@@ -424,14 +425,13 @@ TEST_CASE("config: the web section", "[config]") {
 
 TEST_CASE("config: the web connection guards and the access log switch", "[config]") {
   using namespace config_test;
+  auto guards = [](const WebSection& w) {
+    return std::make_tuple(w.max_connections, w.max_connections_per_address, w.max_streams,
+                           w.max_streams_per_token, w.request_timeout_ms, w.keepalive_timeout_ms,
+                           w.access_log);
+  };
   Config d = parse_config("web:\n  listen: 127.0.0.1:8080\n", "/x.yaml");
-  CHECK(d.web.max_connections == 256);
-  CHECK(d.web.max_connections_per_address == 16);
-  CHECK(d.web.max_streams == 64);
-  CHECK(d.web.max_streams_per_token == 8);
-  CHECK(d.web.request_timeout_ms == 10'000);
-  CHECK(d.web.keepalive_timeout_ms == 60'000);
-  CHECK(d.web.access_log);
+  CHECK(guards(d.web) == std::make_tuple(256, 16, 64, 8, 10'000u, 60'000u, true));
   Config c = parse_config(ibw::test::join_lines({
                               "web:",
                               "  max_connections: 100",
@@ -443,13 +443,7 @@ TEST_CASE("config: the web connection guards and the access log switch", "[confi
                               "  access_log: false",
                           }),
                           "/x.yaml");
-  CHECK(c.web.max_connections == 100);
-  CHECK(c.web.max_connections_per_address == 4);
-  CHECK(c.web.max_streams == 10);
-  CHECK(c.web.max_streams_per_token == 2);
-  CHECK(c.web.request_timeout_ms == 5'000);
-  CHECK(c.web.keepalive_timeout_ms == 120'000);
-  CHECK_FALSE(c.web.access_log);
+  CHECK(guards(c.web) == std::make_tuple(100, 4, 10, 2, 5'000u, 120'000u, false));
   auto e = config_errors(ibw::test::join_lines({
       "web:",                               // 1
       "  max_connections: 0",               // 2
