@@ -135,6 +135,14 @@ struct WebSection {
   std::optional<std::string> tls_key;   // PEM private key, unencrypted, mode 0600
   int tls_cert_line = 0;
   int tls_key_line = 0;
+  // Connection guards (web/server.h): caps, timeouts, and the access log.
+  int max_connections = 256;               // in total (beyond: the idle one goes, or a reserve)
+  int max_connections_per_address = 16;    // from one client address
+  int max_streams = 64;                    // event streams in total
+  int max_streams_per_token = 8;           // event streams of one token (one address without)
+  unsigned request_timeout_ms = 10'000;    // a whole request from its first byte
+  unsigned keepalive_timeout_ms = 60'000;  // a kept-alive connection waiting for the next one
+  bool access_log = true;  // one info line per request (changes are logged either way)
 };
 
 // Leader leases (store.backend postgres only): several daemons may watch one fabric; the one

@@ -73,11 +73,19 @@ Keys web_keys(Parse& p) {
       return r.bad(v, k, "\"" + l + "\" is not HOST:PORT like 127.0.0.1:8080");
     w.listen = l;
   };
-  return {{"listen", listen},
-          {"tokens_file", r.set_optional_path(&w.tokens_file)},
-          {"read_only", r.set_bool(&w.read_only)},
-          {"tls_cert", r.set_optional_path(&w.tls_cert)},
-          {"tls_key", r.set_optional_path(&w.tls_key)}};
+  return {
+      {"listen", listen},
+      {"tokens_file", r.set_optional_path(&w.tokens_file)},
+      {"read_only", r.set_bool(&w.read_only)},
+      {"tls_cert", r.set_optional_path(&w.tls_cert)},
+      {"tls_key", r.set_optional_path(&w.tls_key)},
+      {"max_connections", r.set_integer(&w.max_connections, 1, 100'000)},
+      {"max_connections_per_address", r.set_integer(&w.max_connections_per_address, 1, 100'000)},
+      {"max_streams", r.set_integer(&w.max_streams, 0, 100'000)},
+      {"max_streams_per_token", r.set_integer(&w.max_streams_per_token, 0, 100'000)},
+      {"request_timeout", r.set_millis(&w.request_timeout_ms, 3'600'000'000, "1h")},
+      {"keepalive_timeout", r.set_millis(&w.keepalive_timeout_ms, 3'600'000'000, "1h")},
+      {"access_log", r.set_bool(&w.access_log)}};
 }
 
 Keys log_keys(Parse& p) {

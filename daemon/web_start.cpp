@@ -31,6 +31,7 @@ void start_web(Runtime& rt) {
   };
   web::ApiOptions api_options;
   api_options.read_only = rt.cfg.web.read_only;
+  api_options.error_log = [](const std::string& e) { log(LogLevel::error, "web", {{"error", e}}); };
   w.api = std::make_unique<web::Api>(*w.backend, api_options, w.tokens);
   web::ServerOptions options;
   options.listen = rt.cfg.web.listen;
@@ -38,14 +39,25 @@ void start_web(Runtime& rt) {
   if (w.tls && w.tls->expired())
     log(LogLevel::warning, "web TLS certificate expired: clients will refuse it",
         {{"tls_cert", *rt.cfg.web.tls_cert}, {"not_after", w.tls->not_after()}});
-  options.access_log = [](const web::AccessRecord& a) {
-    log(LogLevel::debug, "http",
+  const config::WebSection& c = rt.cfg.web;
+  options.max_connections = static_cast<size_t>(c.max_connections);
+  options.max_connections_per_address = static_cast<size_t>(c.max_connections_per_address);
+  options.max_streams = static_cast<size_t>(c.max_streams);
+  options.max_streams_per_token = static_cast<size_t>(c.max_streams_per_token);
+  options.request_timeout = std::chrono::milliseconds(c.request_timeout_ms);
+  options.keepalive_timeout = std::chrono::milliseconds(c.keepalive_timeout_ms);
+  // The audit trail: every request at info (web.access_log), every change (POST, PATCH)
+  // always, with who made it; never the token.
+  options.access_log = [all = c.access_log](const web::AccessRecord& a) {
+    if (!all && !a.mutating()) return;
+    log(LogLevel::info, "http",
         {{"method", a.method},
          {"path", a.path},
          {"status", a.status},
-         {"ms", a.duration_us / 1000.0},
+         {"role", a.role()},
          {"actor", a.actor},
-         {"peer", a.peer}});
+         {"peer", a.peer},
+         {"ms", a.duration_us / 1000.0}});
   };
   options.error_log = [](const std::string& e) { log(LogLevel::warning, "web", {{"error", e}}); };
   w.server = std::make_unique<web::Server>(options, *w.api);

@@ -49,6 +49,7 @@ declare -A seeds=(
   [config]="config/ibwarden.example.yaml fuzz/seeds/config/*"
   [rules]="config/rules.yaml fuzz/seeds/rules/*"
   [web_api]="fuzz/seeds/web_api/*"
+  [http]="fuzz/seeds/http/*"
   [webhook]="fuzz/seeds/webhook/*"
 )
 declare -A dict=(

@@ -95,6 +95,21 @@ Response unauthorized(std::string_view message, bool invalid_token) {
 
 }  // namespace api_route_detail
 
+bool host_allowed(std::string_view host) {
+  if (host.empty()) return true;  // HTTP/1.0 without Host: no browser, no rebinding
+  if (host.front() == '[') return host.find(']') != std::string_view::npos;  // IPv6 literal
+  if (auto colon = host.rfind(':'); colon != std::string_view::npos) host = host.substr(0, colon);
+  if (host == "localhost") return true;
+  int dots = 0;
+  for (char ch : host) {
+    if (ch == '.')
+      ++dots;
+    else if (ch < '0' || ch > '9')
+      return false;
+  }
+  return dots == 3;
+}
+
 Api::Api(ApiBackend& backend, ApiOptions options, std::optional<TokenSet> tokens)
     : core_(std::make_unique<ApiCore>(backend, std::move(options), std::move(tokens))) {}
 Api::~Api() = default;
@@ -103,6 +118,9 @@ Response Api::handle(const Request& request) {
 }
 void Api::reconfigure(bool read_only, std::optional<TokenSet> tokens) {
   core_->reconfigure(read_only, std::move(tokens));
+}
+GuardStats& Api::guard() {
+  return core_->guard();
 }
 
 ApiCore::ApiCore(ApiBackend& backend, ApiOptions options, std::optional<TokenSet> tokens)
@@ -145,16 +163,25 @@ Response ApiCore::get_whoami(Call& c) {
   return json_response(200, j);
 }
 
-Principal ApiCore::authenticate(const Request& req,
-                                const std::shared_ptr<const TokenSet>& tokens) const {
-  if (!tokens) return {Role::viewer, "anonymous"};
-  std::string auth = req.header("authorization");
+namespace api_route_detail {
+// The token after "Bearer " (the scheme is case-insensitive), blanks trimmed; "" when the
+// request has no bearer token.
+std::string_view bearer_token(const Request& req, std::string& auth) {
+  auth = req.header("authorization");
   std::string scheme = auth.substr(0, 7);
   for (char& ch : scheme) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (scheme != "bearer ") return {Role::none, ""};  // the scheme is case-insensitive
+  if (scheme != "bearer ") return {};
   std::string_view token = std::string_view(auth).substr(7);
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  return token;
+}
+}  // namespace api_route_detail
+
+Principal ApiCore::authenticate(std::string_view token,
+                                const std::shared_ptr<const TokenSet>& tokens) const {
+  if (!tokens) return {Role::viewer, "anonymous"};
+  if (token.empty()) return {Role::none, ""};
   auto m = tokens->find(token);
   if (!m) return {Role::none, "invalid"};
   return {m->role, std::string(role_name(m->role)) + "@tokens:" + std::to_string(m->line)};
@@ -186,20 +213,36 @@ Response ApiCore::handle(const Request& req) {
     // same route (role, methods, handler), not a second code path.
     if (target.segments.size() == 1 && target.segments[0] == "metrics")
       target.segments = {"api", "v1", "metrics"};
+    if (!tokens && !host_allowed(req.header("host"))) {  // DNS rebinding: see host_allowed()
+      guard_.add(GuardStats::host_refused);
+      res = error_response(421,
+                           "Host: not an address of this server (without web.tokens_file "
+                           "only IP addresses and localhost are accepted)");
+      res.actor = "anonymous";
+      return res;
+    }
     if (auto asset = serve_asset(req.method, target.segments, req)) {  // the dashboard
       asset->actor = "anonymous";
       return *asset;
     }
-    if (int64_t wait_s = auth_limiter_.blocked_for(req.peer, now_us())) {
-      res = error_response(429, "too many failed authentications from this address; retry in " +
-                                    std::to_string(wait_s) + " s");
+    std::string auth;
+    std::string_view token = bearer_token(req, auth);
+    int64_t wait_s =
+        tokens && !token.empty() ? auth_limiter_.blocked_for(req.peer, token, now_us()) : 0;
+    if (wait_s) {
+      guard_.add(GuardStats::auth_limited);
+      res = error_response(429,
+                           "too many failed authentications with this token from this "
+                           "address; retry in " +
+                               std::to_string(wait_s) + " s");
       res.headers.emplace_back("Retry-After", std::to_string(wait_s));
       res.actor = "unauthenticated";
       return res;
     }
-    who = authenticate(req, tokens);
+    who = authenticate(token, tokens);
+    if (tokens && who.role != Role::none) auth_limiter_.succeeded(req.peer, token, now_us());
     if (who.role == Role::none) {
-      if (!who.actor.empty()) auth_limiter_.failed(req.peer, now_us());
+      if (!who.actor.empty()) auth_limiter_.failed(req.peer, token, now_us());
       res = who.actor.empty() ? unauthorized("a bearer token is required", false)
                               : unauthorized("unknown token", true);
       who.actor = "unauthenticated";
@@ -244,8 +287,11 @@ Response ApiCore::handle(const Request& req) {
   } catch (const store::StoreError& e) {
     if (call && call->lease) call->lease->discard();
     res = error_response(503, std::string("store: ") + e.what());
-  } catch (const std::exception& e) {
-    res = error_response(500, std::string("internal error: ") + e.what());
+  } catch (const std::exception& e) {  // the details go to the log, never to the client
+    if (options_.error_log)
+      options_.error_log("web: internal error on " + req.method + " " +
+                         req.target.substr(0, req.target.find('?')) + ": " + e.what());
+    res = error_response(500, kInternalError);
   }
   res.actor = who.actor;
   bool encoded = false;  // /ports compresses (and caches) its own pages

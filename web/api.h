@@ -32,10 +32,12 @@
 // {node} is a display name or 0xGUID, percent-encoded ("node0002%20mlx5_0"). Full contract,
 // with every parameter and response field: web/README.md.
 //
-// Order of checks: malformed target 400; authentication 401 (with WWW-Authenticate:
-// Bearer); unknown path 404; wrong method 405 (with Allow); read-only mode 403 {"error":
-// "read-only mode"}; too weak a role 403; then the endpoint's own checks (400 naming the
-// parameter or field, 404, 409, 413/415...). Store failures are 503, anything else 500.
+// Order of checks: malformed target 400; without tokens a Host that is not an address 421;
+// failed logins of this token prefix from this address 429 (web/auth.h); authentication 401 (with
+// WWW-Authenticate: Bearer); unknown path 404; wrong method 405 (with Allow); read-only mode 403
+// {"error": "read-only mode"}; too weak a role 403; then the endpoint's own checks (400 naming the
+// parameter or field, 404, 409, 413/415...). Store failures are 503, anything else 500
+// with kInternalError (the details to ApiOptions::error_log).
 //
 // Authentication: "Authorization: Bearer TOKEN" against the TokenSet (web/auth.h). Without a
 // tokens file, every request is an anonymous viewer and the API is read-only.
@@ -51,9 +53,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "web/auth.h"
 #include "web/backend.h"
+#include "web/guard.h"
 #include "web/http.h"
 
 namespace ibw::web {
@@ -65,10 +70,21 @@ struct ApiOptions {
   size_t max_idle_stores = 4;                // cached read-only store connections
   size_t stream_batch = 200;                 // SSE: events (and decisions) per poll at most
   int64_t stream_keepalive_us = 15'000'000;  // SSE: a comment after this much silence
+  int64_t stream_tick_us = 500'000;          // SSE: the streams of a fabric share reads this long
   // Unknown tokens from one client address: after this many in a window, 429 until it ends.
   int max_auth_failures = 10;
   int64_t auth_window_us = 60'000'000;
+  // Internal errors: the details are logged here; the client gets kInternalError only.
+  std::function<void(const std::string&)> error_log;
 };
+
+// The body of every 500: what went wrong is in the daemon's log, not in the answer.
+inline constexpr const char* kInternalError = "internal error (details are in the daemon log)";
+
+// Without tokens (anonymous viewers) the Host header must be an IP address or localhost
+// (with any port), so a page on another site cannot reach the API by rebinding its DNS name
+// to 127.0.0.1 (answered 421). An empty Host (HTTP/1.0) is allowed.
+bool host_allowed(std::string_view host);
 
 class ApiCore;  // web/api_core.h
 
@@ -84,6 +100,8 @@ class Api {
 
   // New tokens and mode (SIGHUP); requests in progress finish with the old ones.
   void reconfigure(bool read_only, std::optional<TokenSet> tokens);
+  // What the server's guards did (web/guard.h): the server counts, /metrics renders.
+  GuardStats& guard();
 
  private:
   std::unique_ptr<ApiCore> core_;

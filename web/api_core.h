@@ -29,6 +29,8 @@
 #include "fabric/diagnostics.h"
 #include "web/api.h"
 #include "web/compress.h"
+#include "web/guard.h"
+#include "web/stream_reader.h"
 
 namespace ibw::web {
 
@@ -221,6 +223,7 @@ class ApiCore {
   Response get_fabrics(Call& c);
 
   int64_t now_us() const;
+  GuardStats& guard() { return guard_; }
 
  private:
   // ?fabric= of a request: sets c.fabric and c.other (404 for a fabric not in the store).
@@ -239,7 +242,9 @@ class ApiCore {
   nlohmann::ordered_json health_store(Call& c, std::string* status);
   // GET /fabrics entries, and the per-fabric lease metrics.
   nlohmann::ordered_json fabrics_json(const std::vector<store::FabricEntry>& all);
-  Principal authenticate(const Request& req, const std::shared_ptr<const TokenSet>& tokens) const;
+  // Who presents `token` (from bearer_token(); "" for none): anonymous without tokens.
+  Principal authenticate(std::string_view token,
+                         const std::shared_ptr<const TokenSet>& tokens) const;
   // The shared port list. Older than its time to live (options.ports_cache_us, or five times
   // what the last load took, whichever is longer: reloads use at most ~20% of a core), it is
   // still answered while one background thread reloads it; only the first request, the one
@@ -262,11 +267,14 @@ class ApiCore {
   ApiBackend& backend_;
   ApiOptions options_;
   AuthLimiter auth_limiter_;
+  GuardStats guard_;
   StorePool stores_;
   mutable std::mutex mutex_;  // guards tokens_, read_only_ and ports_
   std::shared_ptr<const TokenSet> tokens_;
   bool read_only_ = false;
   std::map<std::string, PortCache> ports_;  // by Call::fabric (map: entries never move)
+  // The event streams' shared readers, by Call::fabric (web/stream_reader.h).
+  std::map<std::string, std::shared_ptr<StreamReader>> stream_readers_;
   std::condition_variable ports_loaded_;
 };
 

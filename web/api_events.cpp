@@ -42,6 +42,13 @@ Response ApiCore::get_stream(Call& c) {
   opts.batch = options_.stream_batch;
   opts.keepalive_us = options_.stream_keepalive_us;
   opts.fabric = c.fabric;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& reader = stream_readers_[c.fabric];
+    if (!reader)
+      reader = std::make_shared<StreamReader>(backend_, c.fabric, options_.stream_tick_us);
+    opts.reader = reader;
+  }
   auto stream = std::make_shared<EventStream>(
       backend_, [this] { return now_us(); }, opts, resume);
   Response r;

@@ -289,6 +289,7 @@ Response ApiCore::get_metrics(Call& c) {
   Response r;
   r.content_type = "text/plain; version=0.0.4";
   r.body = render_metrics(m);
+  if (!c.other) r.body += render_guard_metrics(guard_, m.fabric);  // about this daemon
   return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <unordered_map>
@@ -140,23 +141,72 @@ std::optional<TokenSet::Match> TokenSet::find(std::string_view presented) const 
   return found;
 }
 
-int64_t AuthLimiter::blocked_for(const std::string& peer, int64_t now_us) {
-  std::lock_guard<std::mutex> lock(mutex_);
+namespace {
+std::string prefix_of(std::string_view token) {
+  return std::string(token.substr(0, AuthLimiter::kPrefix));
+}
+}  // namespace
+
+AuthLimiter::Window& AuthLimiter::entry(const std::string& peer, int64_t now_us) {
   auto it = by_peer_.find(peer);
-  if (it == by_peer_.end() || it->second.failures < max_failures_) return 0;
-  int64_t end = it->second.start_us + window_us_;
-  if (now_us >= end) return 0;
-  return (end - now_us + 999'999) / 1'000'000;
+  if (it == by_peer_.end() && by_peer_.size() >= max_addresses_) {
+    for (auto e = by_peer_.begin(); e != by_peer_.end();)  // forget ended windows
+      e = now_us - e->second.start_us >= window_us_ ? by_peer_.erase(e) : std::next(e);
+    if (by_peer_.size() >= max_addresses_) {  // still full: forget the oldest
+      auto oldest = by_peer_.begin();
+      for (auto e = by_peer_.begin(); e != by_peer_.end(); ++e)
+        if (e->second.start_us < oldest->second.start_us) oldest = e;
+      by_peer_.erase(oldest);
+    }
+  }
+  Window& w = by_peer_[peer];
+  if (now_us - w.start_us >= window_us_) {  // a new window; the good prefixes stay
+    w.start_us = now_us, w.failures = 0;
+    w.prefixes.clear();
+  }
+  return w;
 }
 
-void AuthLimiter::failed(const std::string& peer, int64_t now_us) {
+int64_t AuthLimiter::blocked_for(const std::string& peer, std::string_view token, int64_t now_us) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (by_peer_.size() > 10'000)  // forget the addresses whose window has ended
-    for (auto it = by_peer_.begin(); it != by_peer_.end();)
-      it = now_us - it->second.start_us >= window_us_ ? by_peer_.erase(it) : std::next(it);
-  Window& w = by_peer_[peer];
-  if (now_us - w.start_us >= window_us_) w = {now_us, 0};
+  auto it = by_peer_.find(peer);
+  if (it == by_peer_.end()) return 0;
+  const Window& w = it->second;
+  int64_t end = w.start_us + window_us_;
+  if (now_us >= end) return 0;
+  std::string prefix = prefix_of(token);
+  bool limited = false;
+  for (const auto& [p, n] : w.prefixes) limited = limited || (p == prefix && n >= max_failures_);
+  if (!limited && w.failures >= 10 * max_failures_)
+    limited = std::find(w.good.begin(), w.good.end(), prefix) == w.good.end();
+  return limited ? (end - now_us + 999'999) / 1'000'000 : 0;
+}
+
+void AuthLimiter::failed(const std::string& peer, std::string_view token, int64_t now_us) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Window& w = entry(peer, now_us);
   ++w.failures;
+  std::string prefix = prefix_of(token);
+  for (auto& [p, n] : w.prefixes)
+    if (p == prefix) return void(++n);
+  if (w.prefixes.size() < kMaxPrefixes) w.prefixes.emplace_back(prefix, 1);
+}
+
+void AuthLimiter::succeeded(const std::string& peer, std::string_view token, int64_t now_us) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string prefix = prefix_of(token);
+  auto it = by_peer_.find(peer);
+  if (it != by_peer_.end()) {
+    auto& good = it->second.good;
+    if (std::find(good.begin(), good.end(), prefix) != good.end()) return;
+  }
+  auto& good = entry(peer, now_us).good;
+  if (good.size() < kMaxPrefixes) good.push_back(prefix);
+}
+
+size_t AuthLimiter::addresses() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return by_peer_.size();
 }
 
 }  // namespace ibw::web

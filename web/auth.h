@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ibw::web {
@@ -32,25 +33,40 @@ std::optional<Role> parse_role(std::string_view s);
 // True when presented == expected. The time taken depends on presented.size() only.
 bool constant_time_equal(std::string_view presented, std::string_view expected);
 
-// Failed authentication per client address (a token guesser): after `max_failures` unknown
-// tokens within one window, every request from that address is answered 429 until the window
-// ends. Fixed windows of `window_us`; thread-safe; old addresses are forgotten.
+// Failed logins (unknown tokens), limited per (client address, token prefix): after
+// `max_failures` failures of one prefix (the first kPrefix characters of the presented token)
+// within a window, that prefix is answered 429 from that address until the window ends, while
+// another token from the same address (a colleague behind the same reverse proxy or ssh
+// tunnel) still works. An address that fails 10 x max_failures times in a window, over any
+// prefixes, is limited for every prefix but those that authenticated from it before (kept
+// while its entry lives), so a guesser cannot go round the limit with new prefixes. Fixed
+// windows of `window_us`; thread-safe. The table is bounded: at most max_addresses addresses
+// (ended windows are forgotten first, then the oldest), kMaxPrefixes prefixes each. Prefixes
+// live in memory only.
 class AuthLimiter {
  public:
-  AuthLimiter(int max_failures, int64_t window_us)
-      : max_failures_(max_failures), window_us_(window_us) {}
-  // Seconds until the address may try again; 0 when it is not blocked.
-  int64_t blocked_for(const std::string& peer, int64_t now_us);
-  void failed(const std::string& peer, int64_t now_us);
+  static constexpr size_t kPrefix = 8;
+  static constexpr size_t kMaxPrefixes = 16;
+  AuthLimiter(int max_failures, int64_t window_us, size_t max_addresses = 10'000)
+      : max_failures_(max_failures), window_us_(window_us), max_addresses_(max_addresses) {}
+  // Seconds until `token` may be tried again from `peer`; 0 when it is not limited.
+  int64_t blocked_for(const std::string& peer, std::string_view token, int64_t now_us);
+  void failed(const std::string& peer, std::string_view token, int64_t now_us);
+  void succeeded(const std::string& peer, std::string_view token, int64_t now_us);
+  size_t addresses() const;
 
  private:
   struct Window {
     int64_t start_us = 0;
-    int failures = 0;
+    int failures = 0;                                   // over every prefix
+    std::vector<std::pair<std::string, int>> prefixes;  // failures by prefix
+    std::vector<std::string> good;                      // prefixes that authenticated
   };
+  Window& entry(const std::string& peer, int64_t now_us);  // under mutex_
   int max_failures_;
   int64_t window_us_;
-  std::mutex mutex_;
+  size_t max_addresses_;
+  mutable std::mutex mutex_;
   std::unordered_map<std::string, Window> by_peer_;
 };
 

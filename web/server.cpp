@@ -99,8 +99,8 @@ void Server::Impl::stop() {
   {
     std::lock_guard<std::mutex> lock(core_.mutex);
     core_.stopping = true;
-    for (auto& [ptr, weak] : core_.sessions)
-      if (auto s = weak.lock()) live.push_back(std::move(s));
+    for (auto& [ptr, entry] : core_.sessions)
+      if (auto s = entry.session.lock()) live.push_back(std::move(s));
   }
   net::post(acceptor_.get_executor(), [this] {
     server_detail::beast::error_code ec;
@@ -119,6 +119,16 @@ void Server::Impl::stop() {
   threads_.clear();
   core_.workers->stop();
   core_.workers->join();
+}
+
+std::string AccessRecord::role() const {
+  if (actor == "anonymous") return "viewer";
+  auto at = actor.find('@');
+  return at == std::string::npos ? "none" : actor.substr(0, at);
+}
+
+bool AccessRecord::mutating() const {
+  return method == "POST" || method == "PATCH" || method == "PUT" || method == "DELETE";
 }
 
 Server::Server(ServerOptions options, Api& api)

@@ -10,11 +10,23 @@
 //    at most worker_threads requests are handled at once, the others wait in order.
 //
 // Per connection: HTTP/1.1 keep-alive, one request at a time (a pipelined request is read
-// after the previous response is written); idle_timeout for reading a request and for each
-// write; a request body over body_limit is answered 413, headers over header_limit 431, a
-// malformed request 400, all with {"error": ...} and Connection: close (the rest of the
-// request is read and discarded for up to 2 s so the client sees the answer). Connections
-// beyond max_connections are closed at once.
+// after the previous response is written). A request must arrive whole within
+// request_timeout of its first byte (of the connection, for the first one); a kept-alive
+// connection may wait keepalive_timeout for its next request; each write has idle_timeout.
+// A request body over body_limit is answered 413; headers over header_limit in total (also
+// when they arrive in many small pieces) 431; a malformed request 400, all with {"error":
+// ...} and Connection: close (the rest of the request is read and discarded for up to 2 s so
+// the client sees the answer). 401, 421 and 429 answers close the connection too.
+// Caps: at most max_connections_per_address connections from one address and
+// max_connections in total. When a cap is hit, a new connection takes the place of the
+// longest-idle one (waiting for a request: silent, half-sent or kept alive; of the same
+// address when the per-address cap is hit), which is closed; when none is idle, it gets one
+// of reserve_connections reserve slots, where only GET/HEAD of /api/v1/health and /metrics
+// are served (with their usual authentication; else 503 with Retry-After), one request, then
+// closed; beyond that it is closed at once. Event streams: at most max_streams, and
+// max_streams_per_token per token (per address without tokens); beyond, 429. Every refusal
+// and drop is counted (Api::guard(), web/guard.h) and logged through error_log, 10 lines per
+// noise_window.
 // GET /api/v1/stream (Server-Sent Events, chunked): the Api's EventStream is polled every
 // stream_poll (at once again while it reports more and the queue is short); its messages go
 // through a write queue with one write in flight. A client more than stream_queue_limit
@@ -60,16 +72,26 @@ struct AccessRecord {
   int64_t duration_us = 0;
   std::string actor;  // "anonymous", "operator@tokens:3", "unauthenticated"
   std::string peer;   // client address
+  // The role the request ran with ("none" when it was not authenticated).
+  std::string role() const;
+  // POST, PATCH, PUT, DELETE: a change, logged with its actor even without the access log.
+  bool mutating() const;
 };
 
 struct ServerOptions {
   std::string listen = "127.0.0.1:8080";
   int io_threads = 1;
   int worker_threads = 4;
-  std::chrono::milliseconds idle_timeout{30'000};
+  std::chrono::milliseconds idle_timeout{30'000};       // writes; the TLS handshake
+  std::chrono::milliseconds request_timeout{10'000};    // a whole request from its first byte
+  std::chrono::milliseconds keepalive_timeout{60'000};  // waiting for the next request
   size_t body_limit = 64 * 1024;
-  size_t header_limit = 16 * 1024;
+  size_t header_limit = 16 * 1024;  // all header lines of a request together
   size_t max_connections = 256;
+  size_t max_connections_per_address = 16;
+  size_t reserve_connections = 8;  // beyond the caps: health and metrics only
+  size_t max_streams = 64;
+  size_t max_streams_per_token = 8;
   size_t stream_queue_limit = 1024;  // SSE messages
   std::chrono::milliseconds stream_poll{1000};
   std::chrono::milliseconds stop_grace{2000};

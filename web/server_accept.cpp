@@ -78,11 +78,12 @@ Peer peer_of(const tcp::socket& socket) {
   auto ep = socket.remote_endpoint(ec);
   if (ec) return {};
   std::string address = ep.address().to_string();
-  return {address + ":" + std::to_string(ep.port()), address};
+  return {address + ":" + std::to_string(ep.port()), address, std::make_shared<Slot>(address)};
 }
 
 void start_session(tcp::socket&& socket, Core& core) {
   Peer peer = peer_of(socket);
+  if (!peer.slot) return;  // gone already
   if (core.ssl)
     std::make_shared<TlsAccept>(TlsStream(std::move(socket), *core.ssl), core, std::move(peer))
         ->run();

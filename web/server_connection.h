@@ -23,8 +23,9 @@ namespace ibw::web::server_detail {
 
 // Who is on the other end.
 struct Peer {
-  std::string text;     // "10.0.0.7:51234", for logs
-  std::string address;  // "10.0.0.7", for Request::peer
+  std::string text;            // "10.0.0.7:51234", for logs
+  std::string address;         // "10.0.0.7", for Request::peer
+  std::shared_ptr<Slot> slot;  // its place under the caps
 };
 Peer peer_of(const tcp::socket& socket);  // empty when the socket has no peer any more
 
@@ -72,7 +73,7 @@ class Connection : public SessionBase, public std::enable_shared_from_this<Conne
   // Registers a new connection; false (and the connection closed) when the server is stopping
   // or full.
   bool enter() {
-    if (core_.add(this, this->shared_from_this())) return true;
+    if (core_.add(this, this->shared_from_this(), peer_.slot)) return true;
     close();
     return false;
   }

@@ -4,6 +4,7 @@
 // include it: it is where Beast and Asio come in.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,32 @@ class SessionBase {
   virtual net::any_io_executor executor() = 0;
 };
 
+// One connection's place under the caps (web/server.h), shared by the pieces that serve it
+// in turn. `idle_since` is written on the connection's strand and claimed under Core::mutex.
+struct Slot {
+  static constexpr int64_t kClaimed = -1;
+  explicit Slot(std::string a) : address(std::move(a)) {}
+  std::string address;
+  bool reserve = false;    // admitted beyond the caps: one health/metrics request, then closed
+  bool counted = false;    // under Core::mutex: counted against the caps
+  std::string stream_key;  // the token (or anonymous@address) of its event stream, if one
+  // Steady-clock ticks since the connection waits for (the rest of) a request; 0 while busy
+  // (a request in progress, a stream); kClaimed once chosen for eviction.
+  std::atomic<int64_t> idle_since{now()};
+  static int64_t now() { return SteadyClock::now().time_since_epoch().count() | 1; }
+  // On the strand. False when the slot was claimed: the connection must close.
+  bool set_idle() {
+    int64_t v = 0;
+    return idle_since.compare_exchange_strong(v, now()) || v > 0;
+  }
+  bool set_busy() {
+    int64_t v = idle_since.load();
+    while (v != kClaimed)
+      if (idle_since.compare_exchange_weak(v, 0)) return true;
+    return false;
+  }
+};
+
 // What sessions share with the server. Member order matters for destruction: the worker
 // pool goes first (its pending tasks hold sessions, whose sockets need the io_context), then
 // the io_context (its pending handlers hold sessions, which unregister under the mutex), then
@@ -50,10 +77,18 @@ class SessionBase {
 struct Core {
   ServerOptions options;
   Api& api;
+  GuardStats& stats;
   std::optional<net::ssl::context> ssl;  // with options.tls: HTTPS only
   std::mutex mutex;
   std::condition_variable drained;
-  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
+  struct Entry {
+    std::weak_ptr<SessionBase> session;
+    std::shared_ptr<Slot> slot;
+  };
+  std::unordered_map<SessionBase*, Entry> sessions;
+  // Under mutex: what counts against the caps (server_slots.cpp).
+  size_t regular = 0, reserved = 0, streams = 0;
+  std::unordered_map<std::string, size_t> per_address, streams_by_key;
   bool stopping = false;
   net::io_context ioc;
   // Keeps the io threads running while only worker tasks are outstanding (a handler call in
@@ -61,7 +96,8 @@ struct Core {
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
   std::optional<net::thread_pool> workers;
 
-  Core(ServerOptions o, Api& a) : options(std::move(o)), api(a), ioc(options.io_threads) {
+  Core(ServerOptions o, Api& a)
+      : options(std::move(o)), api(a), stats(a.guard()), ioc(options.io_threads) {
     if (!options.tls) return;
     SSL_CTX_up_ref(options.tls->native());  // shared with the TlsConfig; the context frees one
     ssl.emplace(options.tls->native());
@@ -117,25 +153,33 @@ struct Core {
   std::chrono::steady_clock::time_point noise_window{};
   int noise_logged = 0;
   int64_t noise_suppressed = 0;
-  // False when stopping (the session must close) or full.
-  bool add(SessionBase* s, const std::shared_ptr<SessionBase>& p) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (stopping || sessions.size() >= options.max_connections) return false;
-    sessions.emplace(s, p);
-    return true;
-  }
+  // Admits a new connection (server_slots.cpp): within the caps; else in place of the
+  // longest-idle connection (of its address when that cap is hit), which is closed; else on
+  // a reserve slot; false (the session must close) when stopping or when none of these is
+  // possible (counted and logged).
+  bool add(SessionBase* s, const std::shared_ptr<SessionBase>& p,
+           const std::shared_ptr<Slot>& slot);
   // `next` takes over the connection `old` served (its stream moved there): still counted
   // once, and registered even when stopping or full.
   void replace(SessionBase* old, SessionBase* next, const std::shared_ptr<SessionBase>& p) {
     std::lock_guard<std::mutex> lock(mutex);
-    sessions.erase(old);
-    sessions.emplace(next, p);
+    auto it = sessions.find(old);
+    if (it == sessions.end()) return;
+    auto slot = it->second.slot;
+    sessions.erase(it);
+    sessions.emplace(next, Entry{p, std::move(slot)});
   }
-  void remove(SessionBase* s) {
-    std::lock_guard<std::mutex> lock(mutex);
-    sessions.erase(s);
-    if (sessions.empty()) drained.notify_all();
-  }
+  void remove(SessionBase* s);
+  // An event stream for `key`: "" when within max_streams and max_streams_per_token, else
+  // the refusal (counted); release() when it ends.
+  std::string admit_stream(Slot& slot, const std::string& key);
+  void release_stream(Slot& slot);
+
+ private:
+  bool admit(Slot& slot, std::shared_ptr<SessionBase>& victim);  // under mutex
+  std::shared_ptr<SessionBase> claim_idle(bool reserve, const std::string* address);
+  void count(Slot& slot, bool reserve);
+  void uncount(Slot& slot);
 };
 
 // Starts serving an accepted connection (server_accept.cpp): HTTPS when core.ssl is set, else

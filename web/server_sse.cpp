@@ -23,9 +23,11 @@ class StreamSession : public Connection<Stream> {
       : Connection<Stream>(std::move(stream), core, std::move(peer)),
         timer_(this->executor()),
         events_(std::move(events)) {}
+  ~StreamSession() override { core_.release_stream(*this->peer_.slot); }
 
   // Sends the header and `first` (the hello), then what the polls find.
   void start(unsigned version, std::string first) {
+    this->peer_.slot->set_busy();  // a stream is never idle: it is capped (max_streams) instead
     chunked_ = version >= 11;
     header_.emplace(http::status::ok, version);
     header_->set(http::field::server, "ibwarden");
@@ -73,6 +75,7 @@ class StreamSession : public Connection<Stream> {
     if (closed_) return;
     queue_.push_back(std::move(message));
     if (queue_.size() > core_.options.stream_queue_limit) {
+      core_.stats.add(GuardStats::dropped_slow_stream);
       core_.error("web: dropping stream client " + this->peer_.text + ": more than " +
                   std::to_string(core_.options.stream_queue_limit) + " messages behind");
       return close();

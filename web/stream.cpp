@@ -60,7 +60,8 @@ std::optional<StreamCursor> parse_stream_cursor(std::string_view s) {
 
 EventStream::EventStream(ApiBackend& backend, std::function<int64_t()> now_us, Options options,
                          std::optional<StreamCursor> resume)
-    : backend_(backend), now_us_(std::move(now_us)), options_(options) {
+    : backend_(backend), now_us_(std::move(now_us)), options_(options), reader_(options.reader) {
+  if (!reader_) reader_ = std::make_shared<StreamReader>(backend_, options_.fabric, 0);
   if (resume) {
     cursor_ = *resume;
     pickup_since_us_ = -1;  // resume by id only
@@ -70,23 +71,23 @@ EventStream::EventStream(ApiBackend& backend, std::function<int64_t()> now_us, O
 std::string EventStream::start() {
   using namespace stream_detail;
   int64_t now = now_us_();
-  store_ = backend_.open_store(options_.fabric, /*writable=*/false);
   if (pickup_since_us_ == 0) {
     pickup_since_us_ = now - kMinute;
-    cursor_.event_id = newest_id(now, [&](int64_t since, int64_t after, size_t limit) {
-      store::EventQuery q;
-      q.since_us = since, q.after_id = after, q.limit = limit;
-      return store_->events(q);
-    });
-    cursor_.decision_id = newest_id(now, [&](int64_t since, int64_t after, size_t limit) {
-      store::DecisionQuery q;
-      q.since_us = since, q.after_id = after, q.limit = limit;
-      return store_->decisions(q);
+    reader_->with_store([&](store::Store& st) {
+      cursor_.event_id = newest_id(now, [&](int64_t since, int64_t after, size_t limit) {
+        store::EventQuery q;
+        q.since_us = since, q.after_id = after, q.limit = limit;
+        return st.events(q);
+      });
+      cursor_.decision_id = newest_id(now, [&](int64_t since, int64_t after, size_t limit) {
+        store::DecisionQuery q;
+        q.since_us = since, q.after_id = after, q.limit = limit;
+        return st.decisions(q);
+      });
+      return 0;
     });
   }
-  store::WorkOrderQuery oq;
-  oq.limit = 0;
-  for (const auto& o : store_->workorders(oq)) order_versions_[o.id] = o.version;
+  for (const auto& o : reader_->workorders()) order_versions_[o.id] = o.version;
   started_ = true;
   last_sent_us_ = now;
   nlohmann::ordered_json hello = {{"cursor", format_stream_cursor(cursor_)}};
@@ -112,9 +113,7 @@ void EventStream::poll_rows(Poll& out, int64_t& last_id, std::string_view kind, 
 }
 
 void EventStream::poll_orders(Poll& out) {
-  store::WorkOrderQuery q;
-  q.limit = 0;
-  for (const auto& o : store_->workorders(q)) {
+  for (const auto& o : reader_->workorders()) {
     auto [it, fresh] = order_versions_.try_emplace(o.id, o.version);
     if (!fresh && it->second == o.version) continue;
     it->second = o.version;
@@ -126,21 +125,16 @@ EventStream::Poll EventStream::poll() {
   Poll out;
   int64_t now = now_us_();
   try {
-    if (!started_) {
-      start();  // the first start failed: the hello is not sent again
-    } else if (!store_) {
-      store_ = backend_.open_store(options_.fabric, /*writable=*/false);
-    }
+    if (!started_) start();  // the first start failed: the hello is not sent again
     poll_rows<store::EventQuery>(
-        out, cursor_.event_id, "event", [&](const auto& q) { return store_->events(q); },
+        out, cursor_.event_id, "event", [&](const auto& q) { return reader_->events(q); },
         [](const auto& e) { return store::event_json(e); });
     poll_rows<store::DecisionQuery>(
-        out, cursor_.decision_id, "decision", [&](const auto& q) { return store_->decisions(q); },
+        out, cursor_.decision_id, "decision", [&](const auto& q) { return reader_->decisions(q); },
         [](const auto& d) { return ordered(store::decision_json(d)); });
     poll_orders(out);
     error_sent_ = false;
-  } catch (const std::exception& e) {
-    store_.reset();
+  } catch (const std::exception& e) {  // the reader reopens its connection next time
     if (!error_sent_) add(out, "error", dump_json({{"error", std::string("store: ") + e.what()}}));
     error_sent_ = true;
   }

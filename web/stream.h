@@ -2,8 +2,10 @@
 // The server calls poll() every ServerOptions::stream_poll on a worker thread and writes what
 // it returns; unit tests call it directly.
 //
-// It is a poll over the store's ids, per connection, with its own read-only connection to one
-// fabric's rows (Options::fabric, from ?fabric=):
+// It is a poll over the store's ids, per connection, through a StreamReader of one fabric's
+// rows (Options::fabric, from ?fabric=; web/stream_reader.h): the Api gives every stream of
+// a fabric the same reader (one connection, one query per tick for all); without one a
+// stream reads alone:
 //  - events (event JSON, CLI shape) with id > the last one sent;
 //  - decisions (decision JSON) with id > the last one sent;
 //  - work orders (work-order JSON) whose version changed since the previous poll (the
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "web/backend.h"
+#include "web/stream_reader.h"
 
 namespace ibw::web {
 
@@ -48,6 +51,7 @@ class EventStream {
     size_t batch = 200;
     int64_t keepalive_us = 15'000'000;
     std::string fabric;  // whose rows (ApiBackend::open_store; "" = the instance's own)
+    std::shared_ptr<StreamReader> reader;  // shared with the fabric's streams; null: its own
   };
   struct Poll {
     std::vector<std::string> messages;  // each a whole SSE message (or comment)
@@ -58,7 +62,7 @@ class EventStream {
   EventStream(ApiBackend& backend, std::function<int64_t()> now_us, Options options,
               std::optional<StreamCursor> resume);
 
-  // Opens the store connection and finds the starting ids (throws StoreError). Returns the
+  // Finds the starting ids through the reader (throws StoreError). Returns the
   // first message: the reconnection delay and an "event: hello" carrying the cursor.
   std::string start();
   Poll poll();
@@ -75,7 +79,7 @@ class EventStream {
   ApiBackend& backend_;
   std::function<int64_t()> now_us_;
   Options options_;
-  std::unique_ptr<store::Store> store_;
+  std::shared_ptr<StreamReader> reader_;
   bool started_ = false;
   bool error_sent_ = false;
   StreamCursor cursor_;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "config/config.h"
 #include "fabric/diagnostics.h"
@@ -420,4 +421,39 @@ TEST_CASE("config: the web section", "[config]") {
       "  tokens: t",          // 3 typo
   }));
   CHECK(ibw::test::keys(d) == std::vector<std::string>{"2:web.listen", "3:web.tokens"});
+}
+
+TEST_CASE("config: the web connection guards and the access log switch", "[config]") {
+  using namespace config_test;
+  auto guards = [](const WebSection& w) {
+    return std::make_tuple(w.max_connections, w.max_connections_per_address, w.max_streams,
+                           w.max_streams_per_token, w.request_timeout_ms, w.keepalive_timeout_ms,
+                           w.access_log);
+  };
+  Config d = parse_config("web:\n  listen: 127.0.0.1:8080\n", "/x.yaml");
+  CHECK(guards(d.web) == std::make_tuple(256, 16, 64, 8, 10'000u, 60'000u, true));
+  Config c = parse_config(ibw::test::join_lines({
+                              "web:",
+                              "  max_connections: 100",
+                              "  max_connections_per_address: 4",
+                              "  max_streams: 10",
+                              "  max_streams_per_token: 2",
+                              "  request_timeout: 5s",
+                              "  keepalive_timeout: 2m",
+                              "  access_log: false",
+                          }),
+                          "/x.yaml");
+  CHECK(guards(c.web) == std::make_tuple(100, 4, 10, 2, 5'000u, 120'000u, false));
+  auto e = config_errors(ibw::test::join_lines({
+      "web:",                               // 1
+      "  max_connections: 0",               // 2
+      "  max_connections_per_address: -1",  // 3
+      "  request_timeout: soon",            // 4
+      "  keepalive_timeout: 2h",            // 5 over 1h
+      "  access_log: maybe",                // 6
+  }));
+  CHECK(ibw::test::keys(e) ==
+        std::vector<std::string>{"2:web.max_connections", "3:web.max_connections_per_address",
+                                 "4:web.request_timeout", "5:web.keepalive_timeout",
+                                 "6:web.access_log"});
 }

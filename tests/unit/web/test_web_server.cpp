@@ -158,7 +158,7 @@ TEST_CASE("web server: an oversized body is answered 413 and a malformed request
 
 TEST_CASE("web server: an idle connection is closed after the timeout", "[web]") {
   web::ServerOptions o;
-  o.idle_timeout = std::chrono::milliseconds(200);
+  o.request_timeout = std::chrono::milliseconds(200);
   ServerBench s(o);
   RawClient c(s.server->port());
   auto t0 = std::chrono::steady_clock::now();
