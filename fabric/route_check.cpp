@@ -102,10 +102,11 @@ class DestinationWalker {
     uint32_t max_depth = 0;
     for (uint32_t x : visited_)
       if (ok_[x]) max_depth = std::max(max_depth, depth_[x]);
-    buckets_.assign(size_t{max_depth} + 1, {});
+    if (buckets_.size() <= max_depth) buckets_.resize(size_t{max_depth} + 1);
+    for (size_t d = 0; d <= max_depth; ++d) buckets_[d].clear();  // keeps their memory
     for (uint32_t x : visited_)
       if (ok_[x]) buckets_[depth_[x]].push_back(x);
-    for (size_t d = buckets_.size(); d-- > 0;)
+    for (size_t d = size_t{max_depth} + 1; d-- > 0;)
       for (uint32_t x : buckets_[d]) {
         uint32_t y = next_[x];
         if (y == kNone || flow[x] == 0) continue;
