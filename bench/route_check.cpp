@@ -67,7 +67,7 @@ RoutingTables generate(const Fabric& f) {
   }
   // CA LIDs: per destination leaf, the down port of every switch above it (breadth first up).
   std::vector<uint16_t> ca_lids;
-  std::vector<uint32_t> leaf_of(top + 1, kNoNode);
+  std::vector<uint32_t> leaf_of(top + 1, kNoNode), ca_index(top + 1, 0);
   for (uint16_t lid : lids.lids()) {
     auto at = lids.find(lid);
     const Node& n = f.node(at->first);
@@ -75,6 +75,7 @@ RoutingTables generate(const Fabric& f) {
     const Port* p = n.port(at->second);
     leaf_of[lid] = p->peer_node;
     t.by_switch[f.node(p->peer_node).guid].out_port[lid] = static_cast<uint8_t>(p->peer_port);
+    ca_index[lid] = static_cast<uint32_t>(ca_lids.size());
     ca_lids.push_back(lid);
   }
   std::vector<std::vector<uint16_t>> by_leaf(f.size());
@@ -104,8 +105,12 @@ RoutingTables generate(const Fabric& f) {
           const Port* port = f.node(s).port(p);
           if (port->has_peer() && level[port->peer_node] == level[s] + 1) ups.push_back(p);
         }
+      // d-mod-k: level L picks up port (d / n_up^L) mod n_up, d the destination's index
+      size_t div = 1;
+      for (int i = 0; i < level[s] && !ups.empty(); ++i) div *= ups.size();
       for (uint16_t lid : by_leaf[leaf])
-        l.out_port[lid] = static_cast<uint8_t>(down[s] ? down[s] : ups[lid % ups.size()]);
+        l.out_port[lid] =
+            static_cast<uint8_t>(down[s] ? down[s] : ups[(ca_index[lid] / div) % ups.size()]);
     }
   }
   // Switch LIDs: min-hop, breadth first from each switch (the port towards the parent).

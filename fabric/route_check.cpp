@@ -22,12 +22,13 @@ constexpr uint32_t kNone = UINT32_MAX;
 class DestinationWalker {
  public:
   DestinationWalker(const Fabric& fabric, const RoutingTables& tables, const ChannelIndex& chans)
-      : fab_(fabric), chans_(chans), sw_index_(fabric.size(), kNone) {
+      : chans_(chans), sw_index_(fabric.size(), kNone) {
     for (uint32_t i = 0; i < fabric.size(); ++i) {
       if (fabric.node(i).type != NodeType::sw) continue;
       sw_index_[i] = static_cast<uint32_t>(nodes_.size());
       nodes_.push_back(i);
       lfts_.push_back(tables.find(fabric.node(i).guid));
+      ports_.push_back(fabric.node(i).num_ports);
     }
     size_t n = nodes_.size();
     epoch_.assign(n, 0), walking_.assign(n, 0), ok_.assign(n, 0), out_.assign(n, 0);
@@ -61,17 +62,24 @@ class DestinationWalker {
       if (walking_[x] == cur_) break;  // a routing loop
       walking_[x] = cur_;
       stack_.push_back(x);
-      Step st = routing_detail::step_from(fab_, lfts_[x], nodes_[x], /*in_port=*/1, 0, dst_);
-      out_[x] = static_cast<uint8_t>(st.status == StepStatus::forward ? st.out_port : 0);
+      // step_from's switch step (fabric/routing_step.h) on the precomputed channels: arrived,
+      // or forward through a usable link, else broken (the unit tests hold the two equal).
+      out_[x] = 0;
       next_[x] = kNone;
-      if (st.status == StepStatus::arrived) {
+      uint32_t node = nodes_[x];
+      if (node == dst_.node) {
         ok = true;
         break;
       }
-      if (st.status != StepStatus::forward) break;
-      uint32_t y = sw_index_[st.next_node];
+      uint8_t entry = lfts_[x] ? lfts_[x]->port_for(dst_.lid) : kNoLftEntry;
+      if (entry == kNoLftEntry || entry == 0 || entry > ports_[x]) break;
+      uint32_t chan = chans_.id(node, entry);
+      uint32_t peer = chans_.live_head(chan);
+      if (peer == kNoNode) break;
+      out_[x] = entry;
+      uint32_t y = sw_index_[peer];
       if (y == kNone) {  // handed to a CA: the end, right or wrong
-        ok = st.next_node == dst_.node && st.next_port == dst_.port;
+        ok = peer == dst_.node && chans_.head_port(chan) == dst_.port;
         break;
       }
       next_[x] = y;
@@ -117,10 +125,10 @@ class DestinationWalker {
   }
 
  private:
-  const Fabric& fab_;
   const ChannelIndex& chans_;
   std::vector<uint32_t> sw_index_, nodes_;
   std::vector<const Lft*> lfts_;
+  std::vector<int> ports_;
   std::vector<uint32_t> epoch_, walking_, next_, depth_;
   std::vector<uint8_t> ok_, out_;
   std::vector<uint32_t> stack_, visited_;

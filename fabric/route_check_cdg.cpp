@@ -18,6 +18,8 @@ ChannelIndex::ChannelIndex(const Fabric& fabric) : fab_(fabric), offset_(fabric.
       from_.emplace_back(i, p);
       const Port* port = n.port(p);
       head_.push_back(port && port->has_peer() ? port->peer_node : kNoNode);
+      head_port_.push_back(port && port->has_peer() ? port->peer_port : 0);
+      live_head_.push_back(head_.back() != kNoNode && usable(i, p) ? head_.back() : kNoNode);
     }
   }
 }

@@ -24,6 +24,9 @@ class ChannelIndex {
   DirectedLink link(uint32_t node, int port) const;
   DirectedLink link(uint32_t chan) const { return link(from_[chan].first, from_[chan].second); }
   uint32_t head(uint32_t chan) const { return head_[chan]; }  // the peer node, or kNoNode
+  // The peer node when the link is usable (a route may cross it), else kNoNode; its port.
+  uint32_t live_head(uint32_t chan) const { return live_head_[chan]; }
+  int head_port(uint32_t chan) const { return head_port_[chan]; }
   // Whether both ends of the link are Active (or of unknown state).
   bool usable(uint32_t node, int port) const;
 
@@ -31,7 +34,8 @@ class ChannelIndex {
   const Fabric& fab_;
   std::vector<uint32_t> offset_;
   std::vector<std::pair<uint32_t, int>> from_;  // channel -> (node, port)
-  std::vector<uint32_t> head_;
+  std::vector<uint32_t> head_, live_head_;
+  std::vector<int> head_port_;
   int max_ports_ = 0;
 };
 
