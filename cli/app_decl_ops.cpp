@@ -19,7 +19,9 @@ void declare_route_rules(CliTree& t) {
       "the LFTs from OpenSM's opensm-lfts.dump in opensm.dump_dir when present, else live over "
       "SMPs.",
       "Exit status: 0 success, 1 the traced route is broken, 2 usage or input error.");
-  config_option(c);
+  // Not required by CLI11: a required option of `route` would also be demanded of `route
+  // check`; cmd_route checks it itself, with the same message.
+  config_option(c)->required(false);
   option(c, "from", "LID", "trace the static path from this LID (with --to)");
   option(c, "to", "LID", "trace the static path to this LID (with --from)");
   option(c, "crossing", "NODE/PORT",
