@@ -49,8 +49,9 @@ void check_remaining(const CLI::App& cmd) {
 }
 
 // What CLI11 accepts but ibwarden does not: leftovers, a single option given twice, a flag
-// with a value, a group without its subcommand. Throws UsageError.
-void check_parsed(const CLI::App& cmd) {
+// with a value, a group without its subcommand (unless it runs by itself, as `route` does).
+// Throws UsageError.
+void check_parsed(const CLI::App& cmd, bool runnable) {
   check_remaining(cmd);
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() == 0 || opt->get_lnames().empty()) continue;
@@ -61,7 +62,7 @@ void check_parsed(const CLI::App& cmd) {
       throw UsageError(name + " takes no value");
   }
   CommandDoc d = command_doc(cmd);
-  if (!d.subcommands.empty()) {  // a group ("rules", "store") without its subcommand
+  if (!d.subcommands.empty() && !runnable) {  // a group ("rules", "store") without its subcommand
     std::string expected;
     for (const auto& name : d.subcommands) {
       std::string syn = synopsis(command_doc(*cmd.get_subcommand(name)));
@@ -128,7 +129,8 @@ int run_cli(int argc, char** argv) {
       return usage_error(*cmd, parse_error_message(e));
     }
     cmd = selected(root);
-    if (!cmd->get_prefix_command()) check_parsed(*cmd);  // discover-cache takes argv as it is
+    if (!cmd->get_prefix_command())
+      check_parsed(*cmd, tree.handlers.count(cmd) > 0);  // discover-cache takes argv as it is
   } catch (const UsageError& e) {
     return usage_error(*cmd, e.what());
   }

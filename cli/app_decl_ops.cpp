@@ -19,7 +19,9 @@ void declare_route_rules(CliTree& t) {
       "the LFTs from OpenSM's opensm-lfts.dump in opensm.dump_dir when present, else live over "
       "SMPs.",
       "Exit status: 0 success, 1 the traced route is broken, 2 usage or input error.");
-  config_option(c);
+  // Not required by CLI11: a required option of `route` would also be demanded of `route
+  // check`; cmd_route checks it itself, with the same message.
+  config_option(c)->required(false);
   option(c, "from", "LID", "trace the static path from this LID (with --to)");
   option(c, "to", "LID", "trace the static path to this LID (with --from)");
   option(c, "crossing", "NODE/PORT",
@@ -29,6 +31,25 @@ void declare_route_rules(CliTree& t) {
   option(c, "limit", "N", "list at most N pairs of --crossing");
   text_json_option(c);
   t.handlers[c] = &cmd_route;
+  c->require_subcommand(0, 1);
+  CLI::App* route = c;
+  c = command(
+      *route, "check",
+      "check every static route: credit loops, unreachable pairs, balance, OpenSM's engine\n\n"
+      "Checks the LFTs (opensm-lfts.dump in opensm.dump_dir when present, else live over SMPs) "
+      "on the configured fabric: credit loops (cycles of the channel-dependency graph over "
+      "every path from a CA port, one virtual lane), CA-to-CA and CA-to-switch LID pairs with "
+      "no route or a route that loops or dead-ends, routes per directed switch-to-switch link "
+      "(max/min ratio, the worst links), and the routing engine OpenSM used and whether it fell "
+      "back from the configured one (from opensm.log). JSON: {credit_loops: [{channels, links: "
+      "[{from: {node, port, guid}, to}]}], unreachable_pairs, unreachable, balance, engine, "
+      "configured_engine, fallback, fallback_reason, sources, destinations}.",
+      "Exit status: 0 clean, 1 problems found (a credit loop, an unreachable pair or an engine "
+      "fallback), 2 usage or input error.");
+  config_option(c);
+  flag(c, "live-lfts", "read the LFTs over SMPs even when opensm-lfts.dump exists");
+  text_json_option(c);
+  t.handlers[c] = &cmd_route_check;
 
   CLI::App* rules = command(root, "rules", "validate a rules file (ibwarden rules validate FILE)",
                             "Exit status: 0 valid, 2 invalid or unreadable.");

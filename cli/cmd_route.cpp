@@ -1,7 +1,9 @@
 // `ibwarden route`: static routes from the LFTs. Traces the path between two LIDs, or lists
-// the (source, destination) LID pairs whose path crosses a port. The fabric comes from the
-// configured discovery (live or a file); the LFTs from OpenSM's opensm-lfts.dump in
-// opensm.dump_dir when present, else live over SMPs (--live-lfts forces that).
+// the (source, destination) LID pairs whose path crosses a port; `route check` checks them
+// all (credit loops, unreachable pairs, balance, OpenSM's engine: fabric/route_check.h). The
+// fabric comes from the configured discovery (live or a file); the LFTs from OpenSM's
+// opensm-lfts.dump in opensm.dump_dir when present, else live over SMPs (--live-lfts forces
+// that).
 #include <filesystem>
 #include <iostream>
 
@@ -12,7 +14,9 @@
 #include "config/config.h"
 #include "daemon/topology.h"
 #include "fabric/diagnostics.h"
+#include "fabric/route_check_report.h"
 #include "fabric/routing.h"
+#include "ingest/opensm_routing.h"
 
 namespace ibw::cli {
 
@@ -31,7 +35,46 @@ nlohmann::ordered_json hops_json(const fabric::Fabric& fab, const fabric::PathRe
   return arr;
 }
 
+// The configuration, the discovered fabric and its LFTs (dump or live).
+struct RouteInputs {
+  config::Config cfg;
+  std::shared_ptr<const daemon::Topology> topo;
+  fabric::RoutingTables tables;
+};
+
+RouteInputs load_route_inputs(const CmdArgs& args) {
+  RouteInputs in;
+  in.cfg = config::load_config(*args.get("config"));
+  const config::Config& cfg = in.cfg;
+  fabric::NodeNameMap names;
+  if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
+  fabric::MadLocks mad;  // this process's: discovery and the LFT reads share it
+  in.topo = discover_topology(mad, cfg, nullptr, &names, 0);
+  std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
+  in.tables = !args.has("live-lfts") && std::filesystem::exists(dump)
+                  ? fabric::load_lft_dump(dump)
+                  : fabric::read_lfts_live(mad, in.topo->fabric, cfg.fabric.ca, cfg.fabric.ca_port);
+  return in;
+}
+
 }  // namespace cmd_route_detail
+
+int cmd_route_check(const CmdArgs& args) {
+  using namespace cmd_route_detail;
+  return run_command(args, "route check", [&] {
+    if (!args.has("config")) throw UsageError("--config is required");
+    std::string format = args.choice("format", "text");
+    RouteInputs in = load_route_inputs(args);
+    const fabric::Fabric& fab = in.topo->fabric;
+    fabric::RouteCheck check = fabric::check_routes(fab, in.tables);
+    fabric::RoutingEngineInfo engine = ingest::read_routing_engine(in.cfg.opensm.log);
+    if (format == "json")
+      std::cout << fabric::route_check_json(fab, check, engine).dump(2) << "\n";
+    else
+      std::cout << fabric::format_route_check(fab, check, engine);
+    return fabric::route_problems(check, engine) ? 1 : 0;
+  });
+}
 
 int cmd_route(const CmdArgs& args) {
   using namespace cmd_route_detail;
@@ -41,17 +84,9 @@ int cmd_route(const CmdArgs& args) {
     if (trace == args.has("crossing"))
       throw UsageError("give either --from and --to, or --crossing");
     std::string format = args.choice("format", "text");
-    config::Config cfg = config::load_config(*args.get("config"));
-    fabric::NodeNameMap names;
-    if (cfg.fabric.node_name_map) names = fabric::load_node_name_map(*cfg.fabric.node_name_map);
-    fabric::MadLocks mad;  // this process's: discovery and the LFT reads share it
-    auto topo = discover_topology(mad, cfg, nullptr, &names, 0);
-    const fabric::Fabric& fab = topo->fabric;
-    std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
-    fabric::RoutingTables tables =
-        !args.has("live-lfts") && std::filesystem::exists(dump)
-            ? fabric::load_lft_dump(dump)
-            : fabric::read_lfts_live(mad, fab, cfg.fabric.ca, cfg.fabric.ca_port);
+    RouteInputs in = load_route_inputs(args);
+    const fabric::Fabric& fab = in.topo->fabric;
+    const fabric::RoutingTables& tables = in.tables;
     fabric::LidIndex lids(fab);
 
     if (trace) {

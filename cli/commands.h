@@ -23,6 +23,7 @@ int cmd_events(const CmdArgs& args);
 int cmd_incidents(const CmdArgs& args);
 int cmd_ports(const CmdArgs& args);
 int cmd_route(const CmdArgs& args);
+int cmd_route_check(const CmdArgs& args);
 int cmd_rules_validate(const CmdArgs& args);
 int cmd_decisions(const CmdArgs& args);
 int cmd_workorders(const CmdArgs& args);

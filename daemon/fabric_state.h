@@ -16,6 +16,7 @@
 #include "daemon/congestion_state.h"
 #include "daemon/port_table.h"
 #include "daemon/probe_state.h"
+#include "daemon/route_check_state.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "fabric/node_name_map.h"
@@ -44,7 +45,8 @@ class FabricState {
   // Incidents (switch reboots, hosts down, SM re-sweeps): fed every published event by the
   // publish sequence, read by the rules (held verdicts, switch work orders) and the web API.
   rules::IncidentTracker incidents;
-  CongestionBoard congestion;  // congestion findings (report only): set by evaluate, read by web
+  CongestionBoard congestion;   // congestion findings (report only): set by evaluate, read by web
+  RouteCheckBoard route_check;  // the last route check of the LFTs: set by the OpenSM watcher
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.
   std::vector<ingest::CounterSample> stored_samples;

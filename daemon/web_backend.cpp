@@ -183,6 +183,11 @@ nlohmann::json WebBackend::congestion() {
   return deps_.congestion->to_json();
 }
 
+nlohmann::json WebBackend::route_check() {
+  if (!deps_.route_check) return web::ApiBackend::route_check();
+  return deps_.route_check->to_json();
+}
+
 nlohmann::json WebBackend::route_health() {  // probes() is null without deps_.probes
   auto j = deps_.probes->route_health();
   if (j) return *j;

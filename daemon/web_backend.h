@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "daemon/congestion_state.h"
 #include "daemon/probe_state.h"
+#include "daemon/route_check_state.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "rules/incidents.h"
@@ -35,6 +36,7 @@ struct WebBackendDeps {
   ProbeState* probes = nullptr;                       // null when probing is off
   const rules::IncidentTracker* incidents = nullptr;  // the publish sequence's (GET /incidents)
   const CongestionBoard* congestion = nullptr;        // null: no congestion findings to show
+  const RouteCheckBoard* route_check = nullptr;       // null: no route check to show
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
   // High availability: whether this instance holds its fabric's lease now. Null = no HA
@@ -63,6 +65,7 @@ class WebBackend : public web::ApiBackend, public web::ProbeBackend {
   web::ProbeBackend* probes() override { return deps_.probes ? this : nullptr; }
   nlohmann::json suspects() override;
   nlohmann::json congestion() override;
+  nlohmann::json route_check() override;
   nlohmann::json route_health() override;
   nlohmann::json submit_probes(const std::string& text, const std::string& actor) override;
 

@@ -4,34 +4,10 @@
 #include <algorithm>
 
 #include "fabric/routing.h"
+#include "fabric/routing_step.h"
 
 namespace ibw::fabric {
 namespace routing_detail {
-
-enum class StepStatus : uint8_t {
-  arrived,          // this hop is the destination
-  forward,          // leaves through out_port to (next_node, next_port)
-  no_lft,           // a switch without a table
-  no_entry,         // LFT[dlid] is kNoLftEntry or beyond the table
-  port_zero,        // LFT[dlid] = 0 at a switch that does not own dlid
-  bad_port,         // LFT[dlid] above the switch's ports
-  no_link,          // out port absent or without a peer
-  link_down,        // out port or its peer known and not Active
-  not_destination,  // reached a CA/router that is not the destination (or the wrong port)
-};
-
-struct Step {
-  StepStatus status = StepStatus::arrived;
-  int out_port = 0;  // as recorded on the hop
-  uint32_t next_node = kNoNode;
-  int next_port = 0;
-};
-
-struct Destination {
-  uint16_t lid = 0;
-  uint32_t node = kNoNode;
-  int port = 0;
-};
 
 constexpr uint8_t kPortActive = 4;
 
@@ -39,8 +15,6 @@ bool port_active_or_unknown(const Port* p) {
   return p && (p->state == 0 || p->state == kPortActive);
 }
 
-// One hop of the trace at `node`, entered through in_port (0 at the source, whose out port
-// is src_port when it is not a switch). lft is the node's table when it is a switch.
 Step step_from(const Fabric& fabric, const Lft* lft, uint32_t node, int in_port, int src_port,
                const Destination& dst) {
   const Node& n = fabric.node(node);

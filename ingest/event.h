@@ -26,6 +26,11 @@ inline constexpr std::string_view sm_error = "sm_error";  // OpenSM ERR lines
 inline constexpr std::string_view counter_jump = "counter_jump";
 inline constexpr std::string_view counter_reset = "counter_reset";
 inline constexpr std::string_view port_unresponsive = "port_unresponsive";
+// The daemon's route check after an LFT change (daemon/route_check_state.h): a new credit
+// loop, OpenSM falling back from its configured routing engine, unreachable LID pairs.
+inline constexpr std::string_view credit_loop = "credit_loop";
+inline constexpr std::string_view routing_fallback = "routing_fallback";
+inline constexpr std::string_view unreachable = "unreachable";
 // UFM (source ufm) gives link_down / link_up as above, and its own kinds, defined in
 // ingest/ufm/events.h (namespace ufm_kind): port_unhealthy (702), counter_threshold
 // (110-121), high_ber (917/918), width_degraded (130), cable (1500-1503), ufm_event (any

@@ -67,6 +67,7 @@ const std::vector<Route>& routes() {
       {"GET", {"suspects"}, &ApiCore::get_suspects, Role::viewer, false, {}},
       {"GET", {"congestion"}, &ApiCore::get_congestion, Role::viewer, false, {}},
       {"GET", {"routes", "health"}, &ApiCore::get_route_health, Role::viewer, false, {}},
+      {"GET", {"routes", "check"}, &ApiCore::get_route_check, Role::viewer, false, {}},
       {"POST", {"probes"}, &ApiCore::post_probes, Role::operator_, true, {}},
       {"GET", {"fabrics"}, &ApiCore::get_fabrics, Role::viewer, false, {}},
   };

@@ -217,6 +217,7 @@ class ApiCore {
   ProbeBackend& probes();
   Response get_suspects(Call& c);
   Response get_congestion(Call& c);
+  Response get_route_check(Call& c);
   Response get_incidents(Call& c);
   Response get_route_health(Call& c);
   Response post_probes(Call& c);

@@ -243,6 +243,16 @@ Response ApiCore::get_metrics(Call& c) {
     m.congestion_ports =
         static_cast<int64_t>(congestion.value("ports", nlohmann::json::array()).size());
     m.congestion_findings_total = congestion.value("findings_total", int64_t{0});
+    auto routes = backend_.route_check();
+    if (routes.value("checked", false)) {
+      MetricsSnapshot::RouteCheck r;
+      r.credit_loops = static_cast<int64_t>(routes["credit_loops"].size());
+      r.unreachable_pairs = routes.value("unreachable_pairs", int64_t{0});
+      r.checks_total = routes.value("checks_total", int64_t{0});
+      r.balance_ratio = routes["balance"].value("ratio", 0.0);
+      r.fallback = routes.value("fallback", false);
+      m.route_check = r;
+    }
   }
   try {
     auto list = port_list(c);

@@ -151,6 +151,10 @@ class ApiBackend {
     return {{"ports", nlohmann::json::array()}, {"findings_total", 0}};
   }
 
+  // The last route check of the LFTs (fabric/route_check_report.h's JSON plus "checked",
+  // "time", "seconds", "checks_total"). The default: {"checked": false}.
+  virtual nlohmann::json route_check() { return {{"checked", false}}; }
+
   static constexpr const char* kNoProbing =
       "probing is off: set probes.interval (or probes.spool_dir) in the configuration";
 };

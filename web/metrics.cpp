@@ -159,6 +159,40 @@ void congestion_families(Writer& w, const MetricsSnapshot& m) {
              static_cast<double>(*m.congestion_findings_total));
 }
 
+// The last route check of the LFTs: the families always listed, samples after the first check.
+void route_families(Writer& w, const MetricsSnapshot& m) {
+  const auto& r = m.route_check;
+  auto value = [&](auto field) -> std::optional<double> {
+    if (!r) return std::nullopt;
+    return static_cast<double>((*r).*field);
+  };
+  struct Family {
+    const char* name;
+    const char* help;
+    std::optional<double> v;
+    const char* type;
+  };
+  using RC = MetricsSnapshot::RouteCheck;
+  for (const Family& f :
+       {Family{"ibwarden_route_credit_loops",
+               "Credit loops (cycles of the channel-dependency graph) in the last route check.",
+               value(&RC::credit_loops), "gauge"},
+        Family{"ibwarden_route_unreachable_pairs",
+               "LID pairs without a working route in the last route check.",
+               value(&RC::unreachable_pairs), "gauge"},
+        Family{"ibwarden_route_balance_ratio",
+               "Max/min routes per directed switch-to-switch link (links carrying routes).",
+               value(&RC::balance_ratio), "gauge"},
+        Family{"ibwarden_route_fallback",
+               "1 when OpenSM fell back from its configured routing engine, else 0.",
+               r ? std::optional<double>(r->fallback ? 1 : 0) : std::nullopt, "gauge"},
+        Family{"ibwarden_route_checks_total", "Route checks since the daemon started.",
+               value(&RC::checks_total), "counter"}}) {
+    w.family(f.name, f.help, f.type);
+    if (f.v) w.sample(f.name, *f.v);
+  }
+}
+
 // Read from the store (when it could be read).
 void store_families(Writer& w, const MetricsSnapshot& m) {
   w.gauge("ibwarden_events_per_second", "Stored events with a time in the last 60 s, per second.",
@@ -253,6 +287,7 @@ std::string render_metrics(const MetricsSnapshot& m) {
           m.store_up ? 1 : 0);
   if (m.live) cursed_families(w, m);
   if (m.live) congestion_families(w, m);
+  if (m.live) route_families(w, m);
   fabric_families(w, m);
   if (m.store_up) store_families(w, m);
   return w.take();

@@ -54,6 +54,15 @@
 //   ibwarden_congestion_findings_total               (counter) congestion findings since the
 //                                                    daemon started (ports that became
 //                                                    congested)
+//   ibwarden_route_credit_loops                      credit loops in the last route check of
+//                                                    the LFTs (after each LFT change)
+//   ibwarden_route_unreachable_pairs                 LID pairs without a working route in it
+//   ibwarden_route_balance_ratio                     max/min routes per switch-to-switch link
+//                                                    (over the links that carry routes)
+//   ibwarden_route_fallback                          1 when OpenSM fell back from its
+//                                                    configured routing engine, else 0
+//   ibwarden_route_checks_total                      (counter) route checks since the start
+//                                                    (no route sample before the first check)
 //   ibwarden_ha_leader{fabric}                       per fabric in the store: 1 when this
 //                                                    instance holds its lease (own fabric
 //                                                    without HA: 1), else 0
@@ -111,6 +120,14 @@ struct MetricsSnapshot {
   // Congestion findings (from the backend; absent in a scrape of another fabric).
   std::optional<int64_t> congestion_ports;
   std::optional<int64_t> congestion_findings_total;
+  // The last route check of the LFTs (from the backend; absent before the first check and in
+  // a scrape of another fabric).
+  struct RouteCheck {
+    int64_t credit_loops = 0, unreachable_pairs = 0, checks_total = 0;
+    double balance_ratio = 0;
+    bool fallback = false;
+  };
+  std::optional<RouteCheck> route_check;
   // Every fabric in the store (labelled by its own name, not `fabric`'s).
   struct FabricLease {
     std::string name;

@@ -2,10 +2,13 @@
 // and turns lines into events; after a link-state trap it runs the link check
 // (daemon/sources/link_check.h) on the trapping switches, after a trap or SUBNET UP it
 // requests a re-discovery (opensm.rediscover_delay), and it reloads OpenSM's LFT dump
-// (opensm-lfts.dump) when it changes. Health "opensm": down while the log cannot be read.
+// (opensm-lfts.dump) when it changes and checks the routes (credit loops, unreachable pairs,
+// OpenSM's routing engine: events credit_loop, routing_fallback, unreachable). Health "opensm":
+// down while the log cannot be read.
 #include "daemon/sources/sources.h"
 
 #include <sys/stat.h>
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -13,41 +16,78 @@
 #include "daemon/sources/link_check.h"
 #include "ingest/file_tailer.h"
 #include "ingest/opensm_ingest.h"
+#include "ingest/opensm_routing.h"
 
 namespace ibw::daemon {
 
 namespace {
 
-// Reloads OpenSM's LFT dump when its size or mtime changed since the last look.
+// Reloads OpenSM's LFT dump when its size or mtime changed since the last look, then runs the
+// route check (fabric/route_check.h) on it and OpenSM's log, once a topology is known; the
+// new findings are published as events (daemon/route_check_state.h).
 class RouteWatcher {
  public:
-  explicit RouteWatcher(std::string path) : path_(std::move(path)) {}
-  void check(FabricState& fab) {
+  RouteWatcher(std::string path, std::string log) : path_(std::move(path)), log_(std::move(log)) {}
+  void check(SourceContext& ctx) {
+    FabricState& fab = ctx.fabric();
     struct stat st {};
-    if (::stat(path_.c_str(), &st) != 0) return;
-    std::pair<int64_t, int64_t> stamp{st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
-                                      st.st_size};
-    if (stamp == stamp_) return;
-    stamp_ = stamp;
-    try {
-      auto tables = std::make_shared<const fabric::RoutingTables>(fabric::load_lft_dump(path_));
-      log(LogLevel::info, "routing tables loaded",
-          {{"path", path_}, {"switches", tables->by_switch.size()}});
-      fab.set_routes(std::move(tables));
-    } catch (const std::exception& e) {  // OpenSM may be rewriting it: retry on the next change
-      log(LogLevel::warning, "routing tables not loaded", {{"path", path_}, {"error", e.what()}});
-      stamp_ = {};
+    if (::stat(path_.c_str(), &st) == 0) {
+      std::pair<int64_t, int64_t> stamp{st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+                                        st.st_size};
+      if (stamp != stamp_) {
+        stamp_ = stamp;
+        try {
+          auto tables = std::make_shared<const fabric::RoutingTables>(fabric::load_lft_dump(path_));
+          log(LogLevel::info, "routing tables loaded",
+              {{"path", path_}, {"switches", tables->by_switch.size()}});
+          fab.set_routes(std::move(tables));
+          pending_ = true;
+        } catch (const std::exception& e) {  // OpenSM may be rewriting it: retry on the next change
+          log(LogLevel::warning, "routing tables not loaded",
+              {{"path", path_}, {"error", e.what()}});
+          stamp_ = {};
+        }
+      }
     }
+    if (pending_) run_check(ctx);
   }
 
  private:
-  std::string path_;
+  void run_check(SourceContext& ctx) {
+    auto topo = ctx.topology();
+    auto tables = ctx.fabric().routes();
+    if (!topo || !tables) return;  // after the first discovery
+    pending_ = false;
+    auto t0 = std::chrono::steady_clock::now();
+    fabric::RouteCheck check = fabric::check_routes(topo->fabric, *tables);
+    fabric::RoutingEngineInfo engine = ingest::read_routing_engine(log_);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    store::WriteBatch batch;
+    batch.events =
+        ctx.fabric().route_check.update(topo->fabric, check, engine, ctx.clock().now_us(), seconds);
+    log(check.credit_loops.empty() && !check.unreachable_pairs && !engine.fallback()
+            ? LogLevel::info
+            : LogLevel::warning,
+        "route check",
+        {{"credit_loops", check.credit_loops.size()},
+         {"unreachable_pairs", check.unreachable_pairs},
+         {"engine", engine.in_use},
+         {"fallback", engine.fallback()},
+         {"new_events", batch.events.size()},
+         {"seconds", seconds}});
+    if (batch.events.empty()) return;
+    enrich_all(topo.get(), batch.events);
+    ctx.publish(topo, std::move(batch), nullptr, Evaluate::never);
+  }
+
+  std::string path_, log_;
   std::pair<int64_t, int64_t> stamp_{};
+  bool pending_ = false;  // tables loaded and not checked yet
 };
 
 void run_opensm_watcher(SourceContext& ctx, const std::optional<std::string>& stored) {
   const config::Config& cfg = ctx.cfg();
-  RouteWatcher routes(cfg.opensm.dump_dir + "/opensm-lfts.dump");
+  RouteWatcher routes(cfg.opensm.dump_dir + "/opensm-lfts.dump", cfg.opensm.log);
   std::optional<ingest::TailCursor> cursor;
   if (stored) cursor = ingest::TailCursor::parse(*stored);
   ingest::FileTailer tailer(cfg.opensm.log, cursor,
@@ -84,7 +124,7 @@ void run_opensm_watcher(SourceContext& ctx, const std::optional<std::string>& st
       if (!ctx.push(std::move(batch))) return;
     }
     check_links(ctx, osm.link_change_lids);
-    routes.check(ctx.fabric());
+    routes.check(ctx);
     ctx.nap(std::chrono::microseconds(cfg.opensm.poll_us));
   }
 }

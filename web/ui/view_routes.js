@@ -87,6 +87,30 @@ function decisionRows(list) {
     h('td', {}, d.reason)));
 }
 
+const linkText = (l) => `${l.from.node}/${l.from.port} → ${l.to ? `${l.to.node}/${l.to.port}` : '?'}`;
+
+// The daemon's last route check of the LFTs (GET /routes/check): engine, credit loops (each
+// as its links), unreachable pairs, balance and the busiest links.
+export function routeCheck(r) {
+  if (!r.checked) return h('p', { class: 'dim' }, 'no route check yet (it runs when OpenSM writes opensm-lfts.dump)');
+  const engine = r.fallback
+    ? [badge('fallback', 'error'), ` OpenSM routes with ${r.engine}, not ${r.configured_engine}: ${r.fallback_reason}`]
+    : [`routing engine ${r.engine}`];
+  const b = r.balance;
+  return h('div', { 'data-testid': 'route-check' },
+    h('p', {}, ...engine, ` · checked `, timeCell(r.time), ` (${r.sources} CA LIDs to ${r.destinations} LIDs)`),
+    h('h3', {}, `Credit loops: ${r.credit_loops.length}`),
+    table(['#', 'links (each feeds the next; the last feeds the first)'],
+      r.credit_loops.map((loop, i) => h('tr', {}, h('td', {}, String(i + 1)),
+        h('td', {}, loop.links.map(linkText).join(', ')))), 'none: no deadlock risk'),
+    h('h3', {}, `Unreachable pairs: ${r.unreachable_pairs}`),
+    table(['source LID', 'destination LID', 'why'],
+      r.unreachable.map((u) => h('tr', {}, h('td', {}, String(u.src_lid)), h('td', {}, String(u.dst_lid)),
+        h('td', {}, u.reason))), 'none'),
+    h('h3', {}, `Balance: max ${b.max_routes} / min ${b.min_routes} routes per link (ratio ${b.ratio.toFixed(2)}), ${b.idle_links} idle of ${b.links}`),
+    table(['routes', 'link'], b.worst.map((w) => h('tr', {}, h('td', {}, String(w.routes)), h('td', {}, linkText(w)))), 'none'));
+}
+
 export function render(root) {
   const info = h('p', { class: 'dim' });
   const err = h('p', { class: 'error' });
@@ -94,6 +118,7 @@ export function render(root) {
   const pick = h('div', { 'data-testid': 'route-pick' });
   const suspects = h('div', { 'data-testid': 'suspects' });
   const decisions = h('div');
+  const check = h('div');
   const legend = h('div', { class: 'legend' },
     ...[0, 1e-4, 1e-3, 1e-2, 0.1, 0.5].map((x) => {
       const c = h('span', { class: 'hcell' });
@@ -101,6 +126,7 @@ export function render(root) {
       return [c, pct(x)];
     }), h('span', { class: 'hcell none' }), 'no data');
   replace(root, h('div', { class: 'title' }, h('h1', {}, 'Route health')), info, err,
+    panel('Route check (static routes)', check),
     panel('Suspects', suspects, pick),
     panel('Leaf × leaf loss', legend, map),
     panel('Cursed-path decisions (24 h)', decisions));
@@ -117,6 +143,11 @@ export function render(root) {
   }
 
   async function refresh() {
+    try {
+      replace(check, routeCheck(await api('/routes/check')));
+    } catch (e) {
+      err.textContent = e.message;
+    }
     try {
       const [s, m] = await Promise.all([api('/suspects'), api('/routes/health')]);
       last = s;

@@ -219,3 +219,23 @@ TEST_CASE("web metrics: families listed without samples - and dropped with the s
   CHECK_FALSE(has_family(text, "ibwarden_webhook_outbox_pending_items"));
   CHECK_FALSE(has_family(text, "ibwarden_disabled_port_since_timestamp_seconds"));
 }
+
+TEST_CASE("web metrics: the route check families - samples only after a check", "[web]") {
+  web::MetricsSnapshot m;
+  std::string text = web::render_metrics(m);
+  for (const char* name : {"ibwarden_route_credit_loops", "ibwarden_route_unreachable_pairs",
+                           "ibwarden_route_balance_ratio", "ibwarden_route_fallback"}) {
+    CHECK(has_family(text, name));
+    CHECK_FALSE(series(text, name));
+  }
+  CHECK(text.find("# TYPE ibwarden_route_checks_total counter\n") != std::string::npos);
+  m.route_check = web::MetricsSnapshot::RouteCheck{2, 5, 3, 1.5, true};
+  text = web::render_metrics(m);
+  CHECK(series(text, "ibwarden_route_credit_loops") == 2);
+  CHECK(series(text, "ibwarden_route_unreachable_pairs") == 5);
+  CHECK(series(text, "ibwarden_route_checks_total") == 3);
+  CHECK(series(text, "ibwarden_route_balance_ratio") == 1.5);
+  CHECK(series(text, "ibwarden_route_fallback") == 1);
+  m.live = false;  // another fabric's scrape: this daemon's own route check is left out
+  CHECK_FALSE(has_family(web::render_metrics(m), "ibwarden_route_credit_loops"));
+}
