@@ -223,7 +223,8 @@ int main(int argc, char** argv) {
   Fabric fab = parse_ibnetdiscover(text, "generated");
   apply_node_names(fab, nullptr);
   RoutingTables tables = generate(fab);
-  std::fprintf(stderr, "k=%d: %u nodes, LFTs generated in %.2f s\n", spec.k, fab.size(), since(t0));
+  std::fprintf(stderr, "k=%d: %zu nodes, LFTs generated in %.2f s\n", spec.k,
+               static_cast<size_t>(fab.size()), since(t0));
   if (mode == "dump" && argc > 3) {
     std::ofstream(std::string(argv[3]) + "/topology.txt") << text;
     write_dump(fab, tables, std::string(argv[3]) + "/opensm-lfts.dump");

@@ -58,6 +58,7 @@ std::string write_config(const ibw::lab::SimLab& sim) {
            {{"log", sim.dir() + "/opensm.log"}, {"dump_dir", sim.dir()}, {"poll", "100ms"}})
       .set("counters", "enabled", "false")
       .set("store", "path", sim.dir() + "/ibwarden.db")
+      .set("rules", "file", shipped_rules())
       .write(config);
   return config;
 }
@@ -103,7 +104,9 @@ TEST_CASE("route check lab: updn without a root falls back to minhop with credit
 
   Daemon d({config, sim.dir(), sim.sockname(), sim.dir() + "/daemon.log"});
   d.start();
-  REQUIRE(d.wait_log("\"route check\"", 1, 60s));
+  bool checked = d.wait_log("\"route check\"", 1, 60s);
+  INFO(d.log());
+  REQUIRE(checked);
   auto kinds = [](const json& all) {
     std::map<std::string, int> n;
     for (const auto& e : all) ++n[e["kind"].get<std::string>()];
