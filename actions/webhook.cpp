@@ -1,6 +1,7 @@
 // Webhook delivery: libcurl poster and the outbox sender; see webhook.h.
 #include "actions/webhook.h"
 
+#include "core/redact.h"
 #include "ingest/curl_util.h"
 
 #include <curl/curl.h>
@@ -17,13 +18,16 @@ namespace webhook_detail {
 constexpr int64_t kSecondUs = int64_t{1000} * 1000;
 constexpr int64_t kMaxBackoffUs = 300 * kSecondUs;
 constexpr size_t kMaxAnswerChars = 200;  // of the receiver's answer, kept for the error
+// Read of the answer before masking: enough that a secret echoed near the cut is still whole
+// when masked (a cut first could leave half of it).
+constexpr size_t kMaxAnswerRead = 4096;
 
-// Replaces every occurrence of the secret (should a receiver or a library echo it).
-std::string scrub(std::string text, const std::string& secret) {
-  if (secret.empty()) return text;
-  for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3))
-    text.replace(at, secret.size(), "***");
-  return text;
+// Replaces every occurrence of the secret and of the URL's secret parts (should a receiver or
+// a library echo them), then cuts to one line of kMaxAnswerChars: masking comes first.
+std::string scrub(std::string text, const std::string& secret, const std::string& url) {
+  std::vector<std::string> secrets = core::url_secrets(url);
+  if (!secret.empty()) secrets.push_back(secret);
+  return core::mask_then_cut(std::move(text), secrets, 2 * kMaxAnswerChars + 200);
 }
 
 // One line of printable text.
@@ -36,8 +40,8 @@ using ingest::curl_util::redact_url;
 size_t keep_answer(char* data, size_t size, size_t count, void* user) {
   auto* answer = static_cast<std::string*>(user);
   size_t n = size * count;
-  if (answer->size() < kMaxAnswerChars)
-    answer->append(data, std::min(n, kMaxAnswerChars - answer->size()));
+  if (answer->size() < kMaxAnswerRead)
+    answer->append(data, std::min(n, kMaxAnswerRead - answer->size()));
   return n;
 }
 
@@ -123,10 +127,11 @@ PostResult CurlPoster::post(const std::string& url, const std::string& body,
     result.ok = status >= 200 && status <= 299;
     if (!result.ok) {
       result.error = where + ": HTTP " + std::to_string(status);
-      if (!answer.empty()) result.error += ": " + wd::one_line(answer);
+      if (!answer.empty())  // masked before it is cut
+        result.error += ": " + wd::one_line(wd::scrub(answer, config_.secret, url));
     }
   }
-  result.error = wd::scrub(result.error, config_.secret);
+  result.error = wd::scrub(result.error, config_.secret, url);
   return result;
 }
 
@@ -173,7 +178,8 @@ OutboxSender::Stats OutboxSender::deliver_due(int64_t now_us) {
       std::string error =
           result.error.empty() ? "HTTP " + std::to_string(result.http_status) : result.error;
       hold_until_us_ = now_us + backoff_us(entry.attempts + 1);
-      queue_.failed(entry.id, hold_until_us_, webhook_detail::scrub(error, config_.secret));
+      queue_.failed(entry.id, hold_until_us_,
+                    webhook_detail::scrub(error, config_.secret, config_.url));
       ++stats.failed;
       return stats;  // keep order: nothing after a failed entry goes out this round
     }

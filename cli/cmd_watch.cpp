@@ -47,7 +47,9 @@ int cmd_check_config(const CmdArgs& args) {
   try {
     if (!args.has("config")) return args.usage_error("--config is required");
     config::Config cfg = config::load_config(*args.get("config"));
-    std::vector<fabric::Diagnostic> problems;
+    // Credentials in URLs and secrets over plain http:// (unless allow_insecure_url) fail here;
+    // the daemon only warns of them.
+    std::vector<fabric::Diagnostic> problems = cfg.insecure;
     auto check = [&](auto&& fn) {
       try {
         fn();
@@ -73,6 +75,7 @@ int cmd_check_config(const CmdArgs& args) {
       check([&] { warnings = web::TokenSet::load(*cfg.web.tokens_file).warnings(); });
     if (!problems.empty()) throw fabric::InputError(std::move(problems));
     if (cfg.workorders.webhook) webhook_secret(cfg);  // throws when set but unusable
+    for (const auto& w : cfg.warnings) warnings.push_back(fabric::format_diagnostic(w));
     for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     std::cout << cfg.file << ": ok\n";
     return 0;

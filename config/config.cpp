@@ -141,6 +141,7 @@ Config parse_config(std::string_view text, const std::string& file) {
   config_detail::check_pairs(p, sink);
   check_store_and_ha(c, sink, config_detail::store_lines(p.r));
   sink.throw_if_any();
+  config_detail::note_insecure(p);
   return c;
 }
 
@@ -154,7 +155,7 @@ void require_default_rules(const Config& c) {
 }
 
 Config load_config(const std::string& path) {
-  return parse_config(fabric::read_file(path), path);
+  return parse_config(fabric::read_file(path, fabric::kMaxConfigBytes, "a config file"), path);
 }
 
 }  // namespace ibw::config

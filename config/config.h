@@ -4,10 +4,14 @@
 // Relative paths in the file are resolved against the file's own directory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "fabric/diagnostics.h"
 
 namespace ibw::config {
 
@@ -51,6 +55,12 @@ struct ProbesSection {
   // External observations (JSONL/CSV files) dropped here are ingested by the daemon, then moved
   // to done/ or failed/ (ingest/probe_spool.h); none = no spool.
   std::optional<std::string> spool_dir;
+  size_t spool_max_bytes = size_t{4} << 20;  // a bigger spool file is refused unread
+  // POST /api/v1/probes per source (token and address) and minute; past either: 429.
+  uint64_t post_records_per_minute = 50'000;
+  uint64_t post_bytes_per_minute = uint64_t{8} << 20;
+  // External observations (spool files and POSTs) held in the window; the oldest go first.
+  size_t max_posted = 200'000;
   // How the fabric routes data traffic: "adaptive" (default) or "static" (LFT only). The
   // prober's own LID-routed SMPs travel on VL15, which follows the LFT, and are always
   // written as routing static.
@@ -99,6 +109,7 @@ struct WorkordersSection {
   std::optional<std::string> webhook_secret_file;  // or a file holding it
   int64_t webhook_timeout_us = 5'000'000;
   int64_t verify_after_us = 24LL * 3600 * 1'000'000;  // clean this long after repair: verified
+  bool allow_insecure_url = false;  // user:pass@ or a secret over plain http:// on purpose
 };
 
 // UFM integration (ingest/ufm/*.h, daemon/sources/ufm.h). The whole section is optional: absent
@@ -117,6 +128,7 @@ struct UfmSection {
   std::optional<std::string> token_file;      // v3: the access token; none: fetched (D-TK)
   std::optional<std::string> ca_file;         // PEM bundle; none = the system's
   bool verify_tls = true;
+  bool allow_insecure_url = false;  // credentials over plain http:// to another host on purpose
   int64_t poll_interval_us = 10'000'000;  // GET /app/events period
   int utc_offset_s = 0;                   // zone of UFM's timestamps (they carry none)
   UfmTelemetrySection telemetry;
@@ -173,6 +185,12 @@ struct Config {
   std::optional<UfmSection> ufm;  // none = no UFM
   WebSection web;
   LogSection log;
+  // Found by parse_config, not errors of the file (config/security_checks.cpp): `insecure`
+  // (credentials in a URL, secrets over plain http:// to another host, unless the section's
+  // allow_insecure_url) makes check-config fail and the daemon warn; `warnings` (a web API
+  // reachable from other hosts without tokens or TLS) are printed by both.
+  std::vector<fabric::Diagnostic> insecure;
+  std::vector<fabric::Diagnostic> warnings;
 };
 
 // Loads and validates; throws fabric::InputError with every diagnostic.

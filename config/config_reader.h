@@ -124,6 +124,10 @@ struct Parse {
   Noted noted;
 };
 
+// Notes credentials in URLs, secrets over plain http:// and an exposed web API into
+// Config::insecure and Config::warnings (security_checks.cpp).
+void note_insecure(Parse& p);
+
 // The key table of each section (config_sections_*.cpp).
 Keys fabric_keys(Parse& p);
 Keys opensm_keys(Parse& p);

@@ -57,7 +57,8 @@ Keys workorders_keys(Parse& p) {
           {"webhook_secret_env", r.set_string(&w.webhook_secret_env, true)},
           {"webhook_secret_file", r.set_optional_path(&w.webhook_secret_file)},
           {"webhook_timeout", r.set_duration(&w.webhook_timeout_us)},
-          {"verify_after", r.set_duration(&w.verify_after_us)}};
+          {"verify_after", r.set_duration(&w.verify_after_us)},
+          {"allow_insecure_url", r.set_bool(&w.allow_insecure_url)}};
 }
 
 Keys web_keys(Parse& p) {
@@ -71,6 +72,8 @@ Keys web_keys(Parse& p) {
     if (colon == std::string::npos || colon + 1 == l.size() ||
         l.find_first_not_of("0123456789", colon + 1) != std::string::npos)
       return r.bad(v, k, "\"" + l + "\" is not HOST:PORT like 127.0.0.1:8080");
+    if (l.size() - colon - 1 > 5 || std::stol(l.substr(colon + 1)) > 65535)
+      return r.bad(v, k, "port " + l.substr(colon + 1) + " is not a TCP port (0 to 65535)");
     w.listen = l;
   };
   return {

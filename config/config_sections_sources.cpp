@@ -59,6 +59,10 @@ Keys probes_keys(Parse& p) {
           {"max_rate", r.set_integer(&s.max_rate, 1, 1'000'000)},
           {"window", r.set_integer(&s.window, 1, 10000)},
           {"spool_dir", r.set_optional_path(&s.spool_dir)},
+          {"spool_max_bytes", r.set_integer(&s.spool_max_bytes, 1024, 1LL << 34)},
+          {"post_records_per_minute", r.set_integer(&s.post_records_per_minute, 1, 1LL << 32)},
+          {"post_bytes_per_minute", r.set_integer(&s.post_bytes_per_minute, 1024, 1LL << 40)},
+          {"max_posted", r.set_integer(&s.max_posted, 1, 1LL << 32)},
           {"routes", r.set_choice(&s.routes, {"static", "adaptive"})}};
 }
 
@@ -81,6 +85,7 @@ Keys ufm_keys(Parse& p) {
           {"token_file", r.set_optional_path(&u.token_file)},
           {"ca_file", r.set_optional_path(&u.ca_file)},
           {"verify_tls", r.set_bool(&u.verify_tls)},
+          {"allow_insecure_url", r.set_bool(&u.allow_insecure_url)},
           {"poll_interval", r.set_duration(&u.poll_interval_us)},
           {"event_log", r.set_optional_path(&u.event_log)},
           {"timezone", r.set_utc_offset(&u.utc_offset_s)},

@@ -15,7 +15,7 @@ core::StoreSpec store_spec(const Config& cfg) {
   if (cfg.store.password_file) {
     std::string text;
     try {
-      text = fabric::read_file(*cfg.store.password_file);
+      text = fabric::read_secret_file(*cfg.store.password_file);
     } catch (const std::exception& e) {
       throw fabric::InputError({{cfg.file, 0, "store.password_file", e.what()}});
     }

@@ -42,6 +42,10 @@ void load_rules(Runtime& rt) {
 
 void check_web(Runtime& rt) {
   const config::Config& cfg = rt.cfg;
+  // What check-config refuses (credentials in URLs, secrets over http://) or warns of: logged.
+  for (const auto* list : {&cfg.insecure, &cfg.warnings})
+    for (const auto& d : *list)
+      log(LogLevel::warning, "insecure configuration", {{"warning", fabric::format_diagnostic(d)}});
   if (!cfg.web.enabled) return;
   web::parse_listen(cfg.web.listen);  // throws std::invalid_argument naming the problem
   if (cfg.web.tokens_file) {

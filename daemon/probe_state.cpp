@@ -26,9 +26,11 @@ std::optional<nlohmann::json> ProbeState::route_health() const {
   return health_;
 }
 
-void ProbeState::post(std::vector<ingest::Observation> obs) {
+bool ProbeState::post(std::vector<ingest::Observation> obs, size_t max_pending) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (posted_.size() + obs.size() > max_pending) return false;
   std::move(obs.begin(), obs.end(), std::back_inserter(posted_));
+  return true;
 }
 
 std::vector<ingest::Observation> ProbeState::take_posted() {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/probe_intake.h"
 #include "daemon/topology.h"
 #include "fabric/routing.h"
 #include "ingest/observation.h"
@@ -24,9 +25,13 @@ class ProbeState {
   void publish(nlohmann::json suspects, nlohmann::json route_health);
   std::optional<nlohmann::json> suspects() const;
   std::optional<nlohmann::json> route_health() const;
-  // Validated observations from POST /api/v1/probes, taken by the probe thread.
-  void post(std::vector<ingest::Observation> obs);
+  // Validated observations from POST /api/v1/probes, taken by the probe thread. False (nothing
+  // kept) when the queue would then hold more than max_pending (probes.max_posted): the
+  // probe thread is behind and the poster is told to retry.
+  bool post(std::vector<ingest::Observation> obs, size_t max_pending);
   std::vector<ingest::Observation> take_posted();
+  // Inputs refused at the caps (intake quota, full queue, spool files), for /metrics.
+  RefusalCounts refused;
 
  private:
   mutable std::mutex mutex_;

@@ -132,7 +132,7 @@ std::string webhook_secret(const config::Config& cfg) {
     return v;
   }
   if (w.webhook_secret_file) {
-    std::string s = fabric::read_file(*w.webhook_secret_file);
+    std::string s = fabric::read_secret_file(*w.webhook_secret_file);
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
     if (s.empty())
       throw std::runtime_error("workorders.webhook_secret_file: " + *w.webhook_secret_file +

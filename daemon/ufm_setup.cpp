@@ -44,9 +44,9 @@ ingest::UfmCredentials ufm_credentials(const config::UfmSection& ufm) {
   if (ufm.api == "v3" && ufm.token_file) {
     std::string t;
     try {
-      t = fabric::read_file(*ufm.token_file);
-    } catch (const std::exception&) {
-      throw std::runtime_error("ufm.token_file: cannot read " + *ufm.token_file);
+      t = fabric::read_secret_file(*ufm.token_file);
+    } catch (const std::exception& e) {  // names the file: missing, writable by others, too big
+      throw std::runtime_error(std::string("ufm.token_file: ") + e.what());
     }
     while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
     if (t.empty()) throw std::runtime_error("ufm.token_file: " + *ufm.token_file + " is empty");

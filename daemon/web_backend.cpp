@@ -77,6 +77,7 @@ web::Health WebBackend::health() {
     h.incidents_opened = deps_.incidents->opened();
     h.incidents_dropped = deps_.incidents->dropped();
   }
+  if (deps_.probes) h.input_refused = deps_.probes->refused.snapshot();
   std::vector<std::string> expected = {"opensm", "counters", "ufm"};
   std::vector<SourceHealthEntry> seen =
       deps_.health ? deps_.health->snapshot() : std::vector<SourceHealthEntry>{};
@@ -196,10 +197,39 @@ nlohmann::json WebBackend::route_health() {  // probes() is null without deps_.p
           {"loss", empty},     {"predicted", false}, {"time", nullptr}, {"rounds", 0}};
 }
 
-nlohmann::json WebBackend::submit_probes(const std::string& text, const std::string& actor) {
+nlohmann::json WebBackend::submit_probes(const std::string& text, const std::string& actor,
+                                         const std::string& peer) {
+  const auto& pc = deps_.cfg.probes;
+  const std::string source = actor + " " + peer;
+  int64_t now = web_backend_detail::now_us();
+  auto refuse = [&](const std::string& reason, const std::string& why, int64_t after_s) {
+    deps_.probes->refused.add(reason);
+    int64_t last = warned_quota_us_.load();
+    if (now - last >= 60'000'000 && warned_quota_us_.compare_exchange_strong(last, now))
+      log(LogLevel::warning, "probe observations refused",
+          {{"actor", actor}, {"peer", peer}, {"reason", reason}});
+    throw web::RetryLater(why + "; retry in " + std::to_string(after_s) + " s", after_s);
+  };
+  // The body's bytes first: a source past its quota costs no parsing.
+  IntakeVerdict v = intake_.admit(source, 0, text.size(), now);
+  if (v.retry_after_s)
+    refuse("probe_quota_bytes",
+           "over probes.post_bytes_per_minute (" + std::to_string(pc.post_bytes_per_minute) +
+               " bytes a minute from this token and address)",
+           v.retry_after_s);
   auto obs = validate_posted(text, deps_.topology ? deps_.topology().get() : nullptr);
   size_t n = obs.size();
-  deps_.probes->post(std::move(obs));
+  v = intake_.admit(source, n, 0, now);
+  if (v.retry_after_s)
+    refuse("probe_quota_records",
+           "over probes.post_records_per_minute (" + std::to_string(pc.post_records_per_minute) +
+               " observations a minute from this token and address)",
+           v.retry_after_s);
+  if (!deps_.probes->post(std::move(obs), pc.max_posted))
+    refuse("probe_store_full",
+           "probes.max_posted (" + std::to_string(pc.max_posted) +
+               ") observations are waiting for the probe thread",
+           5);
   log(LogLevel::info, "probe observations posted", {{"actor", actor}, {"observations", n}});
   return {{"accepted", n}};
 }

@@ -8,6 +8,7 @@
 // leader. Thread-safe: the API calls it from several worker threads.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -49,7 +50,11 @@ struct WebBackendDeps {
 
 class WebBackend : public web::ApiBackend, public web::ProbeBackend {
  public:
-  explicit WebBackend(WebBackendDeps deps) : deps_(std::move(deps)), plan_index_(deps_.plan) {}
+  explicit WebBackend(WebBackendDeps deps)
+      : deps_(std::move(deps)),
+        plan_index_(deps_.plan),
+        intake_(
+            {deps_.cfg.probes.post_records_per_minute, deps_.cfg.probes.post_bytes_per_minute}) {}
 
   // fabric "" or the own name: the daemon's store spec; another: the spec with its fabric
   // replaced, when the store holds it (404 otherwise).
@@ -67,7 +72,9 @@ class WebBackend : public web::ApiBackend, public web::ProbeBackend {
   nlohmann::json congestion() override;
   nlohmann::json route_check() override;
   nlohmann::json route_health() override;
-  nlohmann::json submit_probes(const std::string& text, const std::string& actor) override;
+  // Past the intake quota or with probes.max_posted observations waiting: web::RetryLater.
+  nlohmann::json submit_probes(const std::string& text, const std::string& actor,
+                               const std::string& peer) override;
 
   // The counter loop reports each sweep here (for /health and /metrics).
   void sweep_done(double seconds, int64_t end_us);
@@ -81,6 +88,8 @@ class WebBackend : public web::ApiBackend, public web::ProbeBackend {
   std::unique_ptr<store::Store> fabrics_store_;  // fabrics(): one read-only connection, reused
   double sweep_seconds_ = -1;
   int64_t sweep_time_us_ = 0;
+  IntakeQuota intake_;                       // POST /probes per source
+  std::atomic<int64_t> warned_quota_us_{0};  // the last quota warning (one a minute)
 };
 
 }  // namespace ibw::daemon

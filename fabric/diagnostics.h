@@ -2,6 +2,7 @@
 // collect all of them before failing so an operator fixes a file in one pass.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -49,15 +50,29 @@ class DiagnosticSink {
   std::vector<Diagnostic> diags_;
 };
 
-// Reads a whole file; throws InputError naming the file when it cannot be read.
-std::string read_file(const std::string& path);
+// Size caps of the files ibwarden reads (issue 31): a huge file, or /dev/zero given as a plan
+// or a probe file, fails at once with an error naming the file and the cap, never by memory.
+inline constexpr size_t kMaxConfigBytes = size_t{4} << 20;   // config, rules, tokens
+inline constexpr size_t kMaxSecretBytes = size_t{64} << 10;  // password, token, secret files
+inline constexpr size_t kMaxInputBytes = size_t{1} << 30;    // plan, topology, LFTs, probes
+
+// Reads a whole file of at most max_bytes; throws InputError naming the file when it cannot be
+// read, is larger ("over the 4 MiB cap for a config file"; `what` names the kind), or is not
+// a regular file or a pipe (a device such as /dev/zero, a directory).
+std::string read_file(const std::string& path, size_t max_bytes = kMaxInputBytes,
+                      const char* what = "an input file");
+
+// A secret (password, token, webhook secret) file, read as read_file with kMaxSecretBytes,
+// refused when group or other users may write it (readable by the service's group is fine):
+// "PATH: group or other users may write it (chmod go-w; it holds a secret)".
+std::string read_secret_file(const std::string& path);
 
 // A whole file as read-only text: mapped, not copied, when it is a regular file (a 100 MB
 // probe file then costs no copy and no fresh memory); read as read_file does otherwise
-// (pipes, /proc). Throws as read_file. The text lives as long as the object.
+// (pipes, /proc). Throws as read_file (the same cap). The text lives as long as the object.
 class FileText {
  public:
-  explicit FileText(const std::string& path);
+  explicit FileText(const std::string& path, size_t max_bytes = kMaxInputBytes);
   ~FileText();
   FileText(FileText&& other) noexcept;
   FileText(const FileText&) = delete;

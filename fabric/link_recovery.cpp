@@ -7,8 +7,8 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
-#include <sstream>
 
+#include "fabric/diagnostics.h"
 #include "fabric/opensm_subnet.h"
 #include "fabric/port_info.h"
 #include "fabric/smp_port.h"
@@ -281,11 +281,8 @@ RecoveryReport recover_lost_links(MadLocks& locks, Fabric& f, const RecoveryOpti
 }
 
 void recover_from_subnet_list(Fabric& f, const std::string& path, RecoveryReport& report) {
-  std::ifstream in(path);
-  if (!in) return;  // OpenSM not writing dumps here: nothing to cross-check
-  std::stringstream text;
-  text << in.rdbuf();
-  for (auto& label : connect_subnet_links(f, parse_opensm_subnet(text.str())))
+  if (!std::ifstream(path)) return;  // OpenSM not writing dumps here: nothing to cross-check
+  for (auto& label : connect_subnet_links(f, parse_opensm_subnet(read_file(path))))
     report.links.push_back({std::move(label), "opensm", 0, 0});
 }
 

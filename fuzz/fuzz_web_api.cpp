@@ -58,7 +58,8 @@ class FuzzBackend : public web::ApiBackend, public web::ProbeBackend {
   web::ProbeBackend* probes() override { return this; }
   nlohmann::json suspects() override { return {{"suspects", nlohmann::json::array()}}; }
   nlohmann::json route_health() override { return nlohmann::json::object(); }
-  nlohmann::json submit_probes(const std::string& text, const std::string&) override {
+  nlohmann::json submit_probes(const std::string& text, const std::string&,
+                               const std::string&) override {
     return {{"accepted", ingest::parse_observations(text, "POST /api/v1/probes").size()}};
   }
 

@@ -1,5 +1,7 @@
 #include "ingest/curl_util.h"
 
+#include "core/redact.h"
+
 #include <mutex>
 #include <stdexcept>
 
@@ -30,12 +32,7 @@ void configure_easy(CURL* curl, const EasyOptions& o) {
 }
 
 std::string redact_url(const std::string& url) {
-  size_t scheme = url.find("://");
-  size_t host = scheme == std::string::npos ? 0 : scheme + 3;
-  size_t end = url.find_first_of("/?#", host);
-  size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
-  if (at == std::string::npos || at < host) return url;
-  return url.substr(0, host) + "***@" + url.substr(at + 1);
+  return core::mask_url(url);
 }
 
 std::string one_line(std::string_view text, size_t max) {

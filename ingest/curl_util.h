@@ -24,7 +24,8 @@ struct EasyOptions {
 // https only, TLS verification as asked.
 void configure_easy(CURL* curl, const EasyOptions& options);
 
-// The URL as it may appear in messages: without "user:password@".
+// The URL as it may appear in messages (core::mask_url): without "user:password@", query
+// values or path segments that look like keys.
 std::string redact_url(const std::string& url);
 // At most `max` characters of `text` on one line (control characters become spaces).
 std::string one_line(std::string_view text, size_t max);

@@ -242,7 +242,7 @@ RuleSet parse_rules(std::string_view text, const std::string& file) {
 }
 
 RuleSet load_rules(const std::string& path) {
-  return parse_rules(fabric::read_file(path), path);
+  return parse_rules(fabric::read_file(path, fabric::kMaxConfigBytes, "a rules file"), path);
 }
 
 std::vector<fabric::Diagnostic> validate_rules_file(const std::string& path) {

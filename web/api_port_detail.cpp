@@ -1,4 +1,5 @@
-// GET /ports/{node}/{port}: the port, its counter history, events, work order and decisions.
+// GET /ports/{node}/{port}: the port, its counter history (since at most 7 days back: an
+// earlier since is clamped, "since_clamped": true), events, work order and decisions.
 #include <algorithm>
 #include <iterator>
 
@@ -13,6 +14,9 @@ namespace api_port_detail {
 using nlohmann::ordered_json;
 
 constexpr int64_t kHour = 3600LL * 1'000'000;
+// The longest history one request reads (issue 31: since=0 pulled a port's whole history):
+// an earlier `since` is clamped, and the answer says so ("since", "since_clamped").
+constexpr int64_t kMaxHistorySpan = 7 * 24 * kHour;
 constexpr size_t kMaxEvents = 200;
 constexpr size_t kMaxDecisions = 50;
 
@@ -84,6 +88,8 @@ std::optional<core::WorkOrder> order_of(store::RemedyStore& st, const store::Por
 Response ApiCore::get_port(Call& c) {
   using namespace api_port_detail;
   int64_t since = c.query.time("since", c.now_us, c.now_us - kHour);
+  const bool clamped = since < c.now_us - kMaxHistorySpan;
+  if (clamped) since = c.now_us - kMaxHistorySpan;
   auto max_points = static_cast<size_t>(c.query.integer("max_points", 2, 100'000, 720));
   uint32_t mask = counter_mask(c.query.get("counters"));
   auto list = port_list(c);
@@ -135,6 +141,8 @@ Response ApiCore::get_port(Call& c) {
                                           {"decision_id", disabled->decision_id},
                                           {"link_key", disabled->link_key}}
                            : ordered_json(nullptr);
+  j["since"] = store::iso_time(since);
+  j["since_clamped"] = clamped;
   j["history"] = history_json(st.samples(p.node_guid, p.port, since), max_points, mask);
   j["events"] = std::move(ev);
   j["events_truncated"] = first > 0;

@@ -27,7 +27,8 @@ Response ApiCore::get_route_health(Call& c) {
 
 // POST /probes: a JSONL or CSV body (Content-Type application/x-ndjson, application/jsonl,
 // application/json, text/csv or text/plain). Every line is validated before anything is kept:
-// 400 with "errors" (one "POST /api/v1/probes:LINE: field: message" each) otherwise.
+// 400 with "errors" (one "POST /api/v1/probes:LINE: field: message" each) otherwise; 429 with
+// Retry-After past the intake quota (probes.post_*_per_minute, probes.max_posted).
 Response ApiCore::post_probes(Call& c) {
   only_own_fabric(c);
   std::string type = c.request.header("content-type");
@@ -44,7 +45,12 @@ Response ApiCore::post_probes(Call& c) {
   if (c.request.body.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ApiError(400, "empty body: send observations, one per line");
   try {
-    return json_response(200, ordered(probes().submit_probes(c.request.body, c.who.actor)));
+    return json_response(
+        200, ordered(probes().submit_probes(c.request.body, c.who.actor, c.request.peer)));
+  } catch (const RetryLater& e) {  // past the intake quota: nothing was kept
+    Response r = error_response(e.status(), e.what());
+    r.headers.emplace_back("Retry-After", std::to_string(e.retry_after_s()));
+    return r;
   } catch (const fabric::InputError& e) {
     nlohmann::ordered_json j;
     j["error"] = "bad observations: nothing was kept";

@@ -124,7 +124,7 @@ TokenSet TokenSet::load(const std::string& path) {
   if (st.st_mode & S_IWOTH)  // anyone could add an admin token
     throw fabric::InputError(
         {{path, 0, "", "other users may write it (chmod o-rw; tokens are secrets)"}});
-  TokenSet set = parse(fabric::read_file(path), path);
+  TokenSet set = parse(fabric::read_file(path, fabric::kMaxConfigBytes, "a tokens file"), path);
   if (st.st_mode & S_IROTH)
     set.warnings_.insert(set.warnings_.begin(),
                          path + ": other users may read it (chmod o-r; tokens are secrets)");

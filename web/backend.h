@@ -55,6 +55,9 @@ struct Health {
   std::map<std::string, int> incidents_active;
   std::map<std::string, uint64_t> incidents_opened;
   uint64_t incidents_dropped = 0;
+  // Inputs refused at a cap since start, by reason (probe intake quota, full probe queue,
+  // spool files refused; daemon/probe_intake.h): ibwarden_input_refused_total.
+  std::map<std::string, uint64_t> input_refused;
 };
 
 // Source health as the JSON array that GET /fabrics shows and a lease row carries
@@ -77,6 +80,18 @@ struct PortActionRequest {
   std::string actor;  // "operator@tokens:3": who asked (record it with the reason)
 };
 
+// Thrown by a backend for a request past a quota: answered with the status (429) and a
+// Retry-After header of retry_after_s seconds.
+class RetryLater : public ApiError {
+ public:
+  RetryLater(const std::string& message, int64_t retry_after_s)
+      : ApiError(429, message), retry_after_s_(retry_after_s) {}
+  int64_t retry_after_s() const { return retry_after_s_; }
+
+ private:
+  int64_t retry_after_s_;
+};
+
 // ProbeBackend: the cursed-route part of the backend (the daemon's probe runner), apart so that
 // ApiBackend stays small; ApiBackend::probes() gives it, or null when probing is off.
 class ProbeBackend {
@@ -94,8 +109,10 @@ class ProbeBackend {
   virtual nlohmann::json route_health() = 0;
   // POST /probes: external observations (JSONL or CSV with a header, as ingest/observation.h
   // reads them). Validates every line first; bad input throws fabric::InputError (nothing is
-  // kept). Returns {"accepted": N}. actor: who posted them (logged).
-  virtual nlohmann::json submit_probes(const std::string& text, const std::string& actor) = 0;
+  // kept). Returns {"accepted": N}. actor: who posted them (logged); actor and peer (the
+  // client's address) are the source the intake quota counts: past it, RetryLater (429).
+  virtual nlohmann::json submit_probes(const std::string& text, const std::string& actor,
+                                       const std::string& peer) = 0;
 };
 
 class ApiBackend {

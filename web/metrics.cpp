@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "core/utf8.h"
 #include "fabric/model.h"
 
 namespace ibw::web {
@@ -91,6 +92,23 @@ void incident_families(Writer& w, const MetricsSnapshot& m) {
            "Resolved incidents dropped from memory at the cap (1024 kept) before a day passed.",
            "counter");
   w.sample("ibwarden_incidents_dropped_total", static_cast<double>(m.health.incidents_dropped));
+}
+
+// Inputs refused at a cap, by reason; every reason listed (0 when none).
+void input_families(Writer& w, const MetricsSnapshot& m) {
+  static const char* kReasons[] = {"probe_quota_records", "probe_quota_bytes", "probe_store_full",
+                                   "posted_dropped",      "spool_not_regular", "spool_owner",
+                                   "spool_too_big",       "spool_bad_lines"};
+  w.family("ibwarden_input_refused_total",
+           "Inputs refused at a cap since start, by reason: POSTed probe observations past the "
+           "intake quota or a full queue, external observations dropped from a full window, "
+           "spool files refused.",
+           "counter");
+  for (const char* r : kReasons) {
+    auto it = m.health.input_refused.find(r);
+    w.sample("ibwarden_input_refused_total", label("reason", r),
+             it == m.health.input_refused.end() ? 0.0 : static_cast<double>(it->second));
+  }
 }
 
 void source_families(Writer& w, const MetricsSnapshot& m) {
@@ -263,7 +281,7 @@ void fabric_families(Writer& w, const MetricsSnapshot& m) {
 
 std::string escape_label(const std::string& value) {
   std::string out;
-  for (char c : value) {
+  for (char c : core::valid_utf8(value)) {
     if (c == '\\')
       out += "\\\\";
     else if (c == '"')
@@ -280,7 +298,7 @@ std::string render_metrics(const MetricsSnapshot& m) {
   using namespace metrics_detail;
   Writer w(label("fabric", m.fabric));
   w.gauge("ibwarden_up", "1 while the ibwarden web API answers.", 1);
-  if (m.live) rules_families(w, m), incident_families(w, m);
+  if (m.live) rules_families(w, m), incident_families(w, m), input_families(w, m);
   source_families(w, m);
   if (m.live) sweep_families(w, m);
   w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",

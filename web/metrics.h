@@ -140,7 +140,8 @@ struct MetricsSnapshot {
 
 std::string render_metrics(const MetricsSnapshot& m);
 
-// Label value escaping of the text format (backslash, double quote, newline).
+// Label value escaping of the text format (backslash, double quote, newline), on valid UTF-8
+// (invalid bytes become U+FFFD: one bad node description cannot break the scrape).
 std::string escape_label(const std::string& value);
 
 }  // namespace ibw::web

@@ -46,6 +46,7 @@ struct Loop {
   std::map<std::pair<uint64_t, int>, uint64_t> baseline;  // receiving port -> errors at first sight
   std::string last_suspects;
   bool warned_no_rules = false, warned_no_lfts = false;
+  int64_t warned_drop_us = -60'000'000;
 
   void health(ingest::HealthState state, const std::string& detail) {
     int64_t now = ctx.clock().now_us();
@@ -90,20 +91,37 @@ struct Loop {
     }
   }
 
-  void take_external() {
+  // Spool files and POSTed observations into the window; true when any arrived. Refused files
+  // and observations dropped at probes.max_posted are counted for /metrics.
+  bool take_external() {
     int64_t now = ctx.clock().now_us();
+    ProbeState& state = ctx.fabric().probe_state;
+    size_t got_any = 0, dropped = 0;
     if (spool) {
       auto got = spool->poll(now);
       if (!got.error.empty()) health(ingest::HealthState::degraded, got.error);
       for (const auto& r : got.rejected)
         log(LogLevel::warning, "probe file rejected", {{"spool", spool->dir()}, {"file", r}});
+      for (const auto& [reason, n] : got.refused) state.refused.add(reason, n);
       if (!got.accepted.empty())
         log(LogLevel::info, "probe files ingested",
             {{"files", got.accepted}, {"observations", got.observations.size()}});
-      window.add_posted(std::move(got.observations), now);
+      got_any += got.observations.size();
+      dropped += window.add_posted(std::move(got.observations), now);
     }
-    window.add_posted(ctx.fabric().probe_state.take_posted(), now);
+    auto posted = state.take_posted();
+    got_any += posted.size();
+    dropped += window.add_posted(std::move(posted), now);
     window.expire(now);
+    if (dropped) {
+      state.refused.add("posted_dropped", dropped);
+      if (now - warned_drop_us >= 60'000'000) {  // at most once a minute
+        warned_drop_us = now;
+        log(LogLevel::warning, "probe window full: oldest external observations dropped",
+            {{"dropped", dropped}, {"max_posted", cfg.max_posted}});
+      }
+    }
+    return got_any > 0;
   }
 
   // The links ibwarden disabled, as stored; a change either way clears the window (routes
@@ -294,10 +312,11 @@ namespace {
 void run_probes(SourceContext& ctx, const std::optional<std::string>&) {
   const auto& cfg = ctx.cfg().probes;
   int64_t interval = cfg.interval_us.value_or(60'000'000);
-  probe_detail::Loop loop{ctx, cfg, ProbeWindow(static_cast<int>(cfg.window), interval)};
+  probe_detail::Loop loop{ctx, cfg,
+                          ProbeWindow(static_cast<int>(cfg.window), interval, cfg.max_posted)};
   if (cfg.spool_dir) {
     try {
-      loop.spool.emplace(*cfg.spool_dir);
+      loop.spool.emplace(*cfg.spool_dir, 1'000'000, cfg.spool_max_bytes);
     } catch (const std::exception& e) {
       log(LogLevel::error, "probe spool unusable", {{"error", e.what()}});
       loop.health(ingest::HealthState::down, e.what());
@@ -310,9 +329,7 @@ void run_probes(SourceContext& ctx, const std::optional<std::string>&) {
   while (ctx.running()) {
     auto topo = ctx.topology();
     int64_t now = ctx.clock().now_us();
-    size_t before = loop.window.posted();
-    loop.take_external();
-    bool fresh = loop.window.posted() != before;
+    bool fresh = loop.take_external();
     if (topo && cfg.interval_us && now >= next) {
       fresh |= loop.round(*topo);
       next = now + *cfg.interval_us;

@@ -215,7 +215,8 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
         }
       } else {
         r.error = where + ": HTTP " + std::to_string(ex.status);
-        if (!ex.sink.body.empty()) r.error += ": " + d::one_line(ex.sink.body);
+        if (!ex.sink.body.empty())  // masked before it is cut (a half secret is not found)
+          r.error += ": " + d::one_line(scrub(ex.sink.body));
         retryable = (ex.status >= 500 || ex.status == 429) && !is_post;
         breaker_failure = ex.status == 401 || ex.status == 403;
         r.body = std::move(ex.sink.body);

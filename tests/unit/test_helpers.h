@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
@@ -66,6 +67,16 @@ inline const fabric::Diagnostic* find_diag(const std::vector<fabric::Diagnostic>
   for (const auto& d : diags)
     if (d.line == line && d.field == field) return &d;
   return nullptr;
+}
+
+// This process's resident memory now (VmRSS of /proc/self/status), in bytes; 0 unknown. The
+// input-cap tests print the growth as their figure.
+inline int64_t rss_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  return 0;
 }
 
 }  // namespace ibw::test
