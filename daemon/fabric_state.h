@@ -16,6 +16,7 @@
 #include "daemon/congestion_state.h"
 #include "daemon/port_table.h"
 #include "daemon/probe_state.h"
+#include "daemon/sm_board.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "fabric/node_name_map.h"
@@ -44,6 +45,9 @@ class FabricState {
   // Incidents (switch reboots, hosts down, SM re-sweeps): fed every published event by the
   // publish sequence, read by the rules (held verdicts, switch work orders) and the web API.
   rules::IncidentTracker incidents;
+  // The subnet manager (master, standbys, no master): set by the SM watcher, read by the action
+  // worker (held actions), the web API and, stored, by `ibwarden status`.
+  SmBoard sm;
   CongestionBoard congestion;  // congestion findings (report only): set by evaluate, read by web
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.

@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "daemon/congestion_state.h"
 #include "daemon/probe_state.h"
+#include "daemon/sm_board.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "rules/incidents.h"
@@ -35,6 +36,7 @@ struct WebBackendDeps {
   ProbeState* probes = nullptr;                       // null when probing is off
   const rules::IncidentTracker* incidents = nullptr;  // the publish sequence's (GET /incidents)
   const CongestionBoard* congestion = nullptr;        // null: no congestion findings to show
+  const SmBoard* sm = nullptr;                        // the subnet manager's state
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
   // High availability: whether this instance holds its fabric's lease now. Null = no HA

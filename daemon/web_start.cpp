@@ -18,6 +18,7 @@ void start_web(Runtime& rt) {
   deps.probes =
       rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir ? &rt.fabric.probe_state : nullptr;
   deps.congestion = &rt.fabric.congestion;
+  deps.sm = &rt.fabric.sm;
   deps.started_us = rt.fabric.clock.now_us();
   deps.incidents = &rt.fabric.incidents;
   deps.after_action = [&rt](const core::DecisionRecord& d) { read_back(rt, d); };

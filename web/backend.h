@@ -55,6 +55,10 @@ struct Health {
   std::map<std::string, int> incidents_active;
   std::map<std::string, uint64_t> incidents_opened;
   uint64_t incidents_dropped = 0;
+  // The subnet manager (daemon/sm_board.h SmBoard::json(): "watch", "status" master |
+  // no_master | unknown, "master", "standby", "last_sweep", "failovers", ...); null when the
+  // backend does not know.
+  nlohmann::json subnet_manager;
 };
 
 // Source health as the JSON array that GET /fabrics shows and a lease row carries
