@@ -54,6 +54,12 @@
 //   ibwarden_congestion_findings_total               (counter) congestion findings since the
 //                                                    daemon started (ports that became
 //                                                    congested)
+//   ibwarden_sm_watch_up                             1 while the SM watcher polls SMInfo (0: off
+//                                                    or failing)
+//   ibwarden_sm_master                               1 when a master SM answers, 0 when none
+//                                                    (actions held); no sample with it off
+//   ibwarden_sm_standby_count                        standby SMs answering SMInfo
+//   ibwarden_sm_failovers_total                      (counter) SM failovers since the start
 //   ibwarden_ha_leader{fabric}                       per fabric in the store: 1 when this
 //                                                    instance holds its lease (own fabric
 //                                                    without HA: 1), else 0
@@ -62,7 +68,7 @@
 //                                                    the store server's clock)
 // A scrape of another fabric (/metrics?fabric=NAME) leaves out the families about this
 // daemon's own state: rules, enforce, sweeps, guard caps, webhook_configured, cursed routes,
-// congestion.
+// congestion, the subnet manager.
 #pragma once
 
 #include <cstdint>
