@@ -182,7 +182,8 @@ std::optional<core::DecisionRecord> Remediator::hold(const Finding& f, const Rem
   store::WriteBatch batch;
   batch.decisions.push_back(d);
   store::WriteResult res = store_.write(batch);
-  if (res.decision_ids.empty()) return std::nullopt;  // already held (dedup_key)
+  if (res.decision_ids.empty() || res.decision_ids[0] == 0)
+    return std::nullopt;  // already held (dedup_key)
   d.id = res.decision_ids[0];
   return d;
 }
