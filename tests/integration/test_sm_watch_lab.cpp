@@ -158,7 +158,8 @@ TEST_CASE("sm watch lab: no master within 5 s - a held decision - acted on once 
   CHECK(d.log().find("held decision acted on") != std::string::npos);
   sm = w.wait_sm(has_master, 10s);
   CHECK(has_master(sm));
-  CHECK(sm["failovers"] == 0);  // the same SM came back
+  CHECK(sm["failovers"] == 0);          // the same SM came back
+  CHECK(sm["last_sweep"].is_string());  // the restarted OpenSM's SUBNET UP, from its log
 }
 
 TEST_CASE("sm watch lab: a standby OpenSM takes over - a failover event",
@@ -179,8 +180,14 @@ TEST_CASE("sm watch lab: a standby OpenSM takes over - a failover event",
   CHECK(sm["master"]["priority"] == 10);
   std::string old_master = sm["master"]["guid"], standby = sm["standby"][0]["guid"];
 
+  auto killed = std::chrono::steady_clock::now();
   w.sim->kill_opensm();
   REQUIRE(d.wait_log("\"kind\":\"sm_failover\"", 1, 60s));
+  std::cout << "sm watch lab: master killed -> failover reported in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - killed)
+                   .count()
+            << " ms (standby: sminfo_polling_timeout 1000, polling_retry_number 2)\n";
   sm = w.wait_sm([&](const json& j) { return has_master(j) && j["master"]["guid"] != old_master; },
                  10s);
   REQUIRE(has_master(sm));
