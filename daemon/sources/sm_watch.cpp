@@ -92,7 +92,7 @@ struct Watch {
     for (const auto& e : events)
       log(e.severity == ingest::Severity::critical ? LogLevel::error : LogLevel::warning, e.message,
           {{"kind", e.kind}});
-    std::string text = view.dump();
+    std::string text = ctx.fabric().sm.json().dump();  // as /health shows it (watch, last_sweep)
     if (events.empty() && text == stored && now - stored_us < kRestoreUs) return;
     store::WriteBatch batch;
     enrich_all(ctx.topology().get(), events);
