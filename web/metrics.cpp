@@ -89,7 +89,10 @@ void sm_families(Writer& w, const MetricsSnapshot& m) {
   std::optional<int64_t> standby;
   if (on && sm.contains("standby") && sm["standby"].is_array())
     standby = static_cast<int64_t>(sm["standby"].size());
-  w.gauge("ibwarden_sm_standby_count", "Standby subnet managers answering SMInfo.", standby);
+  w.gauge("ibwarden_sm_standbys",
+          "Standby subnet managers answering SMInfo (named without _count, which Prometheus "
+          "keeps for histograms and summaries).",
+          standby);
   w.family("ibwarden_sm_failovers_total",
            "Subnet-manager failovers (a master with a new GUID) since the daemon started.",
            "counter");
