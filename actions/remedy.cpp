@@ -19,6 +19,14 @@ std::string severity_for(const core::WorkOrder& o, ingest::Severity s) {
   return std::string(ingest::severity_name(s));
 }
 
+// The verdict's explanation without its "0xGUID/PORT: rule: " prefix (records name the port).
+std::string verdict_text(const rules::Verdict& v) {
+  std::string what = v.explanation;
+  if (auto at = what.find(": " + v.rule + ": "); at != std::string::npos)
+    what = what.substr(at + v.rule.size() + 4);
+  return what;
+}
+
 }  // namespace remedy_detail
 
 PlanIndex::PlanIndex(const fabric::Plan* plan) {
@@ -52,7 +60,7 @@ bool Remediator::disable_tried(const core::WorkOrder& order) {
   store::DecisionQuery q;
   q.link_key = order.link_key, q.since_us = order.opened_us, q.limit = 0;
   for (const auto& d : store_.decisions(q))
-    if (d.action == "disable") return true;
+    if (d.action == "disable" && d.status != "held") return true;  // held: never tried
   return false;
 }
 
@@ -83,10 +91,7 @@ std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
   order.advice = advice(v.type, order.offences, link);
   core::DecisionRecord d = decision_for(link, v.rule, now);
   nlohmann::json evidence = evidence_json(f);
-  // The verdict's explanation without its "0xGUID/PORT: rule: " prefix (records name the port).
-  std::string what = v.explanation;
-  if (auto at = what.find(": " + v.rule + ": "); at != std::string::npos)
-    what = what.substr(at + v.rule.size() + 4);
+  std::string what = rd::verdict_text(v);
 
   if (!wants_disable) {
     d.action = "work_order", d.status = "executed";
@@ -148,6 +153,39 @@ std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
   d.evidence_json = fabric::json_text(evidence);
   batch.workorders.push_back(order);
   return write_decision(batch, std::move(d), intent, old);
+}
+
+std::optional<core::DecisionRecord> Remediator::hold(const Finding& f, const RemedyContext& ctx,
+                                                     int64_t now, const std::string& reason,
+                                                     const std::string& dedup_key) {
+  const rules::Verdict& v = f.verdict;
+  if (!v.confirmed || rules::is_congestion_verdict(v)) return std::nullopt;
+  if (v.action != rules::Action::disable && v.action != rules::Action::isolate)
+    return std::nullopt;  // a work order touches no port: it goes ahead
+  LinkView link = link_view(ctx, v.node_guid, v.port);
+  if (auto old = store_.workorder_by_link(link.link_key);
+      old && order_active(old->status) && old->port_disabled)
+    return std::nullopt;  // already out
+  core::DecisionRecord d = decision_for(link, v.rule, now);
+  if (link.target.guid != link.a.guid || link.target.port != link.a.port) {  // the acted-on end
+    d.node_guid = link.b.guid, d.node = link.b.node, d.port = link.b.port;
+    d.peer_guid = link.a.guid, d.peer_node = link.a.node, d.peer_port = link.a.port;
+  }
+  d.action = "disable";
+  d.status = "held";
+  d.reason = v.rule + ": " + remedy_detail::verdict_text(v) + "; held: " + reason +
+             " (acted on through the guard once a master SM is back, if the verdict still holds)";
+  nlohmann::json evidence = evidence_json(f);
+  evidence["held"] = reason;
+  d.evidence_json = fabric::json_text(evidence);
+  d.dedup_key = dedup_key;
+  store::WriteBatch batch;
+  batch.decisions.push_back(d);
+  store::WriteResult res = store_.write(batch);
+  if (res.decision_ids.empty() || res.decision_ids[0] == 0)
+    return std::nullopt;  // already held (dedup_key)
+  d.id = res.decision_ids[0];
+  return d;
 }
 
 core::DecisionRecord Remediator::write_decision(store::WriteBatch& batch, core::DecisionRecord d,

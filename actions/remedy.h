@@ -108,6 +108,13 @@ class Remediator {
   // decision, or nullopt when nothing new was decided.
   std::optional<core::DecisionRecord> on_finding(const Finding& finding, const RemedyContext& ctx,
                                                  int64_t now_us);
+  // While there is no master SM: a verdict that would disable (or isolate) a port is recorded
+  // as a decision with status "held" and `reason` (no guard, no port action, no work order);
+  // the caller runs it through on_finding() once a master is back. A dedup_key already stored
+  // (the same hold again) stores nothing. Work-order verdicts are not held (nullopt).
+  std::optional<core::DecisionRecord> hold(const Finding& finding, const RemedyContext& ctx,
+                                           int64_t now_us, const std::string& reason,
+                                           const std::string& dedup_key);
   // Operator path: rule "manual", the operator's reason, force for the guard's soft rules.
   core::DecisionRecord manual(PortAction action, uint64_t guid, int port, const std::string& reason,
                               bool force, const RemedyContext& ctx, int64_t now_us);

@@ -109,7 +109,10 @@ void declare_remedy(CliTree& t) {
       "posts the reason to UFM's event log), through the same guard as the automation (with "
       "actions.mode dry-run nothing changes). --force overrides the guard's budgets and "
       "min_up_links, never the hard rules (a host's last link, the SM's link, a leaf's last "
-      "uplink); the override is recorded. enable re-enables the end ibwarden disabled and "
+      "uplink); the override is recorded. With sm_watch on, disable asks for --force when no "
+      "master "
+      "subnet manager answers SMInfo (nothing would re-route around the port) and records "
+      "that it was forced. enable re-enables the end ibwarden disabled and "
       "resolves the link's work order. Prints the decision.";
   const std::string port_footer =
       "Exit status: 0 executed or dry-run, 1 refused or failed, 2 usage.";
@@ -126,7 +129,9 @@ void declare_remedy(CliTree& t) {
     config_option(c);
     option(c, "port", "NODE/PORT", "the port (or 0xGUID/PORT)")->required();
     option(c, "reason", "TEXT", "why; recorded with the decision")->required();
-    flag(c, "force", "override the guard's budgets and min_up_links (recorded)");
+    flag(c, "force",
+         "override the guard's budgets and min_up_links, and disable without a master SM "
+         "(recorded)");
     text_json_option(c);
     t.handlers[c] = handler;
   }

@@ -10,6 +10,7 @@
 #include "daemon/topology.h"
 #include "fabric/diagnostics.h"
 #include "fabric/node_name_map.h"
+#include "fabric/sm_info.h"
 #include "store/record_json.h"
 #include "store/remedy_json.h"
 
@@ -172,12 +173,26 @@ int cmd_port_action(const CmdArgs& args, actions::PortAction action) {
       }
       guid = topo->fabric.node(node).guid;
     }
+    std::string forced_why;  // a disable without a master SM needs --force
+    if (action == actions::PortAction::disable && cfg.sm_watch.on(cfg.fabric.discovery))
+      if (auto why = fabric::no_master_reason(mad, cfg.fabric.ca, cfg.fabric.ca_port,
+                                              cfg.sm_watch.timeout_ms, cfg.sm_watch.fail_polls)) {
+        if (!args.has("force")) {
+          std::cerr << "ibwarden disable: no master subnet manager (" << *why
+                    << "): with no SM nothing re-routes around a disabled port, and the "
+                       "traffic of every path through it is lost until an SM runs. Start the "
+                       "SM first, or add --force to disable anyway.\n";
+          return 2;
+        }
+        forced_why = " (forced without a master SM: " + *why + ")";
+      }
     auto db = store::Store::open(config::store_spec(cfg));
     actions::PlanIndex index(plan.get());
     actions::RemedyContext ctx = remedy_context(*topo, &index, local_lids(mad, cfg));
     auto exec = port_executor(mad, cfg);  // actions.via: SMPs or UFM
     actions::Remediator remedy(remedy_config(cfg), *db, exec.get());
-    auto d = remedy.manual(action, guid, spec->port, reason, args.has("force"), ctx, now_us());
+    auto d = remedy.manual(action, guid, spec->port, reason + forced_why, args.has("force"), ctx,
+                           now_us());
     if (format == "json")
       std::cout << store::decision_json(d).dump(2) << "\n";
     else

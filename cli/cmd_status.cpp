@@ -2,7 +2,9 @@
 // from the store the configuration names. With ha: (PostgreSQL) the role is "leader" when the
 // fabric's lease is held by this instance (ha.instance, by default "<host>:<config path>")
 // and not expired, "standby" otherwise; without ha: a daemon watches its fabric alone and is
-// its leader. Exit 0 on an answer, 2 when the configuration or the store cannot be read.
+// its leader. "subnet_manager" is the SM state the daemon's SM watcher last stored (cursor
+// "subnet_manager": master, standbys, last sweep; null when never stored).
+// Exit 0 on an answer, 2 when the configuration or the store cannot be read.
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -37,12 +39,30 @@ int cmd_status(const CmdArgs& args) {
                                : nullptr;
     out["lease_expires_in_s"] =
         lease ? nlohmann::ordered_json((lease->expires_us - lease->now_us) / 1e6) : nullptr;
+    // The subnet manager as the daemon's SM watcher last stored it (null: never stored).
+    nlohmann::ordered_json sm = nullptr;
+    if (auto text = db->cursor("subnet_manager"))
+      sm = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (sm.is_discarded()) sm = nullptr;
+    out["subnet_manager"] = sm;
     if (format == "json") {
       std::cout << out.dump(2) << "\n";
       return 0;
     }
     std::cout << "fabric:   " << cfg.fabric.name << "\n"
               << "role:     " << out["role"].get<std::string>() << "\n";
+    if (sm.is_object() && sm.value("watch", "") == "off")
+      std::cout << "sm:       not watched (" << sm.value("detail", std::string()) << ")\n";
+    else if (!sm.is_object())
+      std::cout << "sm:       unknown (no SM state stored: the daemon's SM watcher has not run)\n";
+    else if (sm["master"].is_object())
+      std::cout << "sm:       master " << sm["master"]["guid"].get<std::string>() << " (LID "
+                << sm["master"]["lid"] << ", priority " << sm["master"]["priority"] << ") since "
+                << sm["master"]["since"].get<std::string>() << ", " << sm["standby"].size()
+                << " standby\n";
+    else
+      std::cout << "sm:       NO MASTER (" << sm.value("detail", std::string()) << "); automatic "
+                << "port actions are held\n";
     if (!cfg.ha.enabled) {
       std::cout << "ha:       off (store " << cfg.store.backend
                 << "; this daemon watches the fabric alone)\n";

@@ -42,6 +42,7 @@ Keys sections(Parse& p) {
           {"opensm", section(opensm_keys)},
           {"counters", section(counters_keys)},
           {"probes", section(probes_keys)},
+          {"sm_watch", section(sm_watch_keys)},
           {"store", section(store_keys)},
           {"ha", ha},
           {"rules", section(rules_keys)},
@@ -87,6 +88,9 @@ void check_pairs(Parse& p, DiagnosticSink& sink) {
   if (c.web.tls_key && !c.web.tls_cert)
     sink.add(c.web.tls_key_line, "web.tls_cert",
              "HTTPS needs the certificate of web.tls_key too (give both, or neither for HTTP)");
+  if (c.sm_watch.freeze_us < 2 * c.sm_watch.interval_us && p.r.given("sm_watch.freeze"))
+    sink.add(p.r.line_of("sm_watch.freeze"), "sm_watch.freeze",
+             "must be at least twice sm_watch.interval: the ActCount is read once a poll");
   if (c.workorders.webhook_secret_file && !c.workorders.webhook_secret_env.empty())
     sink.add(p.r.line_of("workorders.webhook_secret_file"), "workorders.webhook_secret_file",
              "give webhook_secret_env or webhook_secret_file, not both");

@@ -67,6 +67,22 @@ struct ProbesSection {
   std::string routes = "adaptive";
 };
 
+// The subnet-manager watcher (daemon/sources/sm_watch.cpp): SMInfo of the master and standby
+// SMs over SMPs every `interval`. While there is no master, automatic port actions are held.
+struct SmWatchSection {
+  // "auto" (default): on when the daemon reaches MADs (fabric.discovery live); "true", "false".
+  std::string enabled = "auto";
+  int64_t interval_us = 1'000'000;
+  unsigned timeout_ms = 200;       // per SMInfo/PortInfo MAD
+  unsigned retries = 1;            // extra tries of an unanswered MAD
+  int fail_polls = 2;              // polls without a master before "no master"
+  int64_t freeze_us = 30'000'000;  // a master whose ActCount does not move this long is hung
+  int64_t rescan_us = 30'000'000;  // how often CA ports are asked for the IsSM bit (standbys)
+  bool on(const std::string& discovery) const {
+    return enabled == "true" || (enabled == "auto" && discovery == "live");
+  }
+};
+
 struct StoreSection {
   std::string backend = "sqlite";  // sqlite (embedded, one host) | postgres (many fabrics, HA)
   std::string path = "/var/lib/ibwarden/ibwarden.db";  // sqlite only
@@ -177,6 +193,7 @@ struct Config {
   OpensmSection opensm;
   CountersSection counters;
   ProbesSection probes;
+  SmWatchSection sm_watch;
   StoreSection store;
   HaSection ha;
   RulesSection rules;

@@ -133,6 +133,7 @@ Keys fabric_keys(Parse& p);
 Keys opensm_keys(Parse& p);
 Keys counters_keys(Parse& p);
 Keys probes_keys(Parse& p);
+Keys sm_watch_keys(Parse& p);
 Keys ufm_keys(Parse& p);
 Keys store_keys(Parse& p);
 Keys ha_keys(Parse& p);

@@ -1,5 +1,5 @@
 // The key tables of the sections about what the daemon watches: fabric, opensm, counters,
-// probes and ufm (config_reader.h).
+// probes, sm_watch and ufm (config_reader.h).
 #include "config/config_reader.h"
 
 namespace ibw::config::config_detail {
@@ -64,6 +64,18 @@ Keys probes_keys(Parse& p) {
           {"post_bytes_per_minute", r.set_integer(&s.post_bytes_per_minute, 1024, 1LL << 40)},
           {"max_posted", r.set_integer(&s.max_posted, 1, 1LL << 32)},
           {"routes", r.set_choice(&s.routes, {"static", "adaptive"})}};
+}
+
+Keys sm_watch_keys(Parse& p) {
+  Reader& r = p.r;
+  SmWatchSection& s = p.c.sm_watch;
+  return {{"enabled", r.set_choice(&s.enabled, {"auto", "true", "false"})},
+          {"interval", r.set_duration(&s.interval_us)},
+          {"timeout", r.set_millis(&s.timeout_ms, 5'000'000, "5s")},
+          {"retries", r.set_integer(&s.retries, 0, 5)},
+          {"fail_polls", r.set_integer(&s.fail_polls, 1, 100)},
+          {"freeze", r.set_duration(&s.freeze_us)},
+          {"rescan", r.set_duration(&s.rescan_us)}};
 }
 
 // The ufm: section's keys (the section itself is made present by the caller). url and the

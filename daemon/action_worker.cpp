@@ -54,14 +54,37 @@ void ActionWorker::set_after_action(std::function<void(const core::DecisionRecor
   after_action_ = std::move(after);
 }
 
+void ActionWorker::set_hold(std::function<std::optional<std::string>()> hold) {
+  hold_ = std::move(hold);
+}
+
 void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   ingest::SystemClock clock;
   if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
   actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
+  std::optional<std::string> hold = hold_ ? hold_() : std::nullopt;
+  if (hold && !hold_since_us_) hold_since_us_ = clock.now_us();
+  if (!hold) hold_since_us_ = 0;
   for (const auto& f : job.findings) {
     try {
+      std::pair<uint64_t, int> key{f.verdict.node_guid, f.verdict.port};
+      if (hold) {  // one held decision per port and hold
+        std::string dedup = "held:" + std::to_string(key.first) + "/" + std::to_string(key.second) +
+                            ":" + std::to_string(hold_since_us_);
+        if (auto h = remedy.hold(f, ctx, clock.now_us(), *hold, dedup)) {
+          held_.insert(key);
+          log(LogLevel::warning, "decision held",
+              {{"id", h->id},
+               {"rule", h->rule},
+               {"port", h->node + "/" + std::to_string(h->port)},
+               {"reason", *hold}});
+        }
+        continue;
+      }
       auto d = remedy.on_finding(f, ctx, clock.now_us());
       if (!d) continue;
+      if (held_.erase(key))
+        log(LogLevel::info, "held decision acted on", {{"id", d->id}, {"status", d->status}});
       log(d->status == "failed" ? LogLevel::error : LogLevel::warning, "decision",
           {{"id", d->id},
            {"rule", d->rule},

@@ -4,7 +4,8 @@
 // own store connection, off the ingest path. A full queue drops the new job (logged): the
 // verdicts fire again on the next evaluation while their evidence is in the window, so
 // nothing is lost, and ingest never waits for a slow switch. A failing action is recorded as
-// failed and never stops the worker. Every minute it also verifies repaired orders.
+// failed and never stops the worker. While there is no master SM (set_hold) verdicts that
+// would disable a port are recorded as held instead. Every minute it also verifies repaired orders.
 #pragma once
 
 #include <condition_variable>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -44,6 +46,11 @@ class ActionWorker {
   // Called on the action thread after every executed port action (the decision as stored):
   // the daemon reads the port back into its port table, so the API shows it at once.
   void set_after_action(std::function<void(const core::DecisionRecord&)> after);
+  // Asked before each job: a reason (SmBoard::hold_reason, e.g. "no master SM") holds every
+  // verdict that would disable a port: it is recorded once per port and hold as a "held"
+  // decision (actions::Remediator::hold) and run through the guard as usual when it fires
+  // again once the reason is gone. Call before start().
+  void set_hold(std::function<std::optional<std::string>()> hold);
   void start();
   // Finishes the job in progress, drops queued ones (they are re-derived after a restart).
   void stop();
@@ -59,6 +66,9 @@ class ActionWorker {
   std::optional<store::StoreSpec> spec_;
   std::function<bool()> may_act_;
   std::function<void(const core::DecisionRecord&)> after_action_;
+  std::function<std::optional<std::string>()> hold_;
+  int64_t hold_since_us_ = 0;                // when the current hold began; 0: none
+  std::set<std::pair<uint64_t, int>> held_;  // ports with a held decision not yet acted on
   actions::PlanIndex plan_;
   LocalLids lids_;
   std::mutex mutex_;

@@ -17,6 +17,7 @@
 #include "daemon/port_table.h"
 #include "daemon/probe_state.h"
 #include "daemon/route_check_state.h"
+#include "daemon/sm_board.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "fabric/node_name_map.h"
@@ -47,6 +48,10 @@ class FabricState {
   rules::IncidentTracker incidents;
   CongestionBoard congestion;   // congestion findings (report only): set by evaluate, read by web
   RouteCheckBoard route_check;  // the last route check of the LFTs: set by the OpenSM watcher
+  // The subnet manager (master, standbys, no master): set by the SM watcher, read by the action
+  // worker (held actions), the web API and, stored, by `ibwarden status`.
+  SmBoard sm;
+  CongestionBoard congestion;  // congestion findings (report only): set by evaluate, read by web
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.
   std::vector<ingest::CounterSample> stored_samples;

@@ -157,6 +157,7 @@ void start_worker(Runtime& rt) {
   if (LeaseKeeper* k = rt.store.keeper.get())
     rt.rules.worker->set_store(rt.store.spec, [k] { return k->held(); });
   rt.rules.worker->set_after_action([&rt](const core::DecisionRecord& d) { read_back(rt, d); });
+  rt.rules.worker->set_hold([&rt] { return rt.fabric.sm.hold_reason(); });
   rt.rules.worker->start();
 }
 

@@ -74,6 +74,16 @@ void add_sources(Runtime& rt) {
   if (cfg.counters.enabled && !ufm_telemetry_configured(cfg))
     list.push_back(make_counter_sweep(cfg));
   if (cfg.probes.interval_us || cfg.probes.spool_dir) list.push_back(make_probe_source());
+  if (cfg.sm_watch.on(cfg.fabric.discovery)) {
+    rt.fabric.sm.configure(true);
+    list.push_back(make_sm_watch());
+  } else {
+    rt.fabric.sm.configure(false, cfg.sm_watch.enabled == "false"
+                                      ? "sm_watch.enabled is false: actions are not held "
+                                        "without a master SM"
+                                      : "no MADs (fabric.discovery is a file): the SM is not "
+                                        "watched and actions are not held");
+  }
   rt.sources.context.emplace(SourceDeps{&rt.cfg, &rt.fabric, &rt.store.queue, rt.rules.runner.get(),
                                         rt.rules.worker.get(), &rt.sources.running,
                                         &rt.store.acting, &rt.store.db, &rt.mad});

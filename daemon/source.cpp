@@ -23,6 +23,9 @@ bool has_rows(const store::WriteBatch& b) {
 
 void SourceContext::add_incidents(store::WriteBatch& batch) {
   if (batch.events.empty()) return;
+  for (const auto& e : batch.events)  // heavy sweeps, for the subnet manager's state
+    if (e.kind == ingest::kind::sweep || e.kind == ingest::kind::subnet_up)
+      d_.fabric->sm.note_sweep(e.time_us);
   // The tracker's own events (an incident opened, a new reboot) are stored and shown with them.
   auto opened = d_.fabric->incidents.add(batch.events);
   batch.events.insert(batch.events.end(), opened.begin(), opened.end());

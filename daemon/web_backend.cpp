@@ -71,6 +71,7 @@ web::Health WebBackend::health() {
   h.max_disabled_total = deps_.cfg.actions.max_disabled_total;
   h.max_actions_per_hour = deps_.cfg.actions.max_actions_per_hour;
   h.leader = !deps_.is_leader || deps_.is_leader();
+  if (deps_.sm) h.subnet_manager = deps_.sm->json();
   if (deps_.incidents) {
     int64_t now = web_backend_detail::now_us();
     h.incidents_active = deps_.incidents->active(now);
@@ -124,6 +125,11 @@ core::DecisionRecord WebBackend::port_action(const web::PortActionRequest& reque
   auto topo = deps_.topology ? deps_.topology() : nullptr;
   if (!topo) throw web::ApiError(503, "the fabric has not been discovered yet");
   if (!deps_.mad) throw web::ApiError(503, "port actions are not available here (no MAD locks)");
+  std::optional<std::string> held = deps_.sm ? deps_.sm->hold_reason() : std::nullopt;
+  if (held && request.action == web::PortActionKind::disable && !request.force)
+    throw web::ApiError(409, *held +
+                                 ": with no SM nothing re-routes around a disabled port; "
+                                 "force (admin) disables anyway");
   auto db = store::Store::open(config::store_spec(deps_.cfg));
   actions::RemedyContext ctx =
       remedy_context(*topo, &plan_index_, local_lids(*deps_.mad, deps_.cfg));
@@ -131,7 +137,9 @@ core::DecisionRecord WebBackend::port_action(const web::PortActionRequest& reque
   actions::Remediator remedy(remedy_config(deps_.cfg), *db, exec.get());
   auto action = request.action == web::PortActionKind::disable ? actions::PortAction::disable
                                                                : actions::PortAction::enable;
-  std::string reason = request.reason + " (by " + request.actor + " via the web API)";
+  std::string reason =
+      request.reason + " (by " + request.actor + " via the web API" +
+      (held && request.action == web::PortActionKind::disable ? "; forced: " + *held + ")" : ")");
   core::DecisionRecord d = remedy.manual(action, request.node_guid, request.port, reason,
                                          request.force, ctx, web_backend_detail::now_us());
   if (d.status == "executed" && deps_.after_action) deps_.after_action(d);

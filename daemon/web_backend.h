@@ -19,6 +19,7 @@
 #include "daemon/congestion_state.h"
 #include "daemon/probe_state.h"
 #include "daemon/route_check_state.h"
+#include "daemon/sm_board.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
 #include "rules/incidents.h"
@@ -38,6 +39,7 @@ struct WebBackendDeps {
   const rules::IncidentTracker* incidents = nullptr;  // the publish sequence's (GET /incidents)
   const CongestionBoard* congestion = nullptr;        // null: no congestion findings to show
   const RouteCheckBoard* route_check = nullptr;       // null: no route check to show
+  const SmBoard* sm = nullptr;                        // the subnet manager's state
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
   // High availability: whether this instance holds its fabric's lease now. Null = no HA

@@ -19,6 +19,7 @@ void start_web(Runtime& rt) {
       rt.cfg.probes.interval_us || rt.cfg.probes.spool_dir ? &rt.fabric.probe_state : nullptr;
   deps.congestion = &rt.fabric.congestion;
   deps.route_check = &rt.fabric.route_check;
+  deps.sm = &rt.fabric.sm;
   deps.started_us = rt.fabric.clock.now_us();
   deps.incidents = &rt.fabric.incidents;
   deps.after_action = [&rt](const core::DecisionRecord& d) { read_back(rt, d); };

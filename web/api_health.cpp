@@ -115,6 +115,13 @@ Response ApiCore::get_health(Call& c) {
         {"loaded", h.rules_loaded < 0 ? ordered_json(nullptr) : ordered_json(h.rules_loaded)},
         {"mode", h.enforce ? "enforce" : "dry-run"}};
   }
+  {  // without a master SM (or unable to tell) the leader's actions wait: not healthy
+    const auto& sm = h.subnet_manager;
+    bool watched = sm.is_object() && sm.value("watch", "") == "on" && h.leader;
+    if (watched && sm.value("status", "") != "master")
+      j["status"] = status = worst(status, "degraded");
+    j["subnet_manager"] = sm.is_null() ? ordered_json(nullptr) : ordered_json(sm);
+  }
   j["store"] = st;
   j["last_sweep"] = h.sweep_seconds < 0 ? ordered_json(nullptr)
                                         : ordered_json{{"time", store::iso_time(h.sweep_time_us)},

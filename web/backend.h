@@ -58,6 +58,10 @@ struct Health {
   // Inputs refused at a cap since start, by reason (probe intake quota, full probe queue,
   // spool files refused; daemon/probe_intake.h): ibwarden_input_refused_total.
   std::map<std::string, uint64_t> input_refused;
+  // The subnet manager (daemon/sm_board.h SmBoard::json(): "watch", "status" master |
+  // no_master | unknown, "master", "standby", "last_sweep", "failovers", ...); null when the
+  // backend does not know.
+  nlohmann::json subnet_manager;
 };
 
 // Source health as the JSON array that GET /fabrics shows and a lease row carries

@@ -71,6 +71,35 @@ void rules_families(Writer& w, const MetricsSnapshot& m) {
           m.health.enforce ? 1 : 0);
 }
 
+// The subnet manager (SmBoard::json); no family when the backend gives none.
+void sm_families(Writer& w, const MetricsSnapshot& m) {
+  const auto& sm = m.health.subnet_manager;
+  if (!sm.is_object()) return;
+  bool on = sm.value("watch", "") == "on";
+  bool polling = on && sm.value("status", "unknown") != "unknown";
+  w.gauge("ibwarden_sm_watch_up",
+          "1 while the SM watcher polls SMInfo; 0 when it is off (sm_watch) or failing: "
+          "no-master is then not detected (off) or actions are held (failing).",
+          polling ? 1 : 0);
+  std::optional<int64_t> master;
+  if (on) master = sm.value("status", "") == "master" ? 1 : 0;
+  w.gauge("ibwarden_sm_master",
+          "1 when a master subnet manager answers SMInfo, 0 when none does (automatic port "
+          "actions are held); no sample with the watcher off.",
+          master);
+  std::optional<int64_t> standby;
+  if (on && sm.contains("standby") && sm["standby"].is_array())
+    standby = static_cast<int64_t>(sm["standby"].size());
+  w.gauge("ibwarden_sm_standbys",
+          "Standby subnet managers answering SMInfo (named without _count, which Prometheus "
+          "keeps for histograms and summaries).",
+          standby);
+  w.family("ibwarden_sm_failovers_total",
+           "Subnet-manager failovers (a master with a new GUID) since the daemon started.",
+           "counter");
+  w.sample("ibwarden_sm_failovers_total", sm.value("failovers", 0.0));
+}
+
 // Incidents by kind; every kind is listed (0 when none), so a dashboard's series never vanish.
 void incident_families(Writer& w, const MetricsSnapshot& m) {
   static const char* kKinds[] = {"switch_reboot", "switch_down", "host_down", "sm_resweep",
@@ -298,7 +327,8 @@ std::string render_metrics(const MetricsSnapshot& m) {
   using namespace metrics_detail;
   Writer w(label("fabric", m.fabric));
   w.gauge("ibwarden_up", "1 while the ibwarden web API answers.", 1);
-  if (m.live) rules_families(w, m), incident_families(w, m), input_families(w, m);
+  if (m.live)
+    rules_families(w, m), incident_families(w, m), input_families(w, m), sm_families(w, m);
   source_families(w, m);
   if (m.live) sweep_families(w, m);
   w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",

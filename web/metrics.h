@@ -63,6 +63,12 @@
 //                                                    configured routing engine, else 0
 //   ibwarden_route_checks_total                      (counter) route checks since the start
 //                                                    (no route sample before the first check)
+//   ibwarden_sm_watch_up                             1 while the SM watcher polls SMInfo (0: off
+//                                                    or failing)
+//   ibwarden_sm_master                               1 when a master SM answers, 0 when none
+//                                                    (actions held); no sample with it off
+//   ibwarden_sm_standbys                        standby SMs answering SMInfo
+//   ibwarden_sm_failovers_total                      (counter) SM failovers since the start
 //   ibwarden_ha_leader{fabric}                       per fabric in the store: 1 when this
 //                                                    instance holds its lease (own fabric
 //                                                    without HA: 1), else 0
@@ -71,7 +77,7 @@
 //                                                    the store server's clock)
 // A scrape of another fabric (/metrics?fabric=NAME) leaves out the families about this
 // daemon's own state: rules, enforce, sweeps, guard caps, webhook_configured, cursed routes,
-// congestion.
+// congestion, the subnet manager.
 #pragma once
 
 #include <cstdint>

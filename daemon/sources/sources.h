@@ -25,5 +25,7 @@ std::unique_ptr<Source> make_ufm_telemetry(const config::Config& cfg);
 std::unique_ptr<Source> make_ufm_event_log();
 // Cursed-route probes ("probes"; probes.cpp).
 std::unique_ptr<Source> make_probe_source();
+// The subnet-manager watcher ("sm_watch"; sm_watch.cpp).
+std::unique_ptr<Source> make_sm_watch();
 
 }  // namespace ibw::daemon

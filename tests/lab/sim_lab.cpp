@@ -143,14 +143,8 @@ SimLab::SimLab(SimLabOptions options) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (!options.start_opensm) return;
-  std::vector<std::string> opensm_argv = {
-      "opensm",           "-f", dir_ + "/opensm.log", "-d2", "-R", "ftree,updn,minhop",
-      "--dump_files_dir", dir_};
-  opensm_argv.insert(opensm_argv.end(), options.opensm_args.begin(), options.opensm_args.end());
-  opensm_ = spawn(
-      opensm_argv, dir_,
-      {{"IBSIM_SOCKNAME", sock_}, {"LD_PRELOAD", umad2sim_library()}, {"OSM_CACHE_DIR", dir_}}, -1,
-      dir_ + "/opensm.out", dir_ + "/opensm.err");
+  opensm_args_ = options.opensm_args;
+  opensm_ = spawn_opensm("", dir_ + "/opensm.log", dir_, opensm_args_);
   auto remaining =
       std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
   if (!wait_for_log("SUBNET UP", 1, remaining)) {
@@ -165,7 +159,51 @@ SimLab::~SimLab() {
   teardown();
 }
 
+pid_t SimLab::spawn_opensm(const std::string& host, const std::string& log,
+                           const std::string& cache_dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {
+      "opensm", "-f", log, "-d2", "-R", "ftree,updn,minhop", "--dump_files_dir", cache_dir};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::map<std::string, std::string> env = {
+      {"IBSIM_SOCKNAME", sock_}, {"LD_PRELOAD", umad2sim_library()}, {"OSM_CACHE_DIR", cache_dir}};
+  if (!host.empty()) env["SIM_HOST"] = host;
+  std::string base = log.substr(0, log.size() - 4);  // ".log"
+  return spawn(argv, dir_, env, -1, base + ".out", base + ".err");
+}
+
+void SimLab::kill_opensm() {
+  if (opensm_ <= 0) return;
+  kill(-opensm_, SIGKILL);
+  waitpid(opensm_, nullptr, 0);
+  opensm_ = -1;
+}
+
+bool SimLab::restart_opensm(std::chrono::seconds timeout) {
+  int ups = count_of(opensm_log(), "SUBNET UP");
+  opensm_ = spawn_opensm("", dir_ + "/opensm.log", dir_, opensm_args_);
+  return wait_for_log("SUBNET UP", ups + 1, timeout);
+}
+
+pid_t SimLab::start_other_opensm(const std::string& host, const std::string& tag,
+                                 const std::vector<std::string>& args) {
+  std::string cache = dir_ + "/opensm-" + tag;
+  fs::create_directories(cache);
+  pid_t pid = spawn_opensm(host, dir_ + "/opensm-" + tag + ".log", cache, args);
+  others_.push_back(pid);
+  return pid;
+}
+
+void SimLab::kill_other_opensm(pid_t pid) {
+  for (auto& p : others_)
+    if (p == pid) {
+      kill(-p, SIGKILL);
+      waitpid(p, nullptr, 0);
+      p = -1;
+    }
+}
+
 void SimLab::teardown() {
+  for (auto& p : others_) stop(p);
   stop(opensm_);
   if (ibsim_stdin_ >= 0) close(ibsim_stdin_), ibsim_stdin_ = -1;
   stop(ibsim_);

@@ -46,13 +46,28 @@ class SimLab {
   // Waits until pattern appears in the OpenSM log `count` times or the timeout passes.
   bool wait_for_log(const std::string& pattern, int count, std::chrono::seconds timeout) const;
 
+  // Kills the OpenSM the lab started (SIGKILL: a crash; the fabric keeps its LIDs and LFTs).
+  void kill_opensm();
+  // Starts it again with the same flags (its log goes on in opensm.log); false when it did
+  // not log one more SUBNET UP within `timeout`.
+  bool restart_opensm(std::chrono::seconds timeout);
+  // Starts another OpenSM attached at SIM_HOST=`host` with `args` (e.g. {"-p", "1"}), logging
+  // to dir()/opensm-<tag>.log with its own cache dir; returns its pid (stopped at teardown).
+  pid_t start_other_opensm(const std::string& host, const std::string& tag,
+                           const std::vector<std::string>& args);
+  void kill_other_opensm(pid_t pid);
+
  private:
   void teardown();
+  pid_t spawn_opensm(const std::string& host, const std::string& log, const std::string& cache_dir,
+                     const std::vector<std::string>& args);
 
   std::string dir_;
   std::string sock_;
   pid_t ibsim_ = -1;
   pid_t opensm_ = -1;
+  std::vector<std::string> opensm_args_;  // the lab OpenSM's extra flags (for a restart)
+  std::vector<pid_t> others_;             // start_other_opensm()
   int ibsim_stdin_ = -1;
 };
 

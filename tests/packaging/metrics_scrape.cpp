@@ -17,6 +17,7 @@
 #include "daemon/probe_state.h"
 #include "daemon/source_health.h"
 #include "daemon/web_backend.h"
+#include "ingest/sm_tracker.h"
 #include "store/store.h"
 #include "web/api.h"
 
@@ -98,9 +99,18 @@ int scrape(const std::string& dir) {
                   {"suspects", nlohmann::json::array({{{"links", {"leaf001/1~spine001/1"}}}})},
                   {"rounds", 4}},
                  nlohmann::json::object());
+  daemon::SmBoard sm;  // as the SM watcher publishes a master and one standby
+  sm.configure(true);
+  ingest::SmTracker tracker;
+  fabric::SmInfo master{0x100001, 1, 0, fabric::SmState::master, 10};
+  fabric::SmInfo standby{0x100004, 4, 0, fabric::SmState::standby, 5};
+  tracker.update({now, 1, {master, standby}});
+  sm.publish(tracker.to_json());
+  board.set({"sm_watch", ingest::HealthState::ok, "", now, now});
   daemon::WebBackendDeps deps;
   deps.cfg = cfg;
   deps.health = &board;
+  deps.sm = &sm;
   deps.probes = &probes;
   deps.started_us = now - 3600 * kSecond;
   deps.rules_loaded = 0;

@@ -81,6 +81,20 @@ async function loadFabrics(shown) {
   sel.onchange = () => setFabric(sel.value);
 }
 
+// The subnet manager in the header: the master (GUID, LID), "no master SM" (automatic port
+// actions are held) or "SM unknown"; hidden when the watcher is off.
+function showSm(sm) {
+  const el = document.getElementById('sm');
+  el.hidden = !sm || sm.watch !== 'on';
+  if (el.hidden) return;
+  const m = sm.master;
+  el.textContent = m ? `SM ${m.guid} (LID ${m.lid})${sm.standby.length ? ` +${sm.standby.length} standby` : ''}`
+    : sm.status === 'no_master' ? 'no master SM: actions held' : 'SM unknown: actions held';
+  el.className = 'badge ' + (m ? 'ok' : 'down');
+  el.title = m ? `master since ${m.since}; last sweep ${sm.last_sweep || 'unknown'}; failovers ${sm.failovers}`
+    : (sm.detail || '');
+}
+
 let fabricsLoaded = false;
 async function refreshHealth() {
   try {
@@ -102,6 +116,7 @@ async function refreshHealth() {
         return b;
       });
     replace(document.getElementById('sources'), srcs);
+    showSm(hl.subnet_manager);
     if (!document.getElementById('banner').classList.contains('info')) showBanner(null);
     if (!stopStream) boot();  // the daemon was down when the page loaded: start now
   } catch (e) {

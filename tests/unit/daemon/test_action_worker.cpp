@@ -1,17 +1,19 @@
 // ActionWorker (daemon/action_worker.h), the daemon's remediation thread, with actions.via ufm
 // against the UFM emulator and a real SQLite store: a full queue drops the new job at once, a
 // stopped worker takes none, jobs run in order through the guard into the store, a failed
-// port action is recorded as failed and the next job still runs, and a worker that may no
-// longer act sends no port action.
+// port action is recorded as failed and the next job still runs, a worker that may no
+// longer act sends no port action, and without a master SM a disable is held.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <thread>
 
 #include "config/store_spec.h"
 #include "daemon/action_worker.h"
+#include "daemon/sm_board.h"
 #include "store/store.h"
 #include "tests/unit/test_remedy_helpers.h"
 #include "tests/unit/test_ufm_fabric.h"
@@ -111,6 +113,38 @@ TEST_CASE("action worker: once it may no longer act no port action is sent", "[d
   CHECK(d[0].status != "executed");
   CHECK(d[0].reason.find("lease") != std::string::npos);
   CHECK(rig.port_jobs() == 0);
+}
+
+TEST_CASE("action worker: without a master SM a disable is held once - acted on when one is back",
+          "[daemon][actions][sm_watch]") {
+  Rig rig;
+  std::atomic<bool> master{false};
+  ActionWorker worker(rig.mad, rig.cfg, &rig.plan);
+  worker.set_hold([&master]() -> std::optional<std::string> {
+    if (master) return std::nullopt;
+    return std::string(daemon::kNoMasterSm);
+  });
+  worker.start();
+  REQUIRE(worker.submit(rig.job("leaf001", 3)));
+  REQUIRE(worker.submit(rig.job("leaf001", 3)));  // the verdict again: no second held decision
+  auto d = rig.decisions(1);
+  std::this_thread::sleep_for(300ms);
+  d = rig.decisions(1);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].status == "held");
+  CHECK(d[0].action == "disable");
+  CHECK(d[0].reason.find("no master SM") != std::string::npos);
+  CHECK(rig.port_jobs() == 0);  // nothing sent to the fabric
+  master = true;
+  REQUIRE(worker.submit(rig.job("leaf001", 3)));  // the verdict still holds
+  d = rig.decisions(2);
+  worker.stop();
+  REQUIRE(d.size() == 2);
+  std::sort(d.begin(), d.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  CHECK(d[0].status == "held");
+  CHECK(d[1].status == "executed");
+  CHECK(d[1].action == "disable");
+  CHECK(rig.port_jobs() == 1);
 }
 
 }  // namespace action_worker_test
