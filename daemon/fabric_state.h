@@ -51,7 +51,6 @@ class FabricState {
   // The subnet manager (master, standbys, no master): set by the SM watcher, read by the action
   // worker (held actions), the web API and, stored, by `ibwarden status`.
   SmBoard sm;
-  CongestionBoard congestion;  // congestion findings (report only): set by evaluate, read by web
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.
   std::vector<ingest::CounterSample> stored_samples;

@@ -90,7 +90,7 @@ void sm_families(Writer& w, const MetricsSnapshot& m) {
   std::optional<int64_t> standby;
   if (on && sm.contains("standby") && sm["standby"].is_array())
     standby = static_cast<int64_t>(sm["standby"].size());
-  w.gauge("ibwarden_sm_standbys",
+  w.gauge("ibwarden_sm_standby_count",
           "Standby subnet managers answering SMInfo (named without _count, which Prometheus "
           "keeps for histograms and summaries).",
           standby);

@@ -67,7 +67,8 @@
 //                                                    or failing)
 //   ibwarden_sm_master                               1 when a master SM answers, 0 when none
 //                                                    (actions held); no sample with it off
-//   ibwarden_sm_standbys                        standby SMs answering SMInfo
+//   ibwarden_sm_standby_count                        standby SMs answering SMInfo (the name
+//                                                    issue 30 gave; promtool lints its _count)
 //   ibwarden_sm_failovers_total                      (counter) SM failovers since the start
 //   ibwarden_ha_leader{fabric}                       per fabric in the store: 1 when this
 //                                                    instance holds its lease (own fabric
