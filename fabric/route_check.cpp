@@ -4,6 +4,8 @@
 #include "fabric/route_check.h"
 
 #include <algorithm>
+#include <memory>
+#include <thread>
 
 #include "fabric/route_check_cdg.h"
 #include "fabric/routing_step.h"
@@ -182,7 +184,6 @@ RouteCheck check_routes(const Fabric& fab, const RoutingTables& tables,
   RouteCheck out;
   LidIndex lids(fab);
   ChannelIndex chans(fab);
-  ChannelGraph cdg(chans);
   DestinationWalker walker(fab, tables, chans);
 
   // CA sources grouped by the switch their link leads to (weight = CA LIDs there; the first
@@ -212,35 +213,78 @@ RouteCheck check_routes(const Fabric& fab, const RoutingTables& tables,
     ++w;
   }
 
-  std::vector<std::pair<uint16_t, uint16_t>> listed;
-  auto note = [&](uint16_t src, uint16_t dst, uint64_t count) {
-    out.unreachable_pairs += count;
-    if (count && listed.size() < options.max_unreachable_listed) listed.emplace_back(src, dst);
+  // The destinations in contiguous shares, one per thread (each with its own walker, graph
+  // and loads, merged in order): the walk is memory-bound and the shares are independent.
+  struct Share {
+    ChannelGraph cdg;
+    DestinationWalker walker;
+    std::vector<uint64_t> load;
+    std::vector<uint32_t> flow;
+    std::vector<std::pair<uint16_t, uint16_t>> listed;
+    uint64_t unreachable = 0;
   };
-  std::vector<uint64_t> load(chans.size(), 0);
-  std::vector<uint32_t> flow(nsw, 0);
-  uint32_t epoch = 0;
-  for (uint16_t dlid : lids.lids()) {
-    auto at = lids.find(dlid);
-    Destination d{dlid, at->first, at->second};
-    bool to_ca = fab.node(d.node).type != NodeType::sw;
-    ++out.destinations;
-    walker.begin(d, ++epoch);
-    for (uint32_t s : source_switches) {
-      bool ok = walker.walk(s);
-      uint32_t w = weight[s] - (switch_of_lid[dlid] == s ? 1 : 0);  // no pair with itself
-      if (!ok) {
-        auto [a, b] = example[s];
-        note(a == dlid ? b : a, dlid, w);
-      } else if (to_ca) {
-        flow[s] = w;
+  const std::vector<uint16_t>& all = lids.lids();
+  size_t threads = options.threads;
+  if (!threads)
+    threads = all.size() < 4096 ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  threads = std::min(threads, std::max<size_t>(all.size(), 1));
+  std::vector<std::unique_ptr<Share>> shares;
+  for (size_t t = 0; t < threads; ++t)
+    shares.push_back(std::make_unique<Share>(Share{ChannelGraph(chans),
+                                                   DestinationWalker(fab, tables, chans),
+                                                   std::vector<uint64_t>(chans.size(), 0),
+                                                   std::vector<uint32_t>(nsw, 0),
+                                                   {},
+                                                   0}));
+  auto run = [&](Share& sh, size_t from, size_t to) {
+    auto note = [&](uint16_t src, uint16_t dst, uint64_t count) {
+      sh.unreachable += count;
+      if (count && sh.listed.size() < options.max_unreachable_listed)
+        sh.listed.emplace_back(src, dst);
+    };
+    uint32_t epoch = 0;
+    for (size_t i = from; i < to; ++i) {
+      uint16_t dlid = all[i];
+      auto at = lids.find(dlid);
+      Destination d{dlid, at->first, at->second};
+      bool to_ca = fab.node(d.node).type != NodeType::sw;
+      sh.walker.begin(d, ++epoch);
+      for (uint32_t s : source_switches) {
+        bool ok = sh.walker.walk(s);
+        uint32_t w = weight[s] - (switch_of_lid[dlid] == s ? 1 : 0);  // no pair with itself
+        if (!ok) {
+          auto [a, b] = example[s];
+          note(a == dlid ? b : a, dlid, w);
+        } else if (to_ca) {
+          sh.flow[s] = w;
+        }
       }
+      if (to_ca) sh.walker.add_routes(sh.flow, sh.load);
+      sh.walker.add_dependencies(sh.cdg);
+      for (const Source& src : odd)
+        if (src.lid != dlid && !trace_path(fab, tables, lids, src.lid, dlid).ok())
+          note(src.lid, dlid, 1);
     }
-    if (to_ca) walker.add_routes(flow, load);
-    walker.add_dependencies(cdg);
-    for (const Source& src : odd)
-      if (src.lid != dlid && !trace_path(fab, tables, lids, src.lid, dlid).ok())
-        note(src.lid, dlid, 1);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(run, std::ref(*shares[t]), all.size() * t / threads,
+                      all.size() * (t + 1) / threads);
+  run(*shares[0], 0, all.size() / threads);
+  for (auto& th : pool) th.join();
+  out.destinations = all.size();
+  ChannelGraph& cdg = shares[0]->cdg;
+  std::vector<uint64_t>& load = shares[0]->load;
+  std::vector<std::pair<uint16_t, uint16_t>> listed;
+  for (size_t t = 0; t < threads; ++t) {
+    Share& sh = *shares[t];
+    if (t) {
+      cdg.merge(sh.cdg);
+      for (size_t c = 0; c < load.size(); ++c) load[c] += sh.load[c];
+    }
+    out.unreachable_pairs += sh.unreachable;
+    for (auto pr : sh.listed)
+      if (listed.size() < options.max_unreachable_listed) listed.push_back(pr);
   }
   std::sort(listed.begin(), listed.end());
   for (auto [s, d] : listed)

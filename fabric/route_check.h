@@ -58,6 +58,8 @@ struct RouteBalance {
 struct RouteCheckOptions {
   size_t max_unreachable_listed = 100;  // pairs listed (all are counted)
   size_t max_worst_links = 10;
+  // Threads sharing the destinations; 0: one per core (at most 4) above 4,096 LIDs, else 1.
+  size_t threads = 0;
 };
 
 struct RouteCheck {

@@ -47,6 +47,10 @@ class ChannelGraph {
     size_t bit = size_t{chan} * stride_ + static_cast<size_t>(head_out_port - 1);
     bits_[bit >> 6] |= uint64_t{1} << (bit & 63);
   }
+  // Adds every edge of `other` (a graph over the same channels).
+  void merge(const ChannelGraph& other) {
+    for (size_t i = 0; i < bits_.size(); ++i) bits_[i] |= other.bits_[i];
+  }
   // One cycle per strongly connected component that has one, ordered by its first link.
   std::vector<CreditLoop> cycles() const;
 
