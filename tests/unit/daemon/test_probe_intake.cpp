@@ -134,7 +134,14 @@ TEST_CASE("probe intake: 4000 posts of 60 KB - 429 past the quota and RSS bounde
   CHECK(retry_after_ok);
   CHECK(refused["probe_quota_bytes"] + refused["probe_quota_records"] > 3500);
   CHECK(window.posted() <= pc.max_posted);
-  CHECK(grew <= 256 << 20);
+#ifdef IBW_SANITIZED
+  // ASan keeps up to 256 MiB of freed blocks in quarantine, plus shadow memory: the plain
+  // build holds the 256 MiB bound; this one still catches the unbounded growth (2 GiB before).
+  constexpr int64_t kBound = int64_t{768} << 20;
+#else
+  constexpr int64_t kBound = int64_t{256} << 20;
+#endif
+  CHECK(grew <= kBound);
   auto m = backend.health().input_refused;
   CHECK(m["probe_quota_bytes"] == refused["probe_quota_bytes"]);
   daemon::set_log_level("info");
