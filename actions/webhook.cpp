@@ -25,11 +25,6 @@ constexpr size_t kMaxAnswerRead = 4096;
 // Replaces every occurrence of the secret and of the URL's secret parts (should a receiver or
 // a library echo them), then cuts to one line of kMaxAnswerChars: masking comes first.
 std::string scrub(std::string text, const std::string& secret, const std::string& url) {
-  // The configured secret is masked whatever its length (mask_then_cut leaves parts under 4
-  // characters, as a URL's short query values are, alone).
-  if (!secret.empty())
-    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3))
-      text.replace(at, secret.size(), "***");
   std::vector<std::string> secrets = core::url_secrets(url);
   if (!secret.empty()) secrets.push_back(secret);
   return core::mask_then_cut(std::move(text), secrets, 2 * kMaxAnswerChars + 200);

@@ -144,7 +144,7 @@ std::string mask_then_cut(std::string text, const std::vector<std::string>& secr
   std::sort(sorted.begin(), sorted.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   for (const std::string& s : sorted) {
-    if (s.size() < 4) continue;
+    if (s.empty()) continue;
     for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 3))
       text.replace(at, s.size(), redact_detail::kMask);
   }

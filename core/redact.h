@@ -8,7 +8,7 @@
 //   segment that looks like a key (16+ characters, or 8+ with 3+ digits and 3+ letters) become
 //   ***; route names ("ufmRestV3", "api", "v1") stay.
 // - url_secrets: those parts themselves, to scrub from a remote answer that echoes them.
-// - mask_then_cut: text with each secret (4+ characters) replaced by ***, then on one line
+// - mask_then_cut: text with each (non-empty) secret replaced by ***, then on one line
 //   (control characters become spaces), at most `max` bytes, never cutting a UTF-8 sequence.
 // - masked_excerpt: a short excerpt of an untrusted line for an error report: runs that look
 //   like keys or tokens (16+ characters of letters, digits and -_+/=.~, as a web token is)
