@@ -85,6 +85,7 @@ class Connection : public SessionBase, public std::enable_shared_from_this<Conne
   virtual void close() {
     if (closed_) return;
     closed_ = true;
+    core_.release(this);  // before the client can see the close and connect again
     beast::error_code ec;
     lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
     lowest().close();

@@ -170,6 +170,10 @@ struct Core {
     sessions.emplace(next, Entry{p, std::move(slot)});
   }
   void remove(SessionBase* s);
+  // The connection of `s` is closing: it no longer counts against the caps, so a client that
+  // sees the close and connects again at once is not refused while the piece's last handler
+  // is still running. Still registered until remove().
+  void release(SessionBase* s);
   // An event stream for `key`: "" when within max_streams and max_streams_per_token, else
   // the refusal (counted); release() when it ends.
   std::string admit_stream(Slot& slot, const std::string& key);

@@ -111,6 +111,12 @@ void Core::remove(SessionBase* s) {
   if (sessions.empty()) drained.notify_all();
 }
 
+void Core::release(SessionBase* s) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = sessions.find(s);
+  if (it != sessions.end()) uncount(*it->second.slot);
+}
+
 std::string Core::admit_stream(Slot& slot, const std::string& key) {
   std::string refusal;
   {

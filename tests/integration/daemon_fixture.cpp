@@ -51,7 +51,9 @@ Daemon::Daemon(Daemon&& other) noexcept
 
 Daemon started(Daemon d, const std::string& pattern, int count, std::chrono::milliseconds timeout) {
   d.start();
-  REQUIRE(d.wait_log(pattern, count, timeout));
+  bool seen = d.wait_log(pattern, count, timeout);
+  INFO("daemon log:\n" << d.log());
+  REQUIRE(seen);
   return d;
 }
 
