@@ -155,6 +155,14 @@ std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
   return write_decision(batch, std::move(d), intent, old);
 }
 
+std::optional<Remediator::Repair> Remediator::repaired(const Finding& f, const RemedyContext& ctx) {
+  LinkView link = link_view(ctx, f.verdict.node_guid, f.verdict.port);
+  auto old = store_.workorder_by_link(link.link_key);
+  if (!old || order_active(old->status) || !old->resolved_us) return std::nullopt;
+  return Repair{
+      {link.a.guid, link.a.port}, {link.b.guid, link.b.port}, old->resolved_us, end_text(link.a)};
+}
+
 std::optional<core::DecisionRecord> Remediator::hold(const Finding& f, const RemedyContext& ctx,
                                                      int64_t now, const std::string& reason,
                                                      const std::string& dedup_key) {

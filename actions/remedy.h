@@ -108,6 +108,17 @@ class Remediator {
   // decision, or nullopt when nothing new was decided.
   std::optional<core::DecisionRecord> on_finding(const Finding& finding, const RemedyContext& ctx,
                                                  int64_t now_us);
+  // When the verdict's link has a repaired (resolved or verified) work order: its two ends
+  // and the repair time. The caller drops the verdict and floors the rules' history of both
+  // ends at that time (rules::History::set_floor): a window that reaches back before the
+  // repair mixes the old cable's errors (and those counted while the port was disabled) into
+  // the judgement of the repaired one.
+  struct Repair {
+    std::pair<uint64_t, int> a, b;  // b.first 0 when the peer is unknown
+    int64_t resolved_us = 0;
+    std::string where;  // "leaf001/3"
+  };
+  std::optional<Repair> repaired(const Finding& finding, const RemedyContext& ctx);
   // While there is no master SM: a verdict that would disable (or isolate) a port is recorded
   // as a decision with status "held" and `reason` (no guard, no port action, no work order);
   // the caller runs it through on_finding() once a master is back. A dedup_key already stored

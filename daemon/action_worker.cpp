@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "config/store_spec.h"
+#include "core/time_text.h"
 #include "daemon/logger.h"
 #include "daemon/remedy_setup.h"
 #include "daemon/ufm_setup.h"
@@ -54,6 +55,10 @@ void ActionWorker::set_after_action(std::function<void(const core::DecisionRecor
   after_action_ = std::move(after);
 }
 
+void ActionWorker::set_floor(std::function<bool(uint64_t, int, int64_t)> floor) {
+  floor_ = std::move(floor);
+}
+
 void ActionWorker::set_hold(std::function<std::optional<std::string>()> hold) {
   hold_ = std::move(hold);
 }
@@ -68,6 +73,19 @@ void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   for (const auto& f : job.findings) {
     try {
       std::pair<uint64_t, int> key{f.verdict.node_guid, f.verdict.port};
+      if (floor_) {  // the first verdict after a repair: judged again on post-repair data only
+        if (auto r = remedy.repaired(f, ctx)) {
+          bool fresh = floor_(r->a.first, r->a.second, r->resolved_us);
+          if (r->b.first) fresh = floor_(r->b.first, r->b.second, r->resolved_us) || fresh;
+          if (fresh) {
+            log(LogLevel::info, "verdict after a repair judged again on post-repair data",
+                {{"rule", f.verdict.rule},
+                 {"port", r->where},
+                 {"repaired_at", core::iso_time_us(r->resolved_us)}});
+            continue;
+          }
+        }
+      }
       if (hold) {  // one held decision per port and hold
         std::string dedup = "held:" + std::to_string(key.first) + "/" + std::to_string(key.second) +
                             ":" + std::to_string(hold_since_us_);

@@ -51,6 +51,11 @@ class ActionWorker {
   // decision (actions::Remediator::hold) and run through the guard as usual when it fires
   // again once the reason is gone. Call before start().
   void set_hold(std::function<std::optional<std::string>()> hold);
+  // Called (on the action thread) for each end of a link whose verdict came after a repair
+  // of it (actions::Remediator::repaired): the daemon floors the rules' history there
+  // (rules::RuleRunner::set_floor); returns false when it was floored there already. Without
+  // it, such verdicts go to on_finding as before. Call before start().
+  void set_floor(std::function<bool(uint64_t, int, int64_t)> floor);
   void start();
   // Finishes the job in progress, drops queued ones (they are re-derived after a restart).
   void stop();
@@ -67,6 +72,7 @@ class ActionWorker {
   std::function<bool()> may_act_;
   std::function<void(const core::DecisionRecord&)> after_action_;
   std::function<std::optional<std::string>()> hold_;
+  std::function<bool(uint64_t, int, int64_t)> floor_;
   int64_t hold_since_us_ = 0;                // when the current hold began; 0: none
   std::set<std::pair<uint64_t, int>> held_;  // ports with a held decision not yet acted on
   actions::PlanIndex plan_;

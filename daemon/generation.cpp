@@ -158,6 +158,10 @@ void start_worker(Runtime& rt) {
     rt.rules.worker->set_store(rt.store.spec, [k] { return k->held(); });
   rt.rules.worker->set_after_action([&rt](const core::DecisionRecord& d) { read_back(rt, d); });
   rt.rules.worker->set_hold([&rt] { return rt.fabric.sm.hold_reason(); });
+  if (rules::RuleRunner* runner = rt.rules.runner.get())
+    rt.rules.worker->set_floor([runner](uint64_t guid, int port, int64_t since_us) {
+      return runner->set_floor(guid, port, since_us);
+    });
   rt.rules.worker->start();
 }
 

@@ -83,6 +83,10 @@ bool History::add_delta(const ingest::CounterDelta& d) {
   for (size_t i = 0; i < ingest::kCounterCount && !rose; ++i)
     rose = (errors >> i & 1u) && d.delta[i];
   if (!rose) return false;
+  if (!floors_.empty()) {
+    auto f = floors_.find(key(d.sample.node_guid, d.sample.port));
+    if (f != floors_.end() && d.sample.time_us - d.interval_us < f->second) return false;
+  }
   Entry& e = slot(d.sample.node_guid, d.sample.port);
   auto& q = e.deltas;
   if (e.head && q.size() == q.capacity()) {  // drop the pruned ones instead of growing
@@ -105,6 +109,10 @@ bool History::add_delta(const ingest::CounterDelta& d) {
 }
 
 void History::add_link_event(uint64_t node_guid, int port, int64_t time_us, bool down) {
+  if (!floors_.empty()) {
+    auto f = floors_.find(key(node_guid, port));
+    if (f != floors_.end() && time_us < f->second) return;
+  }
   auto& q = slot(node_guid, port).events;
   LinkEvent e{time_us, down, false};
   auto at = std::upper_bound(q.begin(), q.end(), time_us,
@@ -160,6 +168,7 @@ void History::prune(int64_t now_us) {
     if (e.empty()) release(e), --live_, ++emptied;
   }
   if (emptied > 1024 && emptied > live_) compact();
+  std::erase_if(floors_, [&](const auto& f) { return f.second <= cutoff; });
 }
 
 void History::compact() {
@@ -180,6 +189,18 @@ void History::clear_port(uint64_t node_guid, int port) {
   Entry& e = entries_[*at];
   if (!e.empty()) --live_;
   release(e);
+}
+
+void History::set_floor(uint64_t node_guid, int port, int64_t since_us) {
+  int64_t& f = floors_[key(node_guid, port)];
+  if (since_us <= f) return;  // floored there or later already
+  f = since_us;
+  clear_port(node_guid, port);
+}
+
+int64_t History::floor_of(uint64_t node_guid, int port) const {
+  auto f = floors_.find(key(node_guid, port));
+  return f == floors_.end() ? 0 : f->second;
 }
 
 const History::Entry* History::find(uint64_t guid, int port) const {

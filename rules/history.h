@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "fabric/flat_map.h"
@@ -76,6 +77,14 @@ class History {
   void prune(int64_t now_us);
   // Forgets one port's past (after a repair: old errors must not judge the new cable).
   void clear_port(uint64_t node_guid, int port);
+  // After a repair at since_us: forgets the port's past and from now on drops what began
+  // before since_us: a delta whose reading interval started earlier (errors counted while
+  // the port was disabled reach the first reading after the enable) and older link events.
+  // Floors end with the keep window (by then no such data can come). An earlier floor than
+  // the port's present one changes nothing.
+  void set_floor(uint64_t node_guid, int port, int64_t since_us);
+  // The port's floor, 0 when none.
+  int64_t floor_of(uint64_t node_guid, int port) const;
 
   // True when the port or its peer has anything in the history.
   bool has_data(const LinkInfo& link) const;
@@ -115,6 +124,7 @@ class History {
   std::vector<Entry> entries_;
   fabric::FlatMap64 index_;  // key -> entries_ position (emptied entries keep theirs)
   size_t live_ = 0;
+  std::unordered_map<uint64_t, int64_t> floors_;  // key -> repair time (few: repaired ports)
 };
 
 }  // namespace ibw::rules

@@ -12,6 +12,13 @@ void RuleRunner::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
   for (const auto& d : deltas) history_.add_delta(d);
 }
 
+bool RuleRunner::set_floor(uint64_t node_guid, int port, int64_t since_us) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (history_.floor_of(node_guid, port) >= since_us) return false;
+  history_.set_floor(node_guid, port, since_us);
+  return true;
+}
+
 bool RuleRunner::seen_from_other_source(const ingest::Event& e, bool down) {
   auto& seen = recent_links_[e.node_guid * 256 + static_cast<uint64_t>(e.port & 0xff)];
   std::erase_if(seen, [&](const SeenLink& s) {  // keep the last minute or so

@@ -24,6 +24,9 @@ class RuleRunner {
  public:
   explicit RuleRunner(RuleSet rules);
   void add_deltas(const std::vector<ingest::CounterDelta>& deltas);
+  // A repair of the port at since_us (History::set_floor): its past is forgotten and what
+  // began before since_us is dropped from now on. False when it was floored there already.
+  bool set_floor(uint64_t node_guid, int port, int64_t since_us);
   // Whether add_events would keep e: it names a port and its kind is one the loaded rules
   // use. Lets sources hand over only those events. Lock-free (the needs never change).
   bool wants(const ingest::Event& e) const { return needed(e, needs_); }

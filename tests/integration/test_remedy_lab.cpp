@@ -205,6 +205,7 @@ TEST_CASE("remedy lab: a symbol-error jump is disabled within two sweeps - a str
   CHECK(json::parse(r.out)["status"] == "executed");
   CHECK(w.phys_state(kLeaf001, 3) != "Disabled");
   orders = query_json("workorders", w.config);
+  INFO("orders: " << orders.dump() << "\ndaemon log after the enable:\n" << d.log());
   CHECK(orders[0]["status"] == "resolved");
   // Port actions must not keep SMP agents registered: re-discovery goes on working.
   CHECK(d.log().find("discovery failed") == std::string::npos);

@@ -152,4 +152,39 @@ TEST_CASE("history prune and clear keep the live port count", "[rules][history]"
   CHECK(h.window({8, 1}).events.size() == 1);
 }
 
+TEST_CASE("history floor after a repair drops what began before it", "[rules][history]") {
+  rules::History h(10 * kSweep);
+  ingest::CounterDelta d;
+  d.valid = ~0u, d.interval_us = kSweep;
+  d.delta[static_cast<size_t>(Counter::PortRcvErrors)] = 19;
+  d.sample.node_guid = 7, d.sample.port = 3;
+  d.sample.time_us = 2 * kSweep;
+  CHECK(h.add_delta(d));
+  h.add_link_event(7, 3, 2 * kSweep, true);
+  // Repaired (enabled) half-way through the next sweep interval.
+  int64_t repaired = 2 * kSweep + kSweep / 2;
+  h.set_floor(7, 3, repaired);
+  CHECK(h.floor_of(7, 3) == repaired);
+  CHECK_FALSE(h.has_data({7, 3}));
+  // The first reading after the enable: its interval began while the port was disabled.
+  d.sample.time_us = 3 * kSweep;
+  CHECK_FALSE(h.add_delta(d));
+  h.add_link_event(7, 3, repaired - 1, false);  // a link event from before the repair
+  CHECK_FALSE(h.has_data({7, 3}));
+  // Readings wholly after the repair count again; other ports were never affected.
+  d.sample.time_us = 4 * kSweep;
+  CHECK(h.add_delta(d));
+  h.add_link_event(7, 3, repaired + 1, true);
+  CHECK(h.window({7, 3}).delta_view.size() == 1);
+  CHECK(h.window({7, 3}).events.size() == 1);
+  d.sample.port = 4, d.sample.time_us = 3 * kSweep;
+  CHECK(h.add_delta(d));
+  // A later repair moves the floor; an earlier one does not move it back.
+  h.set_floor(7, 3, repaired - kSweep);
+  CHECK(h.floor_of(7, 3) == repaired);
+  // The floor ends with the keep window.
+  h.prune(repaired + 10 * kSweep + 1);
+  CHECK(h.floor_of(7, 3) == 0);
+}
+
 }  // namespace rules_history_test
