@@ -38,12 +38,15 @@ void declare_route_rules(CliTree& t) {
       "check every static route: credit loops, unreachable pairs, balance, OpenSM's engine\n\n"
       "Checks the LFTs (opensm-lfts.dump in opensm.dump_dir when present, else live over SMPs) "
       "on the configured fabric: credit loops (cycles of the channel-dependency graph over "
-      "every path from a CA port, one virtual lane), CA-to-CA and CA-to-switch LID pairs with "
+      "every path from a CA port, per virtual lane with the SL-to-VL tables of "
+      "opensm-sl2vl.dump or read live with live LFTs, one lane without; every path on SL 0), "
+      "CA-to-CA and CA-to-switch LID pairs with "
       "no route or a route that loops or dead-ends, routes per directed switch-to-switch link "
       "(max/min ratio, the worst links), and the routing engine OpenSM used and whether it fell "
-      "back from the configured one (from opensm.log). JSON: {credit_loops: [{channels, links: "
-      "[{from: {node, port, guid}, to}]}], unreachable_pairs, unreachable, balance, engine, "
-      "configured_engine, fallback, fallback_reason, sources, destinations}.",
+      "back from the configured one (from opensm.log). JSON: {credit_loops: [{channels, vls, "
+      "links: [{from: {node, port, guid}, to, vl}]}], unreachable_pairs, unreachable, balance, "
+      "engine, configured_engine, fallback, fallback_reason, sources, destinations, "
+      "virtual_lanes: {count, source, switches, sl_source}}.",
       "Exit status: 0 clean, 1 problems found (a credit loop, an unreachable pair or an engine "
       "fallback), 2 usage or input error.");
   config_option(c);

@@ -3,7 +3,8 @@
 // all (credit loops, unreachable pairs, balance, OpenSM's engine: fabric/route_check.h). The
 // fabric comes from the configured discovery (live or a file); the LFTs from OpenSM's
 // opensm-lfts.dump in opensm.dump_dir when present, else live over SMPs (--live-lfts forces
-// that).
+// that). `route check` takes the SL-to-VL tables from the same place: opensm-sl2vl.dump beside
+// the LFT dump (none when OpenSM wrote none), or live over SMPs with live LFTs.
 #include <filesystem>
 #include <iostream>
 
@@ -16,6 +17,7 @@
 #include "fabric/diagnostics.h"
 #include "fabric/route_check_report.h"
 #include "fabric/routing.h"
+#include "fabric/sl2vl.h"
 #include "ingest/opensm_routing.h"
 
 namespace ibw::cli {
@@ -40,6 +42,7 @@ struct RouteInputs {
   config::Config cfg;
   std::shared_ptr<const daemon::Topology> topo;
   fabric::RoutingTables tables;
+  bool live = false;  // the LFTs were read over SMPs
 };
 
 RouteInputs load_route_inputs(const CmdArgs& args) {
@@ -51,10 +54,29 @@ RouteInputs load_route_inputs(const CmdArgs& args) {
   fabric::MadLocks mad;  // this process's: discovery and the LFT reads share it
   in.topo = discover_topology(mad, cfg, nullptr, &names, 0);
   std::string dump = cfg.opensm.dump_dir + "/opensm-lfts.dump";
-  in.tables = !args.has("live-lfts") && std::filesystem::exists(dump)
+  in.live = args.has("live-lfts") || !std::filesystem::exists(dump);
+  in.tables = !in.live
                   ? fabric::load_lft_dump(dump)
                   : fabric::read_lfts_live(mad, in.topo->fabric, cfg.fabric.ca, cfg.fabric.ca_port);
   return in;
+}
+
+// The SL-to-VL tables for `route check`: live with live LFTs, else OpenSM's dump when it
+// wrote one (it does with QoS or an engine that programs SL2VL: fabric/sl2vl.h).
+fabric::Sl2VlTables load_sl2vl(const RouteInputs& in) {
+  const config::Config& cfg = in.cfg;
+  if (in.live) {
+    fabric::MadLocks mad;
+    size_t failed = 0;
+    auto t =
+        fabric::read_sl2vl_live(mad, in.topo->fabric, cfg.fabric.ca, cfg.fabric.ca_port, &failed);
+    if (failed)
+      std::cerr << "route check: " << failed
+                << " switch(es) did not answer SLtoVLMappingTable; their hops count as VL 0\n";
+    return t;
+  }
+  std::string dump = cfg.opensm.dump_dir + "/opensm-sl2vl.dump";
+  return std::filesystem::exists(dump) ? fabric::load_sl2vl_dump(dump) : fabric::Sl2VlTables{};
 }
 
 }  // namespace cmd_route_detail
@@ -66,7 +88,10 @@ int cmd_route_check(const CmdArgs& args) {
     std::string format = args.choice("format", "text");
     RouteInputs in = load_route_inputs(args);
     const fabric::Fabric& fab = in.topo->fabric;
-    fabric::RouteCheck check = fabric::check_routes(fab, in.tables);
+    fabric::Sl2VlTables sl2vl = load_sl2vl(in);
+    fabric::RouteCheckOptions options;
+    options.sl2vl = &sl2vl;
+    fabric::RouteCheck check = fabric::check_routes(fab, in.tables, options);
     fabric::RoutingEngineInfo engine = ingest::read_routing_engine(in.cfg.opensm.log);
     if (format == "json")
       std::cout << fabric::route_check_json(fab, check, engine).dump(2) << "\n";

@@ -1,6 +1,8 @@
 // RouteCheckBoard::update: keeps the result and diffs it against the previous check.
 #include "daemon/route_check_state.h"
 
+#include <algorithm>
+
 #include "core/time_text.h"
 #include "fabric/route_check_report.h"
 
@@ -29,9 +31,13 @@ std::vector<ingest::Event> RouteCheckBoard::update(const fabric::Fabric& fab,
   std::vector<ingest::Event> events;
   std::vector<std::string> texts;  // each loop's links, as text
   for (const fabric::CreditLoop& loop : check.credit_loops) {
+    // Each link's VL is named once a table moved a link off VL 0 (one VL: as before).
+    bool vls = std::any_of(loop.vls.begin(), loop.vls.end(), [](uint8_t v) { return v != 0; });
     std::string text;
-    for (const auto& l : loop.links)
-      text += (text.empty() ? "" : ", ") + fabric::format_link(fab, l);
+    for (size_t i = 0; i < loop.links.size(); ++i) {
+      text += (text.empty() ? "" : ", ") + fabric::format_link(fab, loop.links[i]);
+      if (vls && i < loop.vls.size()) text += " (VL " + std::to_string(loop.vls[i]) + ")";
+    }
     texts.push_back(std::move(text));
   }
   std::lock_guard<std::mutex> lock(mutex_);

@@ -2,9 +2,11 @@
 // re-run by the OpenSM watcher after every change of opensm-lfts.dump. update() keeps the
 // result for the web API (GET /api/v1/routes/check, the Routes page, /metrics) and returns
 // the events that are new since the previous check: one `credit_loop` (error) per loop not
-// reported before, `routing_fallback` (error) when OpenSM's fallback is new or changed,
-// `unreachable` (warning) when the number of unreachable pairs rose. An unchanged dump
-// reloaded gives no event. Thread-safe (one mutex).
+// reported before (its links name their VL once a lane other than 0 is in it: the same links
+// on two lanes are two loops), `routing_fallback` (error) when OpenSM's fallback is new or
+// changed, `unreachable` (warning) when the number of unreachable pairs rose. An unchanged
+// dump reloaded gives no event. Thread-safe (one mutex). The watcher re-runs the check too
+// when opensm-sl2vl.dump changes.
 #pragma once
 
 #include <cstdint>

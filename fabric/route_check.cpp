@@ -18,6 +18,32 @@ using routing_detail::Step;
 using routing_detail::StepStatus;
 
 constexpr uint32_t kNone = UINT32_MAX;
+constexpr int kPathSl = 0;  // the SL of every path (fabric/route_check.h)
+
+// The VL of a hop through a switch (compact index): its SL-to-VL table for kPathSl, VL 0
+// without one; vls = 1 + the highest VL any table gives kPathSl.
+class VlLookup {
+ public:
+  VlLookup(const Fabric& fab, const std::vector<uint32_t>& switch_nodes, const Sl2VlTables* t) {
+    for (uint32_t node : switch_nodes) {
+      const SwitchSl2Vl* sw = t ? t->find(fab.node(node).guid) : nullptr;
+      tables_.push_back(sw);
+      if (!sw) continue;
+      ++switches;
+      for (int in = 0; in <= sw->max_port; ++in)
+        for (int out = 0; out <= sw->max_port; ++out)
+          vls = std::max(vls, sw->vl(in, out, kPathSl) + 1);
+    }
+  }
+  int operator()(uint32_t sw, int in, int out) const {
+    return tables_[sw] ? tables_[sw]->vl(in, out, kPathSl) : 0;
+  }
+  int vls = 1;
+  size_t switches = 0;  // with a table
+
+ private:
+  std::vector<const SwitchSl2Vl*> tables_;
+};
 
 // The per-destination walker: the switches in compact order, and per destination each
 // visited switch's out port, next switch, outcome and distance to the end of its path.
@@ -39,7 +65,7 @@ class DestinationWalker {
 
   uint32_t switch_index(uint32_t node) const { return sw_index_[node]; }
   size_t switches() const { return nodes_.size(); }
-  uint32_t node(uint32_t sw) const { return nodes_[sw]; }
+  const std::vector<uint32_t>& switch_nodes() const { return nodes_; }
 
   // Starts destination number `epoch` (1, 2, ...).
   void begin(const Destination& d, uint32_t epoch) {
@@ -106,6 +132,30 @@ class DestinationWalker {
     }
   }
 
+  // The same per VL: each walked switch's out channel is used on one VL per port its paths
+  // enter by (a CA source's port, or the link from a switch forwarding to it), and feeds the
+  // next switch's out channel on the VL of that hop.
+  void add_dependencies(ChannelGraph& cdg, const VlLookup& vl,
+                        const std::vector<std::vector<int>>& ca_in_ports) {
+    if (mask_.size() != nodes_.size()) mask_.assign(nodes_.size(), 0);
+    for (uint32_t x : visited_)
+      if (out_[x])
+        for (int p : ca_in_ports[x]) mask_[x] |= 1u << vl(x, p, out_[x]);
+    for (uint32_t x : visited_) {
+      uint32_t y = next_[x];
+      if (y == kNone || out_[y] == 0) continue;
+      mask_[y] |= 1u << vl(y, chans_.head_port(chans_.id(nodes_[x], out_[x])), out_[y]);
+    }
+    for (uint32_t x : visited_) {
+      uint32_t y = next_[x];
+      if (y == kNone || out_[y] == 0) continue;
+      uint32_t chan = chans_.id(nodes_[x], out_[x]);
+      int next_vl = vl(y, chans_.head_port(chan), out_[y]);
+      for (uint32_t m = mask_[x]; m; m &= m - 1) cdg.add(chan, __builtin_ctz(m), out_[y], next_vl);
+    }
+    for (uint32_t x : visited_) mask_[x] = 0;
+  }
+
   // Adds this destination's routes to `load` (per channel): flow[x] = sources at x plus the
   // flow of the switches forwarding to x, pushed in order of decreasing depth.
   void add_routes(std::vector<uint32_t>& flow, std::vector<uint64_t>& load) {
@@ -133,7 +183,7 @@ class DestinationWalker {
   std::vector<int> ports_;
   std::vector<uint32_t> epoch_, walking_, next_, depth_;
   std::vector<uint8_t> ok_, out_;
-  std::vector<uint32_t> stack_, visited_;
+  std::vector<uint32_t> stack_, visited_, mask_;
   std::vector<std::vector<uint32_t>> buckets_;
   Destination dst_;
   uint32_t cur_ = 0;
@@ -194,6 +244,9 @@ RouteCheck check_routes(const Fabric& fab, const RoutingTables& tables,
   std::vector<std::pair<uint16_t, uint16_t>> example(nsw, {0, 0});
   size_t top_lid = lids.lids().empty() ? 0 : lids.lids().back();
   std::vector<uint32_t> switch_of_lid(top_lid + 1, kNone);
+  // Per VL only where a table maps SL 0 off VL 0; else the one-VL graph (the same result).
+  VlLookup vl(fab, walker.switch_nodes(), options.sl2vl);
+  std::vector<std::vector<int>> ca_in_ports(vl.vls > 1 ? nsw : 0);
   for (uint16_t lid : lids.lids()) {
     auto at = lids.find(lid);
     if (fab.node(at->first).type == NodeType::sw) continue;
@@ -206,6 +259,11 @@ RouteCheck check_routes(const Fabric& fab, const RoutingTables& tables,
       continue;
     }
     switch_of_lid[lid] = s.first_switch;
+    if (vl.vls > 1) {
+      auto& in = ca_in_ports[s.first_switch];
+      int port = chans.head_port(chans.id(s.node, s.port));
+      if (std::find(in.begin(), in.end(), port) == in.end()) in.push_back(port);
+    }
     uint32_t& w = weight[s.first_switch];
     if (w == 0) source_switches.push_back(s.first_switch);
     if (w == 0) example[s.first_switch].first = lid;
@@ -230,7 +288,7 @@ RouteCheck check_routes(const Fabric& fab, const RoutingTables& tables,
   threads = std::min(threads, std::max<size_t>(all.size(), 1));
   std::vector<std::unique_ptr<Share>> shares;
   for (size_t t = 0; t < threads; ++t)
-    shares.push_back(std::make_unique<Share>(Share{ChannelGraph(chans),
+    shares.push_back(std::make_unique<Share>(Share{ChannelGraph(chans, vl.vls),
                                                    DestinationWalker(fab, tables, chans),
                                                    std::vector<uint64_t>(chans.size(), 0),
                                                    std::vector<uint32_t>(nsw, 0),
@@ -260,7 +318,10 @@ RouteCheck check_routes(const Fabric& fab, const RoutingTables& tables,
         }
       }
       if (to_ca) sh.walker.add_routes(sh.flow, sh.load);
-      sh.walker.add_dependencies(sh.cdg);
+      if (vl.vls > 1)
+        sh.walker.add_dependencies(sh.cdg, vl, ca_in_ports);
+      else
+        sh.walker.add_dependencies(sh.cdg);
       for (const Source& src : odd)
         if (src.lid != dlid && !trace_path(fab, tables, lids, src.lid, dlid).ok())
           note(src.lid, dlid, 1);
@@ -273,6 +334,9 @@ RouteCheck check_routes(const Fabric& fab, const RoutingTables& tables,
   run(*shares[0], 0, all.size() / threads);
   for (auto& th : pool) th.join();
   out.destinations = all.size();
+  out.vls = vl.vls;
+  out.sl2vl_switches = vl.switches;
+  if (options.sl2vl && !options.sl2vl->empty()) out.vl_source = options.sl2vl->source;
   ChannelGraph& cdg = shares[0]->cdg;
   std::vector<uint64_t>& load = shares[0]->load;
   std::vector<std::pair<uint16_t, uint16_t>> listed;

@@ -3,8 +3,15 @@
 //  - credit loops: the channel-dependency graph (CDG) over every path from a CA port to any
 //    LID (CA or switch): one vertex per directed link, an edge c1 -> c2 when some path leaves
 //    through c2 right after arriving over c1. Each strongly connected component with a cycle
-//    is one credit loop, reported as one cycle of directed links. One virtual lane: the LFTs
-//    are per LID, so without per-hop SL-to-VL changes every VL carries the same graph.
+//    is one credit loop, reported as one cycle of directed links. Per virtual lane where
+//    SL-to-VL tables are given (fabric/sl2vl.h): a vertex is then (directed link, VL), and a
+//    path leaving switch q through port o after entering at port i uses VL SL2VL_q(i, o)[SL]
+//    on that link. The SL of a path is 0 for every path: OpenSM dumps no per-path SL (the
+//    SLs of dfsssp, lash and torus-2QoS reach hosts through SA PathRecords only; the dump_pr
+//    plugin that would write them is not part of OpenSM's packages), so loops those engines
+//    break with SLs other than 0 are still listed (RouteCheck::sl_source says so). Without
+//    tables the graph has one VL, as before: the LFTs are per LID, so every VL carries the
+//    same graph. A CA's own table does not matter: nothing feeds a CA's outgoing link.
 //  - unreachable pairs: (CA LID, CA or switch LID) pairs whose route has no entry, dead-ends,
 //    reaches the wrong node or loops (trace_path's errors).
 //  - balance: CA-to-CA routes per directed switch-to-switch link, max/min and the worst links.
@@ -20,6 +27,7 @@
 
 #include "fabric/model.h"
 #include "fabric/routing.h"
+#include "fabric/sl2vl.h"
 
 namespace ibw::fabric {
 
@@ -33,7 +41,8 @@ struct DirectedLink {
 
 struct CreditLoop {
   std::vector<DirectedLink> links;  // one cycle of the CDG, in order; the last feeds the first
-  size_t channels = 0;              // directed links in its strongly connected component
+  std::vector<uint8_t> vls;         // per link, the VL it is used on there (0 with one VL)
+  size_t channels = 0;              // (link, VL) vertices in its strongly connected component
 };
 
 struct UnreachablePair {
@@ -60,6 +69,9 @@ struct RouteCheckOptions {
   size_t max_worst_links = 10;
   // Threads sharing the destinations; 0: one per core (at most 4) above 4,096 LIDs, else 1.
   size_t threads = 0;
+  // SL-to-VL tables of the switches; null or empty: one VL. A switch without a table, or a
+  // port pair it does not list, counts as VL 0.
+  const Sl2VlTables* sl2vl = nullptr;
 };
 
 struct RouteCheck {
@@ -68,6 +80,10 @@ struct RouteCheck {
   std::vector<UnreachablePair> unreachable;  // the first max_unreachable_listed, sorted
   RouteBalance balance;
   size_t destinations = 0, sources = 0;  // LIDs checked
+  int vls = 1;                           // VLs in the graph: 1 + the highest VL of SL 0
+  std::string vl_source;                 // Sl2VlTables::source; empty: no tables, one VL
+  size_t sl2vl_switches = 0;             // switches of the fabric that have a table
+  std::string sl_source = "sl0";         // every path on SL 0 (no per-path SL is known)
 };
 
 RouteCheck check_routes(const Fabric& fabric, const RoutingTables& tables,

@@ -37,25 +37,32 @@ bool ChannelIndex::usable(uint32_t node, int port) const {
          routing_detail::port_active_or_unknown(fab_.node(p->peer_node).port(p->peer_port));
 }
 
-ChannelGraph::ChannelGraph(const ChannelIndex& chans)
-    : chans_(chans), stride_((static_cast<size_t>(chans.max_ports()) + 63) / 64 * 64) {
-  bits_.assign(chans.size() * stride_ / 64 + 1, 0);
+ChannelGraph::ChannelGraph(const ChannelIndex& chans, int vls)
+    : chans_(chans),
+      vls_(static_cast<size_t>(std::max(vls, 1))),
+      stride_((static_cast<size_t>(chans.max_ports()) * vls_ + 63) / 64 * 64) {
+  bits_.assign(chans.size() * vls_ * stride_ / 64 + 1, 0);
 }
 
 std::vector<CreditLoop> ChannelGraph::cycles() const {
-  // Adjacency in compressed rows, from the bits.
-  size_t n = chans_.size();
+  // Adjacency in compressed rows, from the bits; vertex = channel * VLs + VL.
+  size_t n = chans_.size() * vls_;
   std::vector<uint32_t> start(n + 1, 0), succ;
   size_t words = stride_ / 64;
   for (uint32_t c = 0; c < n; ++c) {
     start[c] = static_cast<uint32_t>(succ.size());
-    uint32_t head = chans_.head(c);
+    uint32_t head = chans_.head(static_cast<uint32_t>(c / vls_));
     for (size_t w = 0; w < words; ++w) {
       uint64_t word = bits_[c * words + w];
       while (word) {
-        int bit = __builtin_ctzll(word);
+        auto bit = static_cast<size_t>(__builtin_ctzll(word)) + w * 64;
         word &= word - 1;
-        succ.push_back(chans_.id(head, static_cast<int>(w * 64 + bit) + 1));
+        if (vls_ == 1) {
+          succ.push_back(chans_.id(head, static_cast<int>(bit) + 1));
+          continue;
+        }
+        uint32_t next = chans_.id(head, static_cast<int>(bit / vls_) + 1);
+        succ.push_back(static_cast<uint32_t>(next * vls_ + bit % vls_));
       }
     }
   }
@@ -141,7 +148,10 @@ std::vector<CreditLoop> ChannelGraph::cycles() const {
     std::reverse(path.begin(), path.end());
     CreditLoop loop;
     loop.channels = members.size();
-    for (uint32_t c : path) loop.links.push_back(chans_.link(c));
+    for (uint32_t v : path) {
+      loop.links.push_back(chans_.link(static_cast<uint32_t>(v / vls_)));
+      loop.vls.push_back(static_cast<uint8_t>(v % vls_));
+    }
     loops.push_back(std::move(loop));
     for (uint32_t t : touched) parent[t] = kUnset;
   }

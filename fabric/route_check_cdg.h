@@ -1,7 +1,9 @@
 // The route check's channel-dependency graph (internal to fabric/route_check.cpp): one vertex
-// per directed link (channel: a node's port towards its peer), edges stored as one bit per
-// (channel, out port of the channel's head node), and the credit loops as one cycle per
-// strongly connected component (Tarjan's algorithm, iterative).
+// per directed link (channel: a node's port towards its peer) and virtual lane, edges stored
+// as one bit per (channel, VL, out port of the channel's head node, VL there), and the credit
+// loops as one cycle per strongly connected component (Tarjan's algorithm, iterative). With
+// one VL (no SL-to-VL tables) a vertex is a channel: bits = channels x max ports; with V VLs
+// the bits grow V x V fold.
 #pragma once
 
 #include <cstdint>
@@ -41,22 +43,32 @@ class ChannelIndex {
 
 class ChannelGraph {
  public:
-  explicit ChannelGraph(const ChannelIndex& chans);
-  // The edge chan -> (the channel leaving chan's head node through head_out_port).
+  explicit ChannelGraph(const ChannelIndex& chans, int vls = 1);
+  // The edge chan -> (the channel leaving chan's head node through head_out_port), on VL 0
+  // (the one-VL graph).
   void add(uint32_t chan, int head_out_port) {
     size_t bit = size_t{chan} * stride_ + static_cast<size_t>(head_out_port - 1);
+    bits_[bit >> 6] |= uint64_t{1} << (bit & 63);
+  }
+  // The edge (chan, vl) -> (the channel leaving chan's head through head_out_port, next_vl).
+  void add(uint32_t chan, int vl, int head_out_port, int next_vl) {
+    size_t v = size_t{chan} * static_cast<size_t>(vls_) + static_cast<size_t>(vl);
+    size_t bit = v * stride_ + static_cast<size_t>(head_out_port - 1) * static_cast<size_t>(vls_) +
+                 static_cast<size_t>(next_vl);
     bits_[bit >> 6] |= uint64_t{1} << (bit & 63);
   }
   // Adds every edge of `other` (a graph over the same channels).
   void merge(const ChannelGraph& other) {
     for (size_t i = 0; i < bits_.size(); ++i) bits_[i] |= other.bits_[i];
   }
-  // One cycle per strongly connected component that has one, ordered by its first link.
+  // One cycle per strongly connected component that has one, ordered by its first link (and
+  // VL); CreditLoop::vls holds each link's VL.
   std::vector<CreditLoop> cycles() const;
 
  private:
   const ChannelIndex& chans_;
-  size_t stride_;
+  size_t vls_;
+  size_t stride_;  // bits per vertex: max ports x VLs, rounded up to 64
   std::vector<uint64_t> bits_;
 };
 

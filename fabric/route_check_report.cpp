@@ -1,6 +1,7 @@
 // route_check_json and format_route_check.
 #include "fabric/route_check_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -20,6 +21,11 @@ nlohmann::ordered_json link_json(const Fabric& fab, const DirectedLink& l) {
           {"to", end_json(fab, l.to_node, l.to_port)}};
 }
 
+// Every path is checked on SL 0; these engines give paths other SLs to break credit loops.
+bool engine_sets_sls(const std::string& engine) {
+  return engine == "dfsssp" || engine == "lash" || engine == "torus-2QoS";
+}
+
 }  // namespace route_report_detail
 
 nlohmann::ordered_json route_check_json(const Fabric& fab, const RouteCheck& check,
@@ -28,8 +34,14 @@ nlohmann::ordered_json route_check_json(const Fabric& fab, const RouteCheck& che
   auto loops = nlohmann::ordered_json::array();
   for (const CreditLoop& loop : check.credit_loops) {
     auto links = nlohmann::ordered_json::array();
-    for (const DirectedLink& l : loop.links) links.push_back(link_json(fab, l));
-    loops.push_back({{"channels", loop.channels}, {"links", std::move(links)}});
+    for (size_t i = 0; i < loop.links.size(); ++i) {
+      links.push_back(link_json(fab, loop.links[i]));
+      links.back()["vl"] = i < loop.vls.size() ? loop.vls[i] : 0;
+    }
+    std::vector<uint8_t> vls(loop.vls);
+    std::sort(vls.begin(), vls.end());
+    vls.erase(std::unique(vls.begin(), vls.end()), vls.end());
+    loops.push_back({{"channels", loop.channels}, {"vls", vls}, {"links", std::move(links)}});
   }
   auto unreachable = nlohmann::ordered_json::array();
   for (const UnreachablePair& u : check.unreachable)
@@ -56,7 +68,12 @@ nlohmann::ordered_json route_check_json(const Fabric& fab, const RouteCheck& che
           {"fallback", engine.fallback()},
           {"fallback_reason", engine.reason},
           {"sources", check.sources},
-          {"destinations", check.destinations}};
+          {"destinations", check.destinations},
+          {"virtual_lanes",
+           {{"count", check.vls},
+            {"source", check.vl_source.empty() ? "none" : check.vl_source},
+            {"switches", check.sl2vl_switches},
+            {"sl_source", check.sl_source}}}};
 }
 
 std::string format_route_check(const Fabric& fab, const RouteCheck& check,
@@ -68,13 +85,27 @@ std::string format_route_check(const Fabric& fab, const RouteCheck& check,
     out << " (FALLBACK from " << engine.configured() << ": " << engine.reason << ")";
   }
   out << "\n" << check.sources << " CA LIDs to " << check.destinations << " LIDs checked\n";
+  if (check.vl_source.empty())
+    out << "virtual lanes: one (no SL-to-VL tables)\n";
+  else
+    out << "virtual lanes: " << check.vls << " (SL-to-VL tables: " << check.vl_source << ", "
+        << check.sl2vl_switches << " switches; every path on SL 0)\n";
   out << "credit loops: " << check.credit_loops.size() << "\n";
+  bool per_vl = !check.vl_source.empty();
   for (size_t i = 0; i < check.credit_loops.size(); ++i) {
     const CreditLoop& loop = check.credit_loops[i];
     out << "  loop " << i + 1 << " (" << loop.links.size() << " links in a cycle, " << loop.channels
         << " in its component):\n";
-    for (const DirectedLink& l : loop.links) out << "    " << format_link(fab, l) << "\n";
+    for (size_t k = 0; k < loop.links.size(); ++k) {
+      out << "    " << format_link(fab, loop.links[k]);
+      if (per_vl && k < loop.vls.size()) out << " (VL " << int{loop.vls[k]} << ")";
+      out << "\n";
+    }
   }
+  if (!check.credit_loops.empty() && route_report_detail::engine_sets_sls(engine.in_use))
+    out << "  note: " << engine.in_use
+        << " gives paths their own SLs to break loops; those are not known here (every path is "
+           "checked on SL 0), so loops it breaks that way are listed too\n";
   out << "unreachable pairs: " << check.unreachable_pairs << "\n";
   for (const UnreachablePair& u : check.unreachable)
     out << "  " << u.src_lid << " -> " << u.dst_lid << ": " << u.reason << "\n";

@@ -1,10 +1,13 @@
 // The route check's report: the JSON of `ibwarden route check --format json` and of the web
 // API's Routes page, and the text of the command. JSON:
-//   {"credit_loops": [{"channels": N, "links": [{"from": {node, port, guid}, "to": {...}}]}],
+//   {"credit_loops": [{"channels": N, "vls": [VL, ...],
+//                      "links": [{"from": {node, port, guid}, "to": {...}, "vl": VL}]}],
 //    "unreachable_pairs": N, "unreachable": [{src_lid, dst_lid, reason}],
 //    "balance": {links, idle_links, max_routes, min_routes, ratio, worst: [{from, to, routes}]},
 //    "engine": "minhop", "configured_engine": "updn", "fallback": true, "fallback_reason": "...",
-//    "sources": N, "destinations": N}
+//    "sources": N, "destinations": N,
+//    "virtual_lanes": {"count": N, "source": "opensm-sl2vl.dump" | "live" | "none",
+//                      "switches": N (with a table), "sl_source": "sl0"}}
 #pragma once
 
 #include <string>

@@ -1,5 +1,7 @@
 // read_lfts_live: every switch's LFT over SMPs with libibmad, as `ibroute` reads one:
 // SwitchInfo (LinearFDBTop), then LinearForwardingTable blocks of 64 one-byte entries.
+// read_sl2vl_live (fabric/sl2vl.h): SLtoVLMappingTable per pair of linked ports, the same
+// switches addressed the same way.
 #include <infiniband/mad.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "fabric/routing.h"
+#include "fabric/sl2vl.h"
 #include "fabric/smp_port.h"
 
 namespace ibw::fabric {
@@ -102,6 +105,22 @@ class LftReader {
     return tables;
   }
 
+  Sl2VlTables read_all_sl2vl(size_t* failed) {
+    Sl2VlTables tables;
+    tables.source = "live";
+    size_t missing = 0;
+    for (uint32_t i = 0; i < fabric_.size(); ++i) {
+      if (fabric_.node(i).type != NodeType::sw) continue;
+      if (auto t = read_switch_sl2vl(i))
+        tables.by_switch.emplace(fabric_.node(i).guid, std::move(*t));
+      else
+        ++missing;
+    }
+    if (failed) *failed = missing;
+    if (tables.empty()) tables.source.clear();
+    return tables;
+  }
+
  private:
   // One SMP question, asked up to kAttempts times.
   bool query(uint8_t* out, ib_portid_t* id, int attr, unsigned mod) {
@@ -164,6 +183,32 @@ class LftReader {
     return lft;
   }
 
+  // SLtoVLMappingTable for every (in, out) pair of linked ports 1..N: modifier in << 8 | out;
+  // 16 VLs of 4 bits, SL 0 in the high nibble of the first byte (IBA 14.2.5.8).
+  std::optional<SwitchSl2Vl> read_switch_sl2vl(uint32_t node) {
+    ib_portid_t id{};
+    std::string why;
+    if (!address(node, &id, &why)) return std::nullopt;
+    const Node& n = fabric_.node(node);
+    std::vector<int> linked;
+    for (int p = 1; p <= n.num_ports; ++p)
+      if (const Port* port = n.port(p); port && port->has_peer()) linked.push_back(p);
+    SwitchSl2Vl out;
+    for (int o : linked)
+      for (int i : linked) {
+        uint8_t data[IB_SMP_DATA_SIZE] = {};
+        if (!query(data, &id, IB_ATTR_SLVL_TABLE, static_cast<unsigned>(i << 8 | o)))
+          return std::nullopt;
+        uint64_t packed = 0;
+        for (int sl = 0; sl < 16; ++sl) {
+          uint8_t byte = data[sl / 2];
+          packed |= uint64_t{sl % 2 ? byte & 0xfu : byte >> 4u} << (4 * sl);
+        }
+        out.set(i, o, packed);
+      }
+    return out;
+  }
+
   const Fabric& fabric_;
   std::unique_lock<std::mutex> smp_lock_;  // before port_: held while the port is open
   SmpPort port_;
@@ -175,6 +220,11 @@ class LftReader {
 RoutingTables read_lfts_live(MadLocks& locks, const Fabric& fabric, const std::string& ca,
                              int ca_port) {
   return routing_detail::LftReader(locks, fabric, ca, ca_port).read_all();
+}
+
+Sl2VlTables read_sl2vl_live(MadLocks& locks, const Fabric& fabric, const std::string& ca,
+                            int ca_port, size_t* failed) {
+  return routing_detail::LftReader(locks, fabric, ca, ca_port).read_all_sl2vl(failed);
 }
 
 }  // namespace ibw::fabric

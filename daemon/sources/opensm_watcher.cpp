@@ -2,9 +2,10 @@
 // and turns lines into events; after a link-state trap it runs the link check
 // (daemon/sources/link_check.h) on the trapping switches, after a trap or SUBNET UP it
 // requests a re-discovery (opensm.rediscover_delay), and it reloads OpenSM's LFT dump
-// (opensm-lfts.dump) when it changes and checks the routes (credit loops, unreachable pairs,
-// OpenSM's routing engine: events credit_loop, routing_fallback, unreachable). Health "opensm":
-// down while the log cannot be read.
+// (opensm-lfts.dump) when it changes and checks the routes (credit loops per VL with the
+// SL-to-VL tables of opensm-sl2vl.dump when OpenSM writes one, unreachable pairs, OpenSM's
+// routing engine: events credit_loop, routing_fallback, unreachable). Health "opensm": down
+// while the log cannot be read.
 #include "daemon/sources/sources.h"
 
 #include <sys/stat.h>
@@ -22,20 +23,30 @@ namespace ibw::daemon {
 
 namespace {
 
-// Reloads OpenSM's LFT dump when its size or mtime changed since the last look, then runs the
+// (mtime, size) of a file; nullopt when it is not there.
+std::optional<std::pair<int64_t, int64_t>> file_stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::pair<int64_t, int64_t>{st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+                                     st.st_size};
+}
+
+// Reloads OpenSM's LFT dump when its size or mtime changed since the last look (and its
+// SL-to-VL dump, written after it in the same pass, when that changed or went), then runs the
 // route check (fabric/route_check.h) on it and OpenSM's log, once a topology is known; the
 // new findings are published as events (daemon/route_check_state.h).
 class RouteWatcher {
  public:
-  RouteWatcher(std::string path, std::string log) : path_(std::move(path)), log_(std::move(log)) {}
+  RouteWatcher(const std::string& dir, std::string log)
+      : path_(dir + "/opensm-lfts.dump"),
+        sl2vl_path_(dir + "/opensm-sl2vl.dump"),
+        log_(std::move(log)) {}
   void check(SourceContext& ctx) {
     FabricState& fab = ctx.fabric();
-    struct stat st {};
-    if (::stat(path_.c_str(), &st) == 0) {
-      std::pair<int64_t, int64_t> stamp{st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
-                                        st.st_size};
-      if (stamp != stamp_) {
-        stamp_ = stamp;
+    check_sl2vl();
+    if (auto stamp = file_stamp(path_)) {
+      if (*stamp != stamp_) {
+        stamp_ = *stamp;
         try {
           auto tables = std::make_shared<const fabric::RoutingTables>(fabric::load_lft_dump(path_));
           log(LogLevel::info, "routing tables loaded",
@@ -53,13 +64,33 @@ class RouteWatcher {
   }
 
  private:
+  void check_sl2vl() {
+    auto stamp = file_stamp(sl2vl_path_);
+    if (stamp == sl2vl_stamp_) return;
+    sl2vl_stamp_ = stamp;
+    pending_ = true;
+    sl2vl_ = {};
+    if (!stamp) return;
+    try {
+      sl2vl_ = fabric::load_sl2vl_dump(sl2vl_path_);
+      log(LogLevel::info, "SL-to-VL tables loaded",
+          {{"path", sl2vl_path_}, {"switches", sl2vl_.by_switch.size()}});
+    } catch (const std::exception& e) {  // being rewritten: retry on the next change
+      log(LogLevel::warning, "SL-to-VL tables not loaded",
+          {{"path", sl2vl_path_}, {"error", e.what()}});
+      sl2vl_stamp_ = {};
+    }
+  }
+
   void run_check(SourceContext& ctx) {
     auto topo = ctx.topology();
     auto tables = ctx.fabric().routes();
     if (!topo || !tables) return;  // after the first discovery
     pending_ = false;
     auto t0 = std::chrono::steady_clock::now();
-    fabric::RouteCheck check = fabric::check_routes(topo->fabric, *tables);
+    fabric::RouteCheckOptions options;
+    options.sl2vl = &sl2vl_;
+    fabric::RouteCheck check = fabric::check_routes(topo->fabric, *tables, options);
     fabric::RoutingEngineInfo engine = ingest::read_routing_engine(log_);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     store::WriteBatch batch;
@@ -80,14 +111,16 @@ class RouteWatcher {
     ctx.publish(topo, std::move(batch), nullptr, Evaluate::never);
   }
 
-  std::string path_, log_;
+  std::string path_, sl2vl_path_, log_;
   std::pair<int64_t, int64_t> stamp_{};
-  bool pending_ = false;  // tables loaded and not checked yet
+  std::optional<std::pair<int64_t, int64_t>> sl2vl_stamp_;
+  fabric::Sl2VlTables sl2vl_;  // none while OpenSM writes no opensm-sl2vl.dump
+  bool pending_ = false;       // tables loaded and not checked yet
 };
 
 void run_opensm_watcher(SourceContext& ctx, const std::optional<std::string>& stored) {
   const config::Config& cfg = ctx.cfg();
-  RouteWatcher routes(cfg.opensm.dump_dir + "/opensm-lfts.dump", cfg.opensm.log);
+  RouteWatcher routes(cfg.opensm.dump_dir, cfg.opensm.log);
   std::optional<ingest::TailCursor> cursor;
   if (stored) cursor = ingest::TailCursor::parse(*stored);
   ingest::FileTailer tailer(cfg.opensm.log, cursor,

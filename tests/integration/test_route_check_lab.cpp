@@ -5,6 +5,9 @@
 //    daemon stores credit_loop and routing_fallback events (once each, however often the
 //    dump is reloaded).
 //  - `-R updn -a ROOTS` (one switch GUID): no credit loop, no fallback, exit 0.
+//  - `-R minhop -Q` with SL 0 on VL 1 at the switch ports: the same loops, on VL 1, from
+//    opensm-sl2vl.dump and from the tables read live (ibsim answers SLtoVLMappingTable);
+//    the daemon's credit_loop events name VL 1.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -149,4 +152,59 @@ TEST_CASE("route check lab: updn with a root file has no credit loop",
   CHECK(j["fallback"] == false);
   CHECK(j["unreachable_pairs"] == 0);
   std::filesystem::remove(roots);
+}
+
+TEST_CASE("route check lab: QoS SL-to-VL tables put the minhop loops on their VL",
+          "[integration][route_check][sl2vl]") {
+  // OpenSM -Q with switch external ports mapping SL 0 to VL 1 writes opensm-sl2vl.dump (as in
+  // tests/data/routing/opensm-sl2vl.dump) and programs the tables, which ibsim answers.
+  std::string conf =
+      std::filesystem::temp_directory_path() / ("ibw-qos-" + std::to_string(::getpid()) + ".conf");
+  std::ofstream(conf) << "qos TRUE\nqos_swe_sl2vl 1,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\n";
+  ibw::lab::SimLab sim(ring_options({"-R", "minhop", "-Q", "-F", conf}));
+  wait_dump(sim);
+  for (int i = 0; i < 100 && !std::filesystem::exists(sim.dir() + "/opensm-sl2vl.dump"); ++i)
+    std::this_thread::sleep_for(100ms);
+  REQUIRE(std::filesystem::exists(sim.dir() + "/opensm-sl2vl.dump"));
+  std::string config = write_config(sim);
+  auto dump = sim.run({IBW_BINARY, "route", "check", "--config", config, "--format", "json"});
+  auto live = sim.run(
+      {IBW_BINARY, "route", "check", "--config", config, "--format", "json", "--live-lfts"});
+  INFO(dump.err << live.err);
+  REQUIRE(dump.status == 1);
+  REQUIRE(live.status == 1);
+  for (const auto& [source, run] : {std::pair{"opensm-sl2vl.dump", dump}, {"live", live}}) {
+    json j = json::parse(run.out);
+    INFO(source);
+    CHECK(j["virtual_lanes"]["source"] == source);
+    CHECK(j["virtual_lanes"]["count"] == 2);
+    CHECK(j["virtual_lanes"]["switches"] == 4);
+    CHECK(j["virtual_lanes"]["sl_source"] == "sl0");
+    REQUIRE(j["credit_loops"].size() >= 1);
+    for (const auto& loop : j["credit_loops"]) {
+      CHECK(loop["vls"] == json::array({1}));
+      for (const auto& l : loop["links"]) CHECK(l["vl"] == 1);
+    }
+  }
+  CHECK(json::parse(dump.out)["credit_loops"] == json::parse(live.out)["credit_loops"]);
+  auto text = sim.run({IBW_BINARY, "route", "check", "--config", config});
+  CHECK(text.out.find("virtual lanes: 2 (SL-to-VL tables: opensm-sl2vl.dump, 4 switches") !=
+        std::string::npos);
+  CHECK(text.out.find("(VL 1)") != std::string::npos);
+  // The daemon's watcher loads the same tables: its credit_loop events name VL 1.
+  Daemon d({config, sim.dir(), sim.sockname(), sim.dir() + "/daemon.log"});
+  d.start();
+  REQUIRE(d.wait_log("\"SL-to-VL tables loaded\"", 1, 60s));
+  auto on_vl1 = [](const json& all) {
+    for (const auto& e : all)
+      if (e["kind"] == "credit_loop" &&
+          e["message"].get<std::string>().find("(VL 1)") != std::string::npos)
+        return true;
+    return false;
+  };
+  json events = wait_query("events", config, {}, on_vl1, 60s);
+  INFO(d.log());
+  CHECK(on_vl1(events));
+  CHECK(d.stop() == 0);
+  std::filesystem::remove(conf);
 }
