@@ -38,6 +38,34 @@ int64_t SmBoard::last_sweep() const {
   return last_sweep_us_;
 }
 
+void SmBoard::note_log_state(std::string state, int64_t time_us) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (log_state_ && time_us < log_state_->time_us) return;
+  log_state_ = LogState{std::move(state), time_us, core::iso_time_us(time_us)};
+  ++log_seq_;
+}
+
+void SmBoard::restore_log_state(const nlohmann::json& stored) {
+  if (!stored.is_object() || !stored.contains("log_state")) return;
+  const auto& l = stored["log_state"];
+  if (!l.is_object() || !l.value("state", nlohmann::json()).is_string() ||
+      !l.value("at", nlohmann::json()).is_string())
+    return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!log_state_)
+    log_state_ = LogState{l["state"].get<std::string>(), 0, l["at"].get<std::string>()};
+}
+
+std::optional<SmBoard::LogState> SmBoard::log_state() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return log_state_;
+}
+
+uint64_t SmBoard::log_seq() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return log_seq_;
+}
+
 std::optional<std::string> SmBoard::hold_reason() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!on_) return std::nullopt;
@@ -66,6 +94,10 @@ nlohmann::ordered_json SmBoard::json() const {
     j["detail"] = why_off_;
   else if (!failure_.empty())
     j["status"] = "unknown", j["detail"] = failure_;
+  if (log_state_)
+    j["log_state"] = {{"state", log_state_->state}, {"at", log_state_->at}};
+  else
+    j["log_state"] = nullptr;
   return j;
 }
 

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "daemon/logger.h"
+#include "ingest/opensm_sm_state.h"
 
 namespace ibw::daemon {
 
@@ -23,9 +24,12 @@ bool has_rows(const store::WriteBatch& b) {
 
 void SourceContext::add_incidents(store::WriteBatch& batch) {
   if (batch.events.empty()) return;
-  for (const auto& e : batch.events)  // heavy sweeps, for the subnet manager's state
+  for (const auto& e : batch.events) {  // heavy sweeps and OpenSM's logged state, for the SM
     if (e.kind == ingest::kind::sweep || e.kind == ingest::kind::subnet_up)
       d_.fabric->sm.note_sweep(e.time_us);
+    else if (auto st = ingest::sm_state_of(e); st != ingest::SmLogState::none)
+      d_.fabric->sm.note_log_state(std::string(ingest::sm_log_state_name(st)), e.time_us);
+  }
   // The tracker's own events (an incident opened, a new reboot) are stored and shown with them.
   auto opened = d_.fabric->incidents.add(batch.events);
   batch.events.insert(batch.events.end(), opened.begin(), opened.end());

@@ -123,15 +123,16 @@ class Source {
 
 // A source that is one function (discovery, the OpenSM log, UFM's event.log, the probes):
 // its state lives in the function's locals. With `resumes`, start() reads the stored cursor
-// named like the source, and the function gets it (none: nothing stored yet).
+// named like the source (or `cursor`, when given), and the function gets it (none: nothing
+// stored yet).
 class FunctionSource final : public Source {
  public:
   using Run = void (*)(SourceContext& ctx, const std::optional<std::string>& cursor);
-  FunctionSource(std::string name, Run body, bool resumes = false)
-      : name_(std::move(name)), run_(body), resumes_(resumes) {}
+  FunctionSource(std::string name, Run body, bool resumes = false, std::string cursor = "")
+      : name_(std::move(name)), run_(body), resumes_(resumes), cursor_name_(std::move(cursor)) {}
   std::string name() const override { return name_; }
   void start(SourceContext& ctx) override {
-    if (resumes_) cursor_ = ctx.store().cursor(name_);
+    if (resumes_) cursor_ = ctx.store().cursor(cursor_name_.empty() ? name_ : cursor_name_);
   }
   void run(SourceContext& ctx) override { run_(ctx, cursor_); }
 
@@ -139,6 +140,7 @@ class FunctionSource final : public Source {
   std::string name_;
   Run run_;
   bool resumes_;
+  std::string cursor_name_;
   std::optional<std::string> cursor_;
 };
 

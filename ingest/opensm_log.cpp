@@ -271,6 +271,12 @@ std::optional<OsmRecordView> parse_opensm_line_view(std::string_view line,
              is_hex(body[6]) && is_hex(body[7]) && body[8] == ':') {
     r.kind = OsmRecordKind::error;
     r.err_code = body.substr(4, 4);
+  } else if (const SmLogState st = !body.empty() && (body.front() == 'E' || body.front() == 'S')
+                                       ? sm_log_state_of_text(body)
+                                       : SmLogState::none;
+             st != SmLogState::none) {
+    r.kind = OsmRecordKind::sm_state;
+    r.sm_state = st;
   } else if (body.find("heavy sweep") != std::string_view::npos) {
     r.kind = OsmRecordKind::sweep;
   }
@@ -289,6 +295,7 @@ std::optional<OsmRecord> parse_opensm_line(std::string_view line, const OsmLogCo
   r.guid = v->guid;
   r.port = v->port;
   r.banner = v->banner;
+  r.sm_state = v->sm_state;
   r.err_code.assign(v->err_code);
   r.text.assign(v->text);
   return r;
@@ -314,10 +321,11 @@ bool opensm_line_of_interest(std::string_view line) {
     switch (body.empty() ? '\0' : body.front()) {
       case 'R':  // trap: "Received Generic Notice ", notice: "Reporting ... Notice "
         return has_prefix(body, "Received Generic Notice ") || has_prefix(body, "Reporting ");
-      case 'S':
-        return has_prefix(body, "SUBNET UP");
-      case 'E':
-        return has_prefix(body, "ERR ");
+      case 'S':  // "SM port is down": an SM state line
+        return has_prefix(body, "SUBNET UP") || has_prefix(body, "SM port is ");
+      case 'E':  // "Entering MASTER state", "Exiting SM": SM state lines
+        return has_prefix(body, "ERR ") || has_prefix(body, "Entering ") ||
+               has_prefix(body, "Exiting SM");
       default:
         return false;
     }
@@ -337,6 +345,7 @@ std::optional<Event> to_event(const OsmRecord& record, OsmTrapRule rule) {
   v.guid = record.guid;
   v.port = record.port;
   v.banner = record.banner;
+  v.sm_state = record.sm_state;
   v.err_code = record.err_code;
   v.text = record.text;
   return to_event(v, rule);

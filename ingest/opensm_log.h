@@ -27,6 +27,7 @@
 #include <string_view>
 
 #include "ingest/event.h"
+#include "ingest/opensm_sm_state.h"
 
 namespace ibw::ingest {
 
@@ -36,20 +37,22 @@ enum class OsmRecordKind : uint8_t {
   subnet_up,  // SUBNET UP
   sweep,      // heavy sweep: "INITIATING HEAVY SWEEP" banner, "Forcing heavy sweep ..." requests
   error,      // ERR XXXX: ...
+  sm_state,   // the SM's own state: "Entering MASTER state", "Exiting SM" ... (opensm_sm_state.h)
   other,
 };
 
 struct OsmRecord {
   OsmRecordKind kind = OsmRecordKind::other;
-  int64_t time_us = 0;   // UTC, year resolved
-  uint8_t level = 0;     // OpenSM log level bit: 0x01 ERROR, 0x02 INFO, 0x04 VERBOSE, 0x80 SYS
-  int trap_number = 0;   // 128, 129, 130, 131, 144, 145 ... (notices: from the trap name)
-  uint16_t lid = 0;      // "from LID:3" / "switch LID 3"
-  uint64_t guid = 0;     // "GUID 0x..." (notices) when present
-  int port = 0;          // "Port 5" of traps 129-131 (and their notices)
-  bool banner = false;   // an untimed OpenSM message-box line (see parse_opensm_line)
-  std::string err_code;  // "3120" / "AB09" for ERR lines
-  std::string text;      // message after "-> " (function prefix kept)
+  int64_t time_us = 0;  // UTC, year resolved
+  uint8_t level = 0;    // OpenSM log level bit: 0x01 ERROR, 0x02 INFO, 0x04 VERBOSE, 0x80 SYS
+  int trap_number = 0;  // 128, 129, 130, 131, 144, 145 ... (notices: from the trap name)
+  uint16_t lid = 0;     // "from LID:3" / "switch LID 3"
+  uint64_t guid = 0;    // "GUID 0x..." (notices) when present
+  int port = 0;         // "Port 5" of traps 129-131 (and their notices)
+  bool banner = false;  // an untimed OpenSM message-box line (see parse_opensm_line)
+  SmLogState sm_state = SmLogState::none;  // sm_state records
+  std::string err_code;                    // "3120" / "AB09" for ERR lines
+  std::string text;                        // message after "-> " (function prefix kept)
 };
 
 // An OsmRecord whose text fields borrow from the parsed line (valid as long as the line is):
@@ -64,6 +67,7 @@ struct OsmRecordView {
   uint64_t guid = 0;
   int port = 0;
   bool banner = false;
+  SmLogState sm_state = SmLogState::none;
   std::string_view err_code;
   std::string_view text;
 };
@@ -89,8 +93,8 @@ std::optional<OsmRecordView> parse_opensm_line_view(std::string_view line,
 // Cheap test run on every line before the parser on the daemon's path: false for lines that
 // give no record, or a record no event or rediscovery comes from (kind other, a sweep record
 // that is not the banner): most of a log. Never false for a line whose record is a trap,
-// notice, SUBNET UP or ERR, or the heavy-sweep banner; some other lines pass too, and the
-// parser sorts them out. It looks at the line's length, finds the "->" after the header and
+// notice, SUBNET UP, ERR or SM state line, or the heavy-sweep banner; some other lines pass too,
+// and the parser sorts them out. It looks at the line's length, finds the "->" after the header and
 // compares the first bytes of the message: no date, no allocation.
 bool opensm_line_of_interest(std::string_view line);
 
@@ -113,7 +117,9 @@ enum class OsmTrapRule : uint8_t {
 // service, multicast groups) give nothing; the port of a trap 128 is not in the log (the
 // watcher re-reads the switch). SUBNET UP -> subnet_up (info); the heavy-sweep banner -> sweep
 // (info; the "Forcing heavy sweep" request lines that precede it give nothing, so one sweep
-// is one event); ERR -> sm_error (severity error, the message keeps "ERR <code>: ...").
+// is one event); ERR -> sm_error (severity error, the message keeps "ERR <code>: ..."); an SM
+// state line -> sm_state (node "subnet manager", sm_log_state_severity, the message
+// sm_state_message: the state and the line).
 // Records of no interest give nullopt. dedup_key is left to the caller, who knows the line's
 // position (e.g. "opensm:" + TailLine::after.serialize()).
 std::optional<Event> to_event(const OsmRecord& record, OsmTrapRule rule = OsmTrapRule::notice_line);

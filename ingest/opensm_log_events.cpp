@@ -1,4 +1,5 @@
-// OpenSM records to events: which traps, notices, sweeps and errors become an Event, and how.
+// OpenSM records to events: which traps, notices, sweeps, errors and SM state lines become an
+// Event, and how.
 #include <string>
 
 #include "ingest/opensm_log.h"
@@ -54,6 +55,12 @@ bool to_event(const OsmRecordView& record, OsmTrapRule rule, Event& e) {
       e.kind = kind::sm_error;
       e.severity = Severity::error;
       e.message = std::string(record.text);
+      break;
+    case OsmRecordKind::sm_state:
+      e.kind = kind::sm_state;
+      e.severity = sm_log_state_severity(record.sm_state);
+      e.node = "subnet manager";
+      e.message = sm_state_message(record.sm_state, record.text);
       break;
     case OsmRecordKind::other:
       return false;

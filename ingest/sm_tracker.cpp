@@ -52,10 +52,26 @@ Event SmTracker::event(std::string_view kind, Severity sev, int64_t time_us, con
   return e;
 }
 
+bool SmTracker::note_log_state(SmLogState state, int64_t line_us, int64_t now_us) {
+  if (state == SmLogState::none || now_us - line_us > kStaleLogStateUs) return false;
+  log_poll_ = true;
+  return true;
+}
+
+int64_t SmTracker::next_poll_us(int64_t last_poll_us, int64_t interval_us) const {
+  if (log_poll_) return last_poll_us;
+  if (quick_polls_ > 0) return last_poll_us + std::min(interval_us, kQuickPollUs);
+  return last_poll_us + interval_us;
+}
+
 std::vector<Event> SmTracker::update(const SmPoll& poll) {
   namespace d = sm_tracker_detail;
   std::vector<Event> out;
   const int64_t now = poll.time_us;
+  if (log_poll_)  // this poll answers a log state line: fail_polls quick ones follow
+    log_poll_ = false, quick_polls_ = config_.fail_polls;
+  else if (quick_polls_ > 0)
+    --quick_polls_;
   // The master: the SM at MasterSMLID answering MASTER, else any SM answering MASTER.
   const fabric::SmInfo* found = nullptr;
   for (const auto& a : poll.answers)

@@ -11,6 +11,13 @@
 //    start that began without one).
 // Heavy sweeps are the OpenSM log's `sweep` events (ingest/opensm_log.h) and the incidents'
 // sm_resweep; note_sweep() keeps the last one's time for the view.
+//
+// The OpenSM log's state lines (ingest/opensm_sm_state.h: "Exiting SM", "Entering STANDBY
+// state", "Entering MASTER state" ...) only pace the polls: note_log_state() asks for a poll at
+// once and the next `fail_polls` polls at kQuickPollUs, so MADs confirm what the log says
+// (no master, a new master) in well under a second instead of `fail_polls` intervals. A log
+// line never changes the status by itself: the log may be stale, or belong to an SM that is
+// not the master; "no master" takes `fail_polls` polls without a MASTER answer as always.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +30,7 @@
 
 #include "fabric/sm_info.h"
 #include "ingest/event.h"
+#include "ingest/opensm_sm_state.h"
 
 namespace ibw::ingest {
 
@@ -31,6 +39,11 @@ inline constexpr std::string_view sm_no_master = "sm_no_master";
 inline constexpr std::string_view sm_failover = "sm_failover";
 inline constexpr std::string_view sm_master = "sm_master";
 }  // namespace kind
+
+// The pace of the polls after a log state line (bounded by the configured interval).
+inline constexpr int64_t kQuickPollUs = 250'000;
+// A state line older than this (at the time it is noted) paces nothing: a backlog.
+inline constexpr int64_t kStaleLogStateUs = 60'000'000;
 
 struct SmTrackerConfig {
   int fail_polls = 2;              // polls without a master before "no master"
@@ -55,6 +68,13 @@ class SmTracker {
   std::vector<Event> update(const SmPoll& poll);
   // The last heavy sweep (an OpenSM `sweep` or `subnet_up` event).
   void note_sweep(int64_t time_us) { last_sweep_us_ = std::max(last_sweep_us_, time_us); }
+  // A state line of the OpenSM log, written at line_us, noted at now_us. Returns whether it
+  // paces the polls (false for none and for a stale line).
+  bool note_log_state(SmLogState state, int64_t line_us, int64_t now_us);
+  // When the poll after the one at last_poll_us is due, for polls every interval_us:
+  // last_poll_us itself after a log state line not polled for yet, last_poll_us +
+  // min(interval_us, kQuickPollUs) for the quick polls that follow it, else + interval_us.
+  int64_t next_poll_us(int64_t last_poll_us, int64_t interval_us) const;
 
   SmStatus status() const { return status_; }
   const std::optional<fabric::SmInfo>& master() const { return master_; }
@@ -85,6 +105,8 @@ class SmTracker {
   int64_t last_sweep_us_ = 0;
   uint64_t failovers_ = 0;
   std::string detail_;
+  bool log_poll_ = false;  // a log state line came after the last poll
+  int quick_polls_ = 0;    // polls left at kQuickPollUs
 };
 
 }  // namespace ibw::ingest

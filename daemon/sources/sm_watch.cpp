@@ -11,11 +11,19 @@
 // once a minute. A poll that cannot open the local port marks the board failed and the source
 // down on the health board: loud, and the action worker then holds (SmBoard's conservative
 // rule).
+// The OpenSM log's state lines ("Exiting SM", "Entering STANDBY state", "Entering MASTER
+// state" ...: ingest/opensm_sm_state.h) reach the board as the OpenSM watcher publishes its
+// sm_state events (SmBoard::note_log_state); the nap between polls ends when one arrives, and
+// the tracker polls at once and then quickly (SmTracker::note_log_state), so MADs confirm a
+// stopped or a new master sooner. The log never decides "no master" itself: it may be stale,
+// or the local OpenSM may not be the master; SMInfo answers do. The last logged state is
+// restored from the stored cursor at start (SmBoard::restore_log_state).
 // In ibsim, OpenSM answers SMInfo itself (through umad2sim) and clears IsSM when it exits, so
 // a stopped OpenSM is a master LID that no longer answers; ActCount moves at each answer.
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <thread>
 
 #include "daemon/logger.h"
 #include "daemon/sources/sources.h"
@@ -37,7 +45,8 @@ struct Watch {
   int64_t next_scan_us = 0;
   std::string stored = {};  // the view as last stored
   int64_t stored_us = 0;
-  int local_port_ = 0;  // the local port's number (PortInfo of the local port by DR)
+  int local_port_ = 0;   // the local port's number (PortInfo of the local port by DR)
+  uint64_t log_seq = 0;  // SmBoard::log_seq when the board's logged state was last looked at
 
   void health(ingest::HealthState state, const std::string& detail) {
     int64_t now = ctx.clock().now_us();
@@ -85,6 +94,29 @@ struct Watch {
     return local_port_;
   }
 
+  // Naps for d, in 50 ms steps, or until the OpenSM log gives a state line that paces the
+  // polls (SmTracker::note_log_state): then the next poll runs at once.
+  void nap(std::chrono::microseconds d) {
+    using Clock = std::chrono::steady_clock;
+    const auto until = Clock::now() + d;
+    SmBoard& board = ctx.fabric().sm;
+    while (ctx.running() && Clock::now() < until) {
+      if (uint64_t seq = board.log_seq(); seq != log_seq) {
+        log_seq = seq;
+        auto logged = board.log_state();
+        if (logged && tracker.note_log_state(ingest::sm_log_state_from_name(logged->state),
+                                             logged->time_us, ctx.clock().now_us())) {
+          log(LogLevel::info, "SM watcher polls now: OpenSM logged a state line",
+              {{"log_state", logged->state}, {"at", logged->at}});
+          return;
+        }
+      }
+      std::this_thread::sleep_for(std::min<std::chrono::microseconds>(
+          std::chrono::milliseconds(50),
+          std::chrono::duration_cast<std::chrono::microseconds>(until - Clock::now())));
+    }
+  }
+
   void publish(std::vector<ingest::Event> events, int64_t now) {
     tracker.note_sweep(ctx.fabric().sm.last_sweep());
     auto view = tracker.to_json();
@@ -107,9 +139,11 @@ struct Watch {
 
 namespace {
 
-void run_sm_watch(SourceContext& ctx, const std::optional<std::string>& /*cursor*/) {
+void run_sm_watch(SourceContext& ctx, const std::optional<std::string>& stored) {
   const auto& cfg = ctx.cfg().sm_watch;
+  if (stored) ctx.fabric().sm.restore_log_state(nlohmann::json::parse(*stored, nullptr, false));
   sm_watch_detail::Watch w{ctx, cfg, ingest::SmTracker({cfg.fail_polls, cfg.freeze_us})};
+  w.log_seq = ctx.fabric().sm.log_seq();
   while (ctx.running()) {
     auto started = std::chrono::steady_clock::now();
     int64_t now = ctx.clock().now_us();
@@ -123,15 +157,17 @@ void run_sm_watch(SourceContext& ctx, const std::optional<std::string>& /*cursor
     }
     auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
         std::chrono::steady_clock::now() - started);
-    ctx.nap(std::max(std::chrono::microseconds(cfg.interval_us) - spent,
-                     std::chrono::microseconds(50'000)));
+    w.nap(std::max(
+        std::chrono::microseconds(w.tracker.next_poll_us(now, cfg.interval_us) - now) - spent,
+        std::chrono::microseconds(50'000)));
   }
 }
 
 }  // namespace
 
 std::unique_ptr<Source> make_sm_watch() {
-  return std::make_unique<FunctionSource>("sm_watch", &run_sm_watch);
+  return std::make_unique<FunctionSource>("sm_watch", &run_sm_watch, /*resumes=*/true,
+                                          "subnet_manager");
 }
 
 }  // namespace ibw::daemon

@@ -22,7 +22,7 @@ import sys
 
 # Kinds of the events an OpenSM log line gives (ingest::to_event); events of source opensm of
 # other kinds (link_down, link_up...) come from re-discovery, not from one line.
-LOG_KINDS = {"trap", "subnet_up", "sweep", "sm_error"}
+LOG_KINDS = {"trap", "subnet_up", "sweep", "sm_error", "sm_state"}
 LINK_LINE = re.compile(r'^(0x[0-9a-fA-F]+)\s+"[^"]*"\s+\d+\s+(\d+)\[')
 
 

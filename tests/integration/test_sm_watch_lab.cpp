@@ -4,17 +4,22 @@
 //    held decision is acted on (the port is disabled through the guard as usual).
 //  - A second OpenSM as standby (lower priority, short SMInfo polling): the master killed, the
 //    standby takes over and the daemon reports a `failover`.
+//  - OpenSM's log state lines: stored as `sm_state` events (once each, a daemon restart
+//    included), shown as `log_state`; "Exiting SM" (OpenSM stopped with SIGTERM) makes the
+//    watcher poll at once; a SIGKILL logs nothing, and MADs alone say "no master".
 // Simulator-specific (see daemon/sources/sm_watch.cpp): under ibsim the OpenSM process answers
 // SMInfo itself, clears the IsSM capability bit when it exits, and its ActCount moves with
 // every SMInfo answer; a killed OpenSM leaves the fabric up (LIDs, LFTs, SMPs work).
 // Fabric: 2 leaves x 4 spines, 2 hosts per leaf; OpenSM and the daemon at node0001 (leaf001/1).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "ingest/opensm_log.h"
 #include "tests/integration/daemon_fixture.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
@@ -30,7 +35,7 @@ struct SmLab {
   std::unique_ptr<ibw::lab::SimLab> sim;
   std::string config;
 
-  explicit SmLab(std::vector<std::string> opensm_args = {}) {
+  explicit SmLab(std::vector<std::string> opensm_args = {}, bool read_existing = false) {
     lab = ibw::lab::two_tier_lab(2, 4, 2);
     ibw::lab::SimLabOptions o{ibw::lab::to_ibsim_net(lab)};
     o.opensm_args = std::move(opensm_args);
@@ -39,13 +44,14 @@ struct SmLab {
     std::ofstream(d + "/plan.csv") << ibw::lab::plan_csv(lab);
     config = d + "/ibwarden.yaml";
     remedy_lab_config("enforce")
-        .set("opensm", "rediscover_delay", "200ms")
+        .set("opensm",
+             {{"rediscover_delay", "200ms"}, {"read_existing", read_existing ? "true" : "false"}})
         .set("sm_watch", {{"interval", "1s"}, {"rescan", "2s"}})
         .set("web", "listen", "127.0.0.1:0")
         .write(config);
   }
-  Daemon daemon() {
-    return Daemon({config, sim->dir(), sim->sockname(), sim->dir() + "/daemon.log"});
+  Daemon daemon(const std::string& log = "daemon.log") {
+    return Daemon({config, sim->dir(), sim->sockname(), sim->dir() + "/" + log});
   }
   // `ibwarden status --format json`'s subnet_manager (the state the watcher stored).
   json sm_status() const {
@@ -86,6 +92,37 @@ bool has_master(const json& sm) {
   return sm.value("status", "") == "master" && sm["master"].is_object();
 }
 
+std::string log_state(const json& sm) {
+  return sm.contains("log_state") && sm["log_state"].is_object()
+             ? sm["log_state"].value("state", "")
+             : "";
+}
+
+// The stored sm_state events' messages, in time order.
+std::vector<std::string> sm_states(const std::string& config) {
+  std::vector<std::pair<std::string, std::string>> found;
+  for (const auto& e : query_json("events", config))
+    if (e.value("kind", "") == "sm_state") found.emplace_back(e["time"], e["message"]);
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(f.second);
+  return out;
+}
+
+// The sm_state events the whole OpenSM log gives (parse_opensm_line + to_event), in order.
+std::vector<std::string> logged_states(const std::string& log_text) {
+  ibw::ingest::OsmLogContext ctx{std::chrono::duration_cast<std::chrono::microseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count(),
+                                 0};
+  std::vector<std::string> out;
+  std::istringstream in(log_text);
+  for (std::string line; std::getline(in, line);)
+    if (auto r = ibw::ingest::parse_opensm_line(line, ctx))
+      if (auto e = ibw::ingest::to_event(*r); e && e->kind == "sm_state") out.push_back(e->message);
+  return out;
+}
+
 }  // namespace sm_watch_lab
 
 using namespace sm_watch_lab;
@@ -112,6 +149,7 @@ TEST_CASE("sm watch lab: no master within 5 s - a held decision - acted on once 
   CHECK(detected < 5s);
   sm = w.wait_sm([](const json& j) { return j.value("status", "") == "no_master"; }, 5s);
   CHECK(sm["master"].is_null());
+  CHECK(sm["log_state"].is_null());  // a killed OpenSM logs nothing: MADs alone said it
   int port = web_port(d);
   REQUIRE(port > 0);
   auto h = http_call(port, "GET", "/api/v1/health", "");
@@ -160,6 +198,11 @@ TEST_CASE("sm watch lab: no master within 5 s - a held decision - acted on once 
   CHECK(has_master(sm));
   CHECK(sm["failovers"] == 0);          // the same SM came back
   CHECK(sm["last_sweep"].is_string());  // the restarted OpenSM's SUBNET UP, from its log
+  sm = w.wait_sm([](const json& j) { return log_state(j) == "master"; }, 10s);
+  CHECK(log_state(sm) == "master");  // the restarted OpenSM's "Entering MASTER state"
+  CHECK(sm_states(w.config) ==
+        std::vector<std::string>{"OpenSM state discovering: Entering DISCOVERING state",
+                                 "OpenSM state master: Entering MASTER state"});
 }
 
 TEST_CASE("sm watch lab: a standby OpenSM takes over - a failover event",
@@ -219,4 +262,73 @@ TEST_CASE("sm watch lab: normal sweeps every 2 s give no false no master",
   CHECK(no_master == 0);
   std::cout << "sm watch lab: " << seconds << " s of 2 s sweeps, " << no_master
             << " false no master\n";
+}
+
+TEST_CASE("sm watch lab: OpenSM's state lines - sm_state events - log_state - an early poll",
+          "[integration][sm_watch]") {
+  SmLab w({}, /*read_existing=*/true);  // the daemon reads OpenSM's log from its start
+  std::vector<std::string> states;
+  {
+    Daemon d = started(w.daemon(), "\"counter sweep\"", 1, 30s);
+    INFO(d.log());
+    json sm =
+        w.wait_sm([](const json& j) { return has_master(j) && log_state(j) == "master"; }, 20s);
+    REQUIRE(has_master(sm));
+    CHECK(log_state(sm) == "master");
+    CHECK(sm_states(w.config) ==
+          std::vector<std::string>{"OpenSM state discovering: Entering DISCOVERING state",
+                                   "OpenSM state master: Entering MASTER state"});
+
+    // A clean stop: "Exiting SM" wakes the watcher, which polls at once; MADs confirm.
+    auto stopped = std::chrono::steady_clock::now();
+    w.sim->stop_opensm();
+    REQUIRE(d.wait_log("\"kind\":\"sm_no_master\"", 1, 10s));
+    auto detected = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - stopped);
+    std::cout << "sm watch lab: OpenSM stopped (Exiting SM) -> no master in " << detected.count()
+              << " ms\n";
+    CHECK(detected < 5s);
+    CHECK(d.log().find("SM watcher polls now") != std::string::npos);
+    sm = w.wait_sm(
+        [](const json& j) {
+          return j.value("status", "") == "no_master" && log_state(j) == "exiting";
+        },
+        5s);
+    CHECK(log_state(sm) == "exiting");
+    CHECK(sm["status"] == "no_master");
+    std::string exited_at = sm["log_state"].value("at", "");
+    int port = web_port(d);
+    REQUIRE(port > 0);
+    auto h = http_call(port, "GET", "/api/v1/health", "");
+    CHECK(h.body["subnet_manager"]["log_state"]["state"] == "exiting");
+    CHECK(h.body["subnet_manager"]["log_state"]["at"] == exited_at);
+
+    // OpenSM again: DISCOVERING, MASTER; log_state follows with the line's time.
+    REQUIRE(w.sim->restart_opensm(60s));
+    REQUIRE(d.wait_log("\"kind\":\"sm_master\"", 1, 15s));
+    sm = w.wait_sm([](const json& j) { return has_master(j) && log_state(j) == "master"; }, 10s);
+    CHECK(log_state(sm) == "master");
+    CHECK(sm["log_state"].value("at", "") > exited_at);
+    states = logged_states(w.sim->opensm_log());
+    REQUIRE(states.size() == 5);  // discovering, master, exiting, discovering, master
+    CHECK(states[2] == "OpenSM state exiting: Exiting SM");
+    wait_query(
+        "events", w.config, {},
+        [&](const json& l) {
+          size_t n = 0;
+          for (const auto& e : l) n += e.value("kind", "") == "sm_state";
+          return n >= states.size();
+        },
+        10s);
+    CHECK(sm_states(w.config) == states);
+    CHECK(d.stop() == 0);
+  }
+  // A daemon restart: the log is not read twice (each state line stored once) and the
+  // logged state is restored from what the last run stored.
+  Daemon d2 = started(w.daemon("daemon2.log"), "\"counter sweep\"", 2, 30s);
+  INFO(d2.log());
+  json sm = w.wait_sm(has_master, 10s);
+  CHECK(log_state(sm) == "master");
+  CHECK(sm_states(w.config) == states);
+  CHECK(logged_states(w.sim->opensm_log()) == states);
 }

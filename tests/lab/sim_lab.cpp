@@ -178,6 +178,18 @@ void SimLab::kill_opensm() {
   opensm_ = -1;
 }
 
+void SimLab::stop_opensm() {
+  if (opensm_ <= 0) return;
+  kill(opensm_, SIGTERM);
+  for (int i = 0; i < 200 && waitpid(opensm_, nullptr, WNOHANG) == 0; ++i)  // up to 10 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (kill(opensm_, 0) == 0) {  // it did not exit: as kill_opensm
+    kill(-opensm_, SIGKILL);
+    waitpid(opensm_, nullptr, 0);
+  }
+  opensm_ = -1;
+}
+
 bool SimLab::restart_opensm(std::chrono::seconds timeout) {
   int ups = count_of(opensm_log(), "SUBNET UP");
   opensm_ = spawn_opensm("", dir_ + "/opensm.log", dir_, opensm_args_);

@@ -48,6 +48,8 @@ class SimLab {
 
   // Kills the OpenSM the lab started (SIGKILL: a crash; the fabric keeps its LIDs and LFTs).
   void kill_opensm();
+  // Stops it cleanly (SIGTERM: OpenSM logs "Exiting SM" and exits) and waits for it.
+  void stop_opensm();
   // Starts it again with the same flags (its log goes on in opensm.log); false when it did
   // not log one more SUBNET UP within `timeout`.
   bool restart_opensm(std::chrono::seconds timeout);

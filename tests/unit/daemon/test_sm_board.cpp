@@ -54,3 +54,53 @@ TEST_CASE("SmBoard off holds nothing and says why", "[daemon][sm_watch]") {
   CHECK(j["detail"] == "sm_watch.enabled is false");
   CHECK(j["master"].is_null());
 }
+
+TEST_CASE("SmBoard keeps OpenSM's logged state - shown and never a hold", "[daemon][sm_watch]") {
+  daemon::SmBoard b;
+  b.configure(true);
+  b.publish(view_with({{0x100001, 1, 0, fabric::SmState::master, 5}}));
+  CHECK(b.json()["log_state"].is_null());
+  CHECK(b.log_seq() == 0);
+
+  b.note_log_state("exiting", 3'000'000);
+  CHECK(b.log_seq() == 1);
+  auto j = b.json();
+  CHECK(j["log_state"]["state"] == "exiting");
+  CHECK(j["log_state"]["at"] == "1970-01-01T00:00:03.000000Z");
+  CHECK(j["status"] == "master");  // the MADs' view is untouched
+  CHECK_FALSE(b.hold_reason());    // the log alone holds nothing
+
+  b.note_log_state("master", 2'000'000);  // an older line (a backlog): ignored
+  CHECK(b.json()["log_state"]["state"] == "exiting");
+  CHECK(b.log_seq() == 1);
+  b.note_log_state("master", 4'000'000);
+  CHECK(b.json()["log_state"]["state"] == "master");
+  REQUIRE(b.log_state());
+  CHECK(b.log_state()->time_us == 4'000'000);
+
+  // With the watcher off the logged state is still shown (it comes from the log).
+  daemon::SmBoard off;
+  off.configure(false, "off");
+  off.note_log_state("standby", 1'000'000);
+  CHECK(off.json()["log_state"]["state"] == "standby");
+}
+
+TEST_CASE("SmBoard restores the logged state a previous run stored", "[daemon][sm_watch]") {
+  daemon::SmBoard first;
+  first.configure(true);
+  first.note_log_state("master", 7'000'000);
+  auto stored = nlohmann::json::parse(first.json().dump());
+
+  daemon::SmBoard b;
+  b.configure(true);
+  b.restore_log_state(stored);
+  CHECK(b.json()["log_state"].dump() == first.json()["log_state"].dump());
+  CHECK(b.log_seq() == 0);                     // a restored state wakes no poll
+  b.note_log_state("discovering", 8'000'000);  // any line read now replaces it
+  CHECK(b.json()["log_state"]["state"] == "discovering");
+
+  daemon::SmBoard bad;  // a cursor without (or with a broken) log_state restores nothing
+  for (const char* text : {"{}", R"({"log_state": null})", R"({"log_state": {"state": 3}})", "[]"})
+    bad.restore_log_state(nlohmann::json::parse(text));
+  CHECK(bad.json()["log_state"].is_null());
+}

@@ -85,6 +85,11 @@ std::string generated_line(std::mt19937& rng) {
       "Forcing heavy sweep. Received trap:128",
       " INITIATING HEAVY SWEEP ****",
       "Entering MASTER state",
+      "Entering STANDBY state \r",
+      "Exiting SM",
+      "Exiting SMP",
+      "SM port is down",
+      "SM port is up",
       "",
       "  - Fabric has 8 CAs"};
   auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
@@ -109,7 +114,7 @@ TEST_CASE("opensm ingest: the prefilter keeps every line the parser wants", "[op
   const auto lines = recorded_lines();
   int wanted = 0;
   for (const auto& l : lines) check_line(l, wanted);
-  CHECK(wanted == 49);  // 10+10+6+6 default, trap/notice/ERR/banner of the others
+  CHECK(wanted == 51);  // 10+10+6+6+2 (SM states) default, trap/notice/ERR/banner of the others
   std::mt19937 rng(15);
   for (const auto& l : lines)  // mutated: one byte changed, cut short, CRLF
     for (int k = 0; k < 40; ++k) {

@@ -74,7 +74,8 @@ TEST_CASE("opensm log: default-level recording - exact fields", "[opensm]") {
   CHECK(kinds[OsmRecordKind::notice] == 10);
   CHECK(kinds[OsmRecordKind::subnet_up] == 6);
   CHECK(kinds[OsmRecordKind::error] == 6);
-  CHECK(kinds[OsmRecordKind::sweep] == 0);  // heavy sweeps are only logged at VERBOSE
+  CHECK(kinds[OsmRecordKind::sweep] == 0);     // heavy sweeps are only logged at VERBOSE
+  CHECK(kinds[OsmRecordKind::sm_state] == 2);  // Entering DISCOVERING, then MASTER state
 
   auto up = parse_opensm_line(lines[18], kCtx);  // Nov 22 02:47:03 513203 ... 0x02 -> SUBNET UP
   REQUIRE(up);
@@ -126,7 +127,8 @@ TEST_CASE("opensm log: one physical trap gives exactly one event", "[opensm]") {
   auto events = events_of(records);
   std::map<std::string, int> by_kind;
   for (const auto& e : events) ++by_kind[e.kind];
-  CHECK(by_kind == std::map<std::string, int>{{"trap", 10}, {"subnet_up", 6}, {"sm_error", 6}});
+  CHECK(by_kind == std::map<std::string, int>{
+                       {"trap", 10}, {"subnet_up", 6}, {"sm_error", 6}, {"sm_state", 2}});
 
   // The trap events come from the notices: the multiset of LIDs equals that of the
   // log_trap_info lines, and every event has the GUID of its LID.

@@ -113,3 +113,49 @@ TEST_CASE("SmTracker with ActCount moving never says no master", "[sm_tracker]")
   }
   CHECK(t.status() == SmStatus::master);
 }
+
+TEST_CASE("SmTracker paces its polls after an OpenSM log state line", "[sm_tracker][sm_state]") {
+  const int64_t interval = 2 * kS;
+  SmTracker t({.fail_polls = 2, .freeze_us = 30 * kS});
+  t.update(poll(10, {sm(0x100001, 1, fabric::SmState::master, 10)}));
+  CHECK(t.next_poll_us(10 * kS, interval) == 12 * kS);  // no line: the interval
+  // "Exiting SM" at 10.5 s: the next poll is due at once ...
+  REQUIRE(t.note_log_state(ingest::SmLogState::exiting, 10 * kS + kS / 2, 11 * kS));
+  CHECK(t.next_poll_us(10 * kS, interval) == 10 * kS);
+  // ... and the log alone changes nothing: still master, no event.
+  CHECK(t.status() == SmStatus::master);
+  auto ev = t.update(poll(11, {}));  // the early poll: the master is silent (1 of 2)
+  CHECK(ev.empty());
+  CHECK(t.status() == SmStatus::master);
+  // fail_polls quick polls follow, then the interval again.
+  CHECK(t.next_poll_us(11 * kS, interval) == 11 * kS + ingest::kQuickPollUs);
+  ev = t.update({11 * kS + ingest::kQuickPollUs, 1, {}});
+  REQUIRE(ev.size() == 1);  // MADs confirm: no master 250 ms after the early poll
+  CHECK(ev[0].kind == "sm_no_master");
+  CHECK(t.next_poll_us(11 * kS + ingest::kQuickPollUs, interval) ==
+        11 * kS + 2 * ingest::kQuickPollUs);
+  t.update({11 * kS + 2 * ingest::kQuickPollUs, 1, {}});
+  CHECK(t.next_poll_us(12 * kS, interval) == 14 * kS);
+  // The quick pace never exceeds a shorter configured interval.
+  REQUIRE(t.note_log_state(ingest::SmLogState::master, 12 * kS, 12 * kS));
+  t.update(poll(12, {sm(0x100004, 4, fabric::SmState::master, 3)}));
+  CHECK(t.next_poll_us(12 * kS, 100'000) == 12 * kS + 100'000);
+}
+
+TEST_CASE("SmTracker: a log state line never declares no master", "[sm_tracker][sm_state]") {
+  SmTracker t({.fail_polls = 2, .freeze_us = 30 * kS});
+  t.update(poll(1, {sm(0x100001, 1, fabric::SmState::master, 10)}));
+  // Another host's OpenSM, or a stale log, says it stopped: the master still answers.
+  for (auto st :
+       {ingest::SmLogState::exiting, ingest::SmLogState::standby, ingest::SmLogState::port_down}) {
+    t.note_log_state(st, 2 * kS, 2 * kS);
+    for (int i = 0; i < 3; ++i)
+      CHECK(t.update(poll(2 + i, {sm(0x100001, 1, fabric::SmState::master, 11 + i)})).empty());
+  }
+  CHECK(t.status() == SmStatus::master);
+  // A stale line (a backlog read at start) and no state pace nothing.
+  CHECK_FALSE(
+      t.note_log_state(ingest::SmLogState::master, 1 * kS, 1 * kS + ingest::kStaleLogStateUs + 1));
+  CHECK_FALSE(t.note_log_state(ingest::SmLogState::none, 5 * kS, 5 * kS));
+  CHECK(t.next_poll_us(100 * kS, 2 * kS) == 102 * kS);
+}
