@@ -178,7 +178,9 @@ TEST_CASE("web guard: headers split across parser steps are capped in total", "[
   size_t sent = 0;
   std::string answer;
   char b[4096];
-  while (sent < 200 * 1024 && answer.empty()) {
+  // 24 KiB of header lines, then wait: a server capping headers per parser step only would
+  // still be waiting for the end of the request (no answer within the client's 5 s).
+  while (sent < 24 * 1024 && answer.empty()) {
     c.send_all(line);
     sent += line.size();
     std::this_thread::sleep_for(std::chrono::microseconds(500));  // one parser step each
@@ -189,7 +191,6 @@ TEST_CASE("web guard: headers split across parser steps are capped in total", "[
   WARN("split headers: answered after " << sent / 1024
                                         << " KiB sent (limit 16 KiB): " << answer.substr(0, 40));
   CHECK(answer.rfind("HTTP/1.1 431", 0) == 0);
-  CHECK(sent <= 40 * 1024);
   CHECK(g.count(web::GuardStats::dropped_header_limit) == 1);
 }
 
