@@ -24,6 +24,7 @@
 
 #include "rules/history.h"
 #include "rules/rules.h"
+#include "tests/test_paths.h"
 
 namespace {
 

@@ -8,6 +8,7 @@
 # Environment: BUILD_DIR (default build-fuzz): the build directory; an existing sanitized
 #   clang build works too (IBW_FUZZ and IBW_SANITIZE are switched on, other options kept).
 #   FUZZ_ARGS: extra libFuzzer flags for every harness (e.g. "-jobs=2 -workers=2").
+#   FUZZ_JOBS: how many harnesses run side by side (default: one per core).
 #
 # Each harness starts from the corpus it kept in BUILD_DIR/fuzz-corpus/NAME, seeded with the
 # recorded inputs of tests/data (and fuzz/seeds, config/*.yaml); nothing is written into the
@@ -87,32 +88,58 @@ fi
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:symbolize=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:symbolize=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
-total_runs=0 total_secs=0 failed=()
-for n in "${names[@]}"; do
-  corpus=$build/fuzz-corpus/$n artifacts=$build/fuzz-artifacts/$n/ log=$build/fuzz-logs/$n.log
+# run_one NAME: runs one harness; writes "RUNS SECS" and then its report lines (none when
+# clean) to BUILD/fuzz-logs/NAME.result.
+run_one() {
+  local n=$1 f status=0 runs secs report unit
+  local corpus=$build/fuzz-corpus/$n artifacts=$build/fuzz-artifacts/$n/
+  local log=$build/fuzz-logs/$n.log result=$build/fuzz-logs/$n.result
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   # shellcheck disable=SC2086  # the globs are meant to expand
   for f in ${seeds[$n]}; do
     [[ -f $f ]] || continue
     cp -f "$f" "$corpus/seed-$(basename "$f")"
   done
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-        -artifact_prefix="$artifacts")
+  local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+              -artifact_prefix="$artifacts")
   [[ -n ${dict[$n]:-} ]] && args+=(-dict="fuzz/dict/${dict[$n]}.dict")
   # shellcheck disable=SC2206  # FUZZ_ARGS is a list of flags
   [[ -n ${FUZZ_ARGS:-} ]] && args+=(${FUZZ_ARGS})
-  status=0
   "$build/fuzz/fuzz_$n" "${args[@]}" "$corpus" >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
   secs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\2/p' "$log" | tail -1)
   [[ -n $runs ]] || runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  runs=${runs:-0} secs=${secs:-$seconds}
-  total_runs=$((total_runs + runs)) total_secs=$((total_secs + secs))
+  echo "${runs:-0} ${secs:-$seconds}" >"$result"
   report=$(grep -m1 -E '^==[0-9]+==ERROR|runtime error:|^==[0-9]+== ERROR: libFuzzer|ERROR: LeakSanitizer' "$log" || true)
   if ((status != 0)) || [[ -n $report ]]; then
     unit=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
-    echo "fuzz: $n FAILED after $runs execs (exit $status): ${report:-see $log}"
-    echo "fuzz:   input: ${unit:-none saved}; log: $log"
+    echo "FAILED after ${runs:-0} execs (exit $status): ${report:-see $log}" >>"$result"
+    echo "  input: ${unit:-none saved}; log: $log" >>"$result"
+  fi
+}
+
+# The harnesses run side by side, one per core (FUZZ_JOBS overrides): each still gets its full
+# SECONDS on a core of its own, and the run takes about SECONDS x harnesses / cores.
+parallel=${FUZZ_JOBS:-$(nproc)}
+for n in "${names[@]}"; do
+  rm -f "$build/fuzz-logs/$n.result"
+  while (($(jobs -rp | wc -l) >= parallel)); do wait -n || true; done
+  run_one "$n" &
+done
+wait
+
+total_runs=0 total_secs=0 failed=()
+for n in "${names[@]}"; do
+  result=$build/fuzz-logs/$n.result
+  if [[ ! -s $result ]]; then
+    echo "fuzz: $n FAILED: no result (see $build/fuzz-logs/$n.log)"
+    failed+=("$n")
+    continue
+  fi
+  read -r runs secs <"$result"
+  total_runs=$((total_runs + runs)) total_secs=$((total_secs + secs))
+  if (($(wc -l <"$result") > 1)); then
+    tail -n +2 "$result" | sed "1s/^/fuzz: $n /; 2,\$s/^/fuzz: /"
     failed+=("$n")
   else
     echo "fuzz: $n $runs execs in $secs s, clean"

@@ -10,6 +10,8 @@
 #               and integration suites (not the browser test or the storm: they run no code
 #               of ours the plain run does not cover), then scripts/fuzz.sh 5. Any sanitizer
 #               report (memory error, leak, undefined behaviour) fails the run.
+# Each half runs its tests on one PostgreSQL server of its own (stopped and removed at the end,
+# also on failure or Ctrl-C) and ends with its wall time, e.g. "plain half: 742 s".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,10 +25,40 @@ if [[ $part == both ]]; then
   exec bash scripts/test.sh --sanitize "$@"
 fi
 scripts/install-deps.sh
+
+# At the end, also on failure or Ctrl-C: the half's wall time, and the test PostgreSQL stopped
+# and removed.
+test_pg_dir=""
+finish() {
+  local rc=$?
+  if [[ -n $test_pg_dir ]]; then
+    stop_private_pg "$test_pg_dir"
+    rm -rf "$test_pg_dir"
+  fi
+  echo "$part half: $SECONDS s$( ((rc == 0)) || echo " (failed, exit $rc)")"
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# One PostgreSQL server for the whole half (scripts/lib/pg.sh: initdb in a temp dir, Unix socket
+# only, fsync off), started before ctest: every PostgreSQL-backed test process takes its fresh
+# database on it (tests/lab/pg_server.h) instead of running an initdb of its own (about 1.2 s
+# each). A server named by the caller's IBW_TEST_PG_URL_BASE is used as it is.
+start_test_pg() {
+  [[ -z ${IBW_TEST_PG_URL_BASE:-} ]] || return 0
+  # shellcheck source=scripts/lib/pg.sh
+  source scripts/lib/pg.sh
+  test_pg_dir=$(mktemp -d /tmp/ibw-pgt.XXXXXX)  # short: the socket path is limited
+  # max_connections: room for the daemons, pools and CLI runs of two tests at once (ctest -j).
+  start_private_pg "$test_pg_dir" -c max_connections=200 >/dev/null
+  export IBW_TEST_PG_URL_BASE="postgresql://?host=$test_pg_dir&user=postgres"
+}
+
 if [[ $part == plain ]]; then
   BUILD_DIR=${BUILD_DIR:-build} scripts/build.sh -DIBW_WERROR=ON
-  cd "${BUILD_DIR:-build}"
-  exec ctest --output-on-failure -j "$(nproc)" "$@"
+  start_test_pg
+  (cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)" "$@")
+  exit 0
 fi
 
 export BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}  # also scripts/fuzz.sh's build directory
@@ -43,6 +75,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Left out: the lint, the .deb (tests/deb; the plain half checks it), and the one throughput
 # test (50,000 UFM events within 40 s; ASan makes ingest about 5x slower, and the other UFM
 # daemon tests run the same code).
+start_test_pg
 (cd "$BUILD_DIR" && ctest --output-on-failure -j "$(nproc)" -LE 'e2e|fault|^deb$' \
   -E '^style|50000-event backlog' "$@")
 scripts/fuzz.sh 5

@@ -20,6 +20,7 @@
 
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
+#include "tests/test_paths.h"
 
 namespace ibw::test {
 namespace daemon_fixture_detail {

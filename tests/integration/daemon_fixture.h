@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/lab/daemon_config.h"
+#include "tests/test_paths.h"
 
 namespace ibw::test {
 

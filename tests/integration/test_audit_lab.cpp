@@ -10,6 +10,7 @@
 #include "tests/integration/lab_expect.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
+#include "tests/test_paths.h"
 
 using namespace ibw::lab;
 using nlohmann::json;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/lab/shell.h"
+#include "tests/test_paths.h"
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include "ingest/counter_tracker.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
+#include "tests/test_paths.h"
 
 using namespace ibw::lab;
 using nlohmann::json;

@@ -20,6 +20,7 @@
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/pg_server.h"
 #include "tests/lab/sim_lab.h"
+#include "tests/test_paths.h"
 
 using nlohmann::json;
 using namespace ibw::test;

@@ -19,6 +19,7 @@
 #include "fabric/node_name_map.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
+#include "tests/test_paths.h"
 
 using nlohmann::json;
 using namespace std::chrono_literals;

@@ -18,6 +18,7 @@
 #include "fabric/model.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
+#include "tests/test_paths.h"
 
 using namespace ibw::lab;
 using nlohmann::json;

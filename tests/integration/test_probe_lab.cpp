@@ -21,6 +21,7 @@
 #include "tests/lab/daemon_config.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
+#include "tests/test_paths.h"
 
 using ibw::fabric::Fabric;
 using ibw::lab::DaemonConfig;

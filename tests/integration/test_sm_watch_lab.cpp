@@ -23,6 +23,7 @@
 #include "tests/integration/daemon_fixture.h"
 #include "tests/lab/fat_tree.h"
 #include "tests/lab/sim_lab.h"
+#include "tests/test_paths.h"
 
 using nlohmann::json;
 using namespace ibw::test;

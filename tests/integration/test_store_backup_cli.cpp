@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tests/integration/daemon_fixture.h"
+#include "tests/test_paths.h"
 #include "tests/unit/test_store_helpers.h"
 
 using namespace ibw::test;

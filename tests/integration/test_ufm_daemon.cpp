@@ -14,6 +14,7 @@
 
 #include "fabric/diagnostics.h"
 #include "tests/integration/ufm_lab.h"
+#include "tests/test_paths.h"
 
 using nlohmann::json;
 using namespace ibw::test;

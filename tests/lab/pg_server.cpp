@@ -16,9 +16,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ibw::lab {
@@ -231,11 +233,37 @@ PgServer& pg_test_server() {
   return server;
 }
 
+namespace pg_server_detail {
+
+// The databases this process made on IBW_TEST_PG_URL_BASE's server, dropped when the process
+// ends: scripts/test.sh runs the whole suite on one server, which would otherwise keep one
+// database (a few MB) per test case. A process killed by a timeout leaves its own behind.
+struct SharedServerDatabases {
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> made;  // admin URL, database
+  pid_t owner = getpid();
+  ~SharedServerDatabases() {
+    if (getpid() != owner) return;  // a forked child that exit()s: the databases are not its
+    for (const auto& [admin, name] : made) {
+      try {
+        pg_exec(admin, "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+      } catch (const std::exception&) {
+        // The server may be gone already (the run is ending): nothing left to clean.
+      }
+    }
+  }
+};
+
+}  // namespace pg_server_detail
+
 std::string pg_test_database(const std::string& prefix) {
+  // The pid keeps names apart between the test processes that share one server at the same
+  // time (ctest -j); the counter between the test cases of one process.
   static std::atomic<int> counter{0};
   std::string name = prefix + "_" + std::to_string(getpid()) + "_" + std::to_string(++counter);
   const char* base = std::getenv("IBW_TEST_PG_URL_BASE");
   if (!base || !*base) return pg_test_server().create_database(name);
+  static SharedServerDatabases shared;
   // "postgresql://AUTHORITY[/ANY]?QUERY" -> "postgresql://AUTHORITY/DB?QUERY"
   std::string b = base, query;
   if (auto q = b.find('?'); q != std::string::npos) {
@@ -245,7 +273,12 @@ std::string pg_test_database(const std::string& prefix) {
   if (auto scheme = b.find("://"); scheme != std::string::npos) {
     if (auto path = b.find('/', scheme + 3); path != std::string::npos) b.resize(path);
   }
-  recreate_database(b + "/postgres" + query, name);
+  std::string admin = b + "/postgres" + query;
+  recreate_database(admin, name);
+  {
+    std::lock_guard<std::mutex> lock(shared.mu);
+    shared.made.emplace_back(admin, name);
+  }
   return b + "/" + name + query;
 }
 

@@ -9,7 +9,9 @@
 // Tests use one shared server per process (pg_test_server(), started on first use in about a
 // second) and a fresh database per test case (pg_test_database()). Setting
 // IBW_TEST_PG_URL_BASE to a libpq URL without a database name, e.g.
-// "postgresql://?host=/work/pgdev&user=postgres", uses that server instead (development).
+// "postgresql://?host=/work/pgdev&user=postgres", uses that server instead: scripts/test.sh
+// starts one server for the whole run and sets it, so ctest's one process per test case does
+// not pay an initdb each.
 // IBW_PG_BIN overrides the bin dir; IBW_PG_KEEP=1 keeps the temp dir (its logs) at the end.
 #pragma once
 
@@ -55,8 +57,9 @@ void pg_exec(const std::string& url, const std::string& sql);
 PgServer& pg_test_server();
 
 // A fresh, empty database for one test case on the shared server (or IBW_TEST_PG_URL_BASE's):
-// named `prefix` + "_" + pid + "_" + a counter, so parallel test processes sharing a dev server
-// never meet. Returns its libpq URL.
+// named `prefix` + "_" + pid + "_" + a counter, so parallel test processes sharing one server
+// (scripts/test.sh starts one per run) never meet. Returns its libpq URL. On
+// IBW_TEST_PG_URL_BASE's server the process drops the databases it made when it exits.
 std::string pg_test_database(const std::string& prefix = "ibwt");
 
 }  // namespace ibw::lab

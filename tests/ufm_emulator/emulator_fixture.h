@@ -1,7 +1,7 @@
 // Test fixture: runs tests/ufm_emulator/ufm_emulator.py as a subprocess (python3, --port 0
 // --port-file) in a temporary directory, and talks to its /emulator control API. The
 // destructor stops it (SIGTERM, then SIGKILL) even after a failed assertion. Header-only, for
-// the Catch2 tests under tests/unit (IBW_SOURCE_DIR must be defined).
+// the Catch2 tests under tests/unit (IBW_SOURCE_DIR: tests/test_paths.h).
 #pragma once
 
 #include <signal.h>
@@ -22,6 +22,7 @@
 
 #include "ingest/clock.h"
 #include "ingest/ufm/client.h"
+#include "tests/test_paths.h"
 
 namespace ibw::test {
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fabric/diagnostics.h"
+#include "tests/test_paths.h"
 
 namespace ibw::test {
 

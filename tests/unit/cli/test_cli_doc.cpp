@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/help_doc.h"
 #include "tests/lab/shell.h"
+#include "tests/test_paths.h"
 
 namespace cli_doc_test {
 

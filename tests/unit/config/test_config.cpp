@@ -10,6 +10,7 @@
 
 #include "config/config.h"
 #include "fabric/diagnostics.h"
+#include "tests/test_paths.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::config;

@@ -12,6 +12,7 @@
 #include "fabric/ibnetdiscover_parser.h"
 #include "fabric/model.h"
 #include "fabric/node_name_map.h"
+#include "tests/test_paths.h"
 
 using namespace ibw::fabric;
 

@@ -8,6 +8,7 @@
 
 #include "fabric/opensm_subnet.h"
 #include "fabric/topology.h"
+#include "tests/test_paths.h"
 #include "tests/unit/fabric/test_net.h"
 
 using namespace ibw::fabric;

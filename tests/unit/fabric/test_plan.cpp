@@ -9,6 +9,7 @@
 
 #include "fabric/diagnostics.h"
 #include "fabric/plan.h"
+#include "tests/test_paths.h"
 
 using namespace ibw::fabric;
 

@@ -14,6 +14,7 @@
 #include "fabric/model.h"
 #include "fabric/node_name_map.h"
 #include "fabric/routing.h"
+#include "tests/test_paths.h"
 #include "tests/unit/fabric/test_net.h"
 #include "tests/unit/test_helpers.h"
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ingest/opensm_ingest.h"
+#include "tests/test_paths.h"
 
 using namespace ibw::ingest;
 

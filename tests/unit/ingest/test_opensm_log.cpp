@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ingest/opensm_log.h"
+#include "tests/test_paths.h"
 
 using namespace ibw::ingest;
 

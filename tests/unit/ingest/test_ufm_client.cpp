@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ingest/ufm/client.h"
+#include "tests/test_paths.h"
 #include "tests/ufm_emulator/emulator_fixture.h"
 
 using namespace ibw::ingest;

@@ -10,6 +10,7 @@
 
 #include "rules/evaluate.h"
 #include "rules/runner.h"
+#include "tests/test_paths.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::rules;

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "rules/eval_cursed_path.h"
+#include "tests/test_paths.h"
 
 using namespace ibw::rules;
 

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "rules/evaluate.h"
+#include "tests/test_paths.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::rules;

@@ -14,6 +14,7 @@
 
 #include "rules/eval_text.h"
 #include "rules/evaluate.h"
+#include "tests/test_paths.h"
 #include "tests/unit/rules_eval_reference.h"
 
 using namespace ibw::rules;

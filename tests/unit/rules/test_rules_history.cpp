@@ -9,6 +9,7 @@
 #include <random>
 
 #include "rules/history.h"
+#include "tests/test_paths.h"
 
 namespace rules_history_test {
 

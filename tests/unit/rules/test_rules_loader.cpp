@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "rules/rules.h"
+#include "tests/test_paths.h"
 #include "tests/unit/test_helpers.h"
 
 using namespace ibw::rules;

@@ -9,6 +9,7 @@
 #include "rules/history.h"
 #include "rules/rules.h"
 #include "rules/runner.h"
+#include "tests/test_paths.h"
 #include "tests/unit/test_fabrics.h"
 #include "tests/unit/test_helpers.h"
 
