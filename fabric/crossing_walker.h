@@ -48,10 +48,14 @@ class CrossingWalker {
   // Fills dist() for destination d: one walk per unvisited switch along its next-switch
   // chain, stopping at a switch already done, at a terminal step, at a switch whose own hop
   // uses the link (distance 0), or at a switch on the current walk (a cycle that never uses
-  // the link, since the walk would have stopped at such a switch). O(switches).
-  void compute(const Destination& d) {
+  // the link, since the walk would have stopped at such a switch). O(switches). With
+  // `starts` (compact indices), only the switches on their paths are walked (and dist() is
+  // valid only for those): each hop reads one LFT entry, a cache miss on a large fabric.
+  void compute(const Destination& d, const std::vector<uint32_t>* starts = nullptr) {
     std::fill(state_.begin(), state_.end(), kUnvisited);
-    for (uint32_t start = 0; start < switches_.size(); ++start) {
+    size_t n = starts ? starts->size() : switches_.size();
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t start = starts ? (*starts)[i] : static_cast<uint32_t>(i);
       if (state_[start] != kUnvisited) continue;
       stack_.clear();
       uint32_t tail = kNever;

@@ -3,6 +3,7 @@
 #include "fabric/link_hosts.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "fabric/crossing_walker.h"
 #include "fabric/dest_tables.h"
@@ -90,32 +91,59 @@ LinkHosts hosts_crossing(const Fabric& fabric, const RoutingTables& tables, cons
     return lft && lft->port_for(lid) == p;
   };
   const Port* link = fabric.node(node).port(port);
-  std::vector<uint8_t> switch_marked(nsw, 0);
-  for (uint32_t di = 0; di < ends.size(); ++di) {
-    const End& d = ends[di];
-    bool over = leads_over(node, port, d.lid) ||
-                (link && link->has_peer() && leads_over(link->peer_node, link->peer_port, d.lid));
-    if (!over) continue;
-    walker.compute(Destination{d.lid, d.node, d.port});
-    uint64_t into = 0;
-    for (uint32_t sw : source_switches) {
-      uint32_t rest = walker.dist(sw);
-      if (rest == routing_detail::kNever || rest + 1 >= uint32_t{kMaxPathHops}) continue;
-      const std::vector<uint32_t>& here = at_switch[sw];
-      if (switch_of[di] != sw) {
-        into += here.size();
-        switch_marked[sw] = 1;
-        continue;
+  std::vector<uint32_t> dests;  // indices into ends
+  for (uint32_t di = 0; di < ends.size(); ++di)
+    if (leads_over(node, port, ends[di].lid) ||
+        (link && link->has_peer() && leads_over(link->peer_node, link->peer_port, ends[di].lid)))
+      dests.push_back(di);
+
+  // The destinations in contiguous shares, one per thread, each with its own walker and marks
+  // (the walk is bound by LFT reads that miss the cache), merged at the end.
+  struct Share {
+    std::vector<uint8_t> marked, switch_marked;
+    uint64_t pairs = 0;
+  };
+  size_t threads =
+      dests.size() < 256 ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  std::vector<Share> shares(threads);
+  auto run = [&](Share& sh, size_t from, size_t to) {
+    routing_detail::CrossingWalker w = walker;  // a copy: its own state
+    sh.marked.assign(fabric.size(), 0);
+    sh.switch_marked.assign(nsw, 0);
+    for (size_t k = from; k < to; ++k) {
+      uint32_t di = dests[k];
+      const End& d = ends[di];
+      w.compute(Destination{d.lid, d.node, d.port}, &source_switches);
+      uint64_t into = 0;
+      for (uint32_t sw : source_switches) {
+        uint32_t rest = w.dist(sw);
+        if (rest == routing_detail::kNever || rest + 1 >= uint32_t{kMaxPathHops}) continue;
+        const std::vector<uint32_t>& here = at_switch[sw];
+        if (switch_of[di] != sw) {
+          into += here.size();
+          sh.switch_marked[sw] = 1;
+          continue;
+        }
+        for (uint32_t i : here)  // the destination's own switch: every source but itself
+          if (i != di) ++into, sh.marked[ends[i].node] = 1;
       }
-      for (uint32_t i : here)  // the destination's own switch: every source but itself
-        if (i != di) ++into, marked[ends[i].node] = 1;
+      sh.pairs += into;
+      if (into) sh.marked[d.node] = 1;
     }
-    pairs += into;
-    if (into) marked[d.node] = 1;
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(run, std::ref(shares[t]), dests.size() * t / threads,
+                      dests.size() * (t + 1) / threads);
+  run(shares[0], 0, dests.size() / threads);
+  for (auto& th : pool) th.join();
+  for (const Share& sh : shares) {
+    pairs += sh.pairs;
+    for (size_t i = 0; i < marked.size(); ++i) marked[i] |= sh.marked[i];
+    for (uint32_t sw : source_switches)
+      if (sh.switch_marked[sw])
+        for (uint32_t i : at_switch[sw]) marked[ends[i].node] = 1;
   }
-  for (uint32_t sw : source_switches)
-    if (switch_marked[sw])
-      for (uint32_t i : at_switch[sw]) marked[ends[i].node] = 1;
   return finish(marked, pairs);
 }
 

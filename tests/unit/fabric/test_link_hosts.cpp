@@ -21,28 +21,28 @@ namespace link_hosts_test {
 
 using Net = ibw::test_net::LftNet;
 
-// Leaves L0-L3 (hosts on ports 1-2, port 3 to spine S0, port 4 to S1); spine port l+1 to
-// leaf l. A leaf sends a destination on another leaf up to S0 when its LID is a multiple of
-// 3, else to S1.
+// Leaves L0-L3 (hosts on ports 1..per_leaf, the next port to spine S0, the one after to S1);
+// spine port l+1 to leaf l. A leaf sends a destination on another leaf up to S0 when its LID
+// is a multiple of 3, else to S1.
 struct FatTree : Net {
   std::vector<uint32_t> leaves, spines, hosts;
   std::vector<int> leaf_of;  // per host index
-  FatTree() {
-    for (int l = 0; l < 4; ++l) leaves.push_back(sw("L" + std::to_string(l), 4));
+  explicit FatTree(int per_leaf = 2) {
+    for (int l = 0; l < 4; ++l) leaves.push_back(sw("L" + std::to_string(l), per_leaf + 2));
     for (int s = 0; s < 2; ++s) spines.push_back(sw("S" + std::to_string(s), 4));
     for (int l = 0; l < 4; ++l)
-      for (int i = 0; i < 2; ++i) {
-        hosts.push_back(ca("h" + std::to_string(l) + std::to_string(i) + " mlx5_0"));
+      for (int i = 0; i < per_leaf; ++i) {
+        hosts.push_back(ca("h" + std::to_string(l) + "-" + std::to_string(i) + " mlx5_0"));
         leaf_of.push_back(l);
         link(leaves[l], i + 1, hosts.back(), 1);
       }
     for (int l = 0; l < 4; ++l)
-      for (int s = 0; s < 2; ++s) link(leaves[l], 3 + s, spines[s], l + 1);
+      for (int s = 0; s < 2; ++s) link(leaves[l], per_leaf + 1 + s, spines[s], l + 1);
     for (size_t h = 0; h < hosts.size(); ++h) {
       uint16_t d = lid(hosts[h]);
+      int up = per_leaf + 1 + (d % 3 == 0 ? 0 : 1);
       for (int l = 0; l < 4; ++l)
-        route(leaves[l], d,
-              l == leaf_of[h] ? 1 + static_cast<int>(h % 2) : 3 + (d % 3 == 0 ? 0 : 1));
+        route(leaves[l], d, l == leaf_of[h] ? 1 + static_cast<int>(h % per_leaf) : up);
       for (int s = 0; s < 2; ++s) route(spines[s], d, leaf_of[h] + 1);
     }
     done();
@@ -173,4 +173,18 @@ TEST_CASE("link hosts: adaptive routing - the hosts of the leaf pairs that can u
   RouteModel down(t.fab, &t.tables);
   CHECK(hosts_crossing_adaptive(down, t.leaves[0], 3).pairs == 0);
   CHECK(hosts_crossing_adaptive(down, t.leaves[0], 4).pairs == 2 * 2 * 6);
+}
+
+TEST_CASE("link hosts: destinations shared by threads give what one walk gives", "[link_hosts]") {
+  FatTree t(200);  // 800 hosts: S1's links carry over 256 destinations, shared by threads
+  LidIndex lids(t.fab);
+  for (auto [node, port] :
+       {std::pair{t.leaves[0], 202}, std::pair{t.spines[1], 3}, std::pair{t.leaves[3], 201}}) {
+    INFO(t.fab.port_label(node, port));
+    LinkHosts got = hosts_crossing(t.fab, t.tables, lids, node, port);
+    LinkHosts want = from_pairs(t.fab, t.tables, node, port);
+    CHECK(got.pairs > 0);
+    CHECK(got.pairs == want.pairs);
+    CHECK(got.cas == want.cas);
+  }
 }
