@@ -10,6 +10,8 @@
 # nothing here): every (CA, LID) pair traced with trace_path, the CDG as a hash set of edges
 # and a recursive Tarjan, on the same LFTs where it finishes (k=16; k=64 would trace 4.4e9
 # pairs).
+# Also the hosts one link carries (`ibwarden jobs --link`, fabric/link_hosts.h) on the same
+# fabric and LFTs, static and adaptive, goal <= 1 s per link.
 # Usage: bench/bench_route_check.sh [--quick]   (--quick: k=32 instead of 64)
 source "$(dirname "$0")/lib.sh"
 bench_tool route_check ibwarden
@@ -59,4 +61,13 @@ best_of 1 ck "$bench" 16 check
 cat "$work/out"
 printf '%-50s %8s %10s   (%s of the stand-in)\n' "ibw-bench-route_check 16 check" ${ck% *} \
   "$(mib ${ck#* })" "$(ratio ${ck% *} ${sc% *})"
+
+echo
+echo "## 4. hosts one link carries (ibwarden jobs --link, issue 33), k=$k, goal <= 1 s per link"
+best_of 1 lk "$bench" $k link
+cat "$work/out"
+worst=$(grep -oE '(static|adaptive) [0-9.]+ s' "$work/out" | awk '$2 > m {m = $2} END {print m + 0}')
+link_result=$(bench_result "hosts of one link, $((k * k * k / 4)) hosts" "$worst s (slowest)" \
+  "goal <= 1 s" "-" "$(met le "$worst" 1)")
 echo "$result"
+echo "$link_result"

@@ -7,10 +7,15 @@
 //                                        hash set of edges, a recursive Tarjan
 //   ibw-bench-route_check K dump DIR     writes DIR/topology.txt and DIR/opensm-lfts.dump (for
 //                                        `ibwarden route check` end to end on smaller k)
+//   ibw-bench-route_check K link         times fabric::hosts_crossing (the hosts one link
+//                                        carries, `ibwarden jobs --link`, issue 33) on a leaf
+//                                        uplink, an aggregation-core link and a host link,
+//                                        static (LFTs) and adaptive (minimal routes)
 // The LFTs are ftree-like: CA LIDs up/down (up ports chosen by destination index mod the
 // number of up ports, down by the port towards the destination's leaf); switch LIDs min-hop.
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "fabric/ibnetdiscover_parser.h"
+#include "fabric/link_hosts.h"
 #include "fabric/node_name_map.h"
 #include "fabric/route_check.h"
 #include "fabric/routing.h"
@@ -205,11 +211,60 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// One link of each kind: a leaf's first uplink, an aggregation switch's first uplink (to a
+// core), a host's link; each timed static and adaptive (the model built once, as a daemon
+// keeps it).
+int time_link_hosts(const Fabric& fab, const RoutingTables& tables, int k) {
+  std::vector<int> level = levels(fab);
+  auto uplink = [&](int lvl) -> std::pair<uint32_t, int> {
+    for (uint32_t i = 0; i < fab.size(); ++i)
+      if (level[i] == lvl)
+        for (int p = 1; p <= fab.node(i).num_ports; ++p) {
+          const Port* q = fab.node(i).port(p);
+          if (q->has_peer() && level[q->peer_node] == lvl + 1) return {i, p};
+        }
+    return {kNoNode, 0};
+  };
+  std::pair<uint32_t, int> host{kNoNode, 1};
+  for (uint32_t i = 0; i < fab.size() && host.first == kNoNode; ++i)
+    if (fab.node(i).type == NodeType::ca) host.first = i;
+  LidIndex lids(fab);
+  auto t0 = std::chrono::steady_clock::now();
+  RouteModel model(fab, &tables);
+  std::printf("link k=%d: adaptive route model built in %.3f s\n", k, since(t0));
+  const std::pair<const char*, std::pair<uint32_t, int>> links[] = {
+      {"leaf uplink", uplink(0)}, {"aggregation-core", uplink(1)}, {"host link", host}};
+  // Process CPU seconds beside the wall time: on a shared machine the wall time grows with the
+  // load, the CPU time (all threads) much less.
+  auto cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  };
+  for (const auto& [what, at] : links) {
+    auto t1 = std::chrono::steady_clock::now();
+    double c1 = cpu();
+    LinkHosts st = hosts_crossing(fab, tables, lids, at.first, at.second);
+    double s1 = since(t1), u1 = cpu() - c1;
+    auto t2 = std::chrono::steady_clock::now();
+    double c2 = cpu();
+    LinkHosts ar = hosts_crossing_adaptive(model, at.first, at.second);
+    double s2 = since(t2), u2 = cpu() - c2;
+    std::printf(
+        "link k=%d %s %s: static %.3f s (cpu %.3f s; %zu hosts, %llu pairs), adaptive %.3f s "
+        "(cpu %.3f s; %zu hosts, %llu pairs)\n",
+        k, what, fab.port_label(at.first, at.second).c_str(), s1, u1, st.cas.size(),
+        static_cast<unsigned long long>(st.pairs), s2, u2, ar.cas.size(),
+        static_cast<unsigned long long>(ar.pairs));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: ibw-bench-route_check K check|standin|dump [DIR]\n";
+    std::cerr << "usage: ibw-bench-route_check K check|standin|link|dump [DIR]\n";
     return 2;
   }
   ibw::lab::FatTreeSpec spec;
@@ -238,6 +293,7 @@ int main(int argc, char** argv) {
                 since(t1), loops, static_cast<unsigned long long>(broken));
     return 0;
   }
+  if (mode == "link") return time_link_hosts(fab, tables, spec.k);
   RouteCheck c = check_routes(fab, tables);
   std::printf(
       "check k=%d: %.3f s, %zu sources x %zu destinations, credit loops %zu, "

@@ -1,4 +1,4 @@
-// The declaration of the route, rules, remediation, replay and cursed-route commands (see
+// The declaration of the route, rules, remediation, replay, cursed-route and Slurm commands (see
 // cli/app_decl.cpp for the conventions).
 #include <CLI/CLI.hpp>
 
@@ -195,12 +195,56 @@ void declare_cursed(CliTree& t) {
   t.handlers[c] = &cmd_probe;
 }
 
+// `jobs --link` and `check --nodes` (issue 33): the daemon's stored fabric seen from Slurm.
+void declare_slurm(CliTree& t) {
+  CLI::App& root = *t.root;
+  auto daemon_options = [](CLI::App* c) {
+    option(c, "config", "FILE", "the configuration file")
+        ->default_str("/etc/ibwarden/ibwarden.yaml");
+    option(c, "host-map", "FILE",
+           "Slurm node of each CA: `KEY NODE` lines, KEY a 0xGUID or a CA name (default: the "
+           "host name of `hostname hca` node descriptions)");
+    text_json_option(c);
+  };
+  CLI::App* c = command(
+      root, "jobs",
+      "list the hosts (and Slurm nodes) whose routes cross a link\n\n"
+      "From the fabric the running daemon last stored: the CA hosts whose routes use the link "
+      "at NODE/PORT in either direction (static routes from opensm-lfts.dump with probes.routes "
+      "static; else every minimal route between two leaves, as adaptive routing may spray), "
+      "their Slurm node names (CAs without one are listed as unmapped), the CA-to-CA pairs, and "
+      "the running jobs on those nodes once Slurm is configured. A link that is down or disabled "
+      "is asked as if up, over every minimal route: the hosts it cut off. JSON: {link, routes, "
+      "link_up, hosts: [{host, node}], unmapped, pairs, jobs: [{id, user, nodes}] or null}.",
+      "Exit status: 0 answered, 2 usage or input error (unknown link, no daemon state).");
+  option(c, "link", "NODE/PORT", "the link, by either end (leaf001/17, 0xGUID/3)");
+  daemon_options(c);
+  t.handlers[c] = &cmd_jobs;
+
+  c = command(
+      root, "check",
+      "check a Slurm hostlist before a job: hosts whole, no route over a bad link\n\n"
+      "Answers from the daemon's state whether every host of HOSTLIST (Slurm syntax: "
+      "node[001-128],login1) has its links Active at full width and speed (the width and speed "
+      "most host links run at) and none disabled, and whether any route between two of them "
+      "crosses a link that is disabled, down, suspect (an active work order) or error-rising "
+      "(a rule decision in the last hour, error counters rising). For a Slurm Prolog or "
+      "HealthCheckProgram: docs/slurm-check.md. JSON: {nodes, hosts, cas, routes, bad_links, "
+      "ok, problems: [{host, link, why}]}.",
+      "Exit status: 0 good, 1 problems (each named: host, link, why), 2 error (a bad hostlist "
+      "with its offset, unknown node names, no daemon state).");
+  option(c, "nodes", "HOSTLIST", "the Slurm nodes to check (node[001-128])");
+  daemon_options(c);
+  t.handlers[c] = &cmd_check;
+}
+
 }  // namespace
 
 void declare_ops(CliTree& t) {
   declare_route_rules(t);
   declare_remedy(t);
   declare_cursed(t);
+  declare_slurm(t);
 }
 
 }  // namespace ibw::cli::app_decl_detail

@@ -34,5 +34,7 @@ int cmd_localize(const CmdArgs& args);
 int cmd_probe(const CmdArgs& args);
 int cmd_store_backup(const CmdArgs& args);
 int cmd_status(const CmdArgs& args);
+int cmd_jobs(const CmdArgs& args);
+int cmd_check(const CmdArgs& args);
 
 }  // namespace ibw::cli

@@ -91,37 +91,7 @@ void check_same_as_tracert(const Fabric& fab, const PathResult& path, const Trac
 }
 
 // Small fabrics built in code.
-struct Net : ibw::test_net::NetBase {
-  RoutingTables tables;
-  uint16_t next_lid = 1;
-
-  // The node, with LIDs: a switch one for all its ports (and an empty LFT), a CA one per port.
-  uint32_t add(NodeType type, const std::string& name, int ports) {
-    uint32_t i = add_node(type, name, ports);
-    Node& added = fab.node(i);
-    if (type == NodeType::sw) {
-      for (Port& p : added.ports) p.lid = next_lid;
-      ++next_lid;
-      tables.by_switch[added.guid] = Lft{added.guid, added.ports[0].lid, {}};
-    } else {
-      for (int p = 1; p <= ports; ++p) added.ports[p].lid = next_lid++;
-    }
-    return i;
-  }
-  uint32_t sw(const std::string& name, int ports = 8) { return add(NodeType::sw, name, ports); }
-  uint32_t ca(const std::string& name, int ports = 1) { return add(NodeType::ca, name, ports); }
-  uint16_t lid(uint32_t node, int port = 1) const {
-    const Node& n = fab.node(node);
-    return n.ports[n.type == NodeType::sw ? 0 : port].lid;
-  }
-  Lft& lft(uint32_t node) { return tables.by_switch[fab.node(node).guid]; }
-  void route(uint32_t sw_node, uint16_t dlid, int port) {
-    auto& v = lft(sw_node).out_port;
-    if (v.size() <= dlid) v.resize(dlid + 1, kNoLftEntry);
-    v[dlid] = static_cast<uint8_t>(port);
-  }
-  void done() { apply_node_names(fab, nullptr); }
-};
+using Net = ibw::test_net::LftNet;
 
 // leaf1 (hosts a1, a2 on ports 1, 2) and leaf2 (host b1 on port 1) joined through spine
 // (leafN port 8 -> spine port N), with shortest-path LFTs.
