@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 namespace ibw::core {
@@ -123,6 +124,15 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
   std::map<std::pair<std::string, size_t>, size_t> index;
   std::vector<std::string> plain;
   std::vector<std::pair<bool, size_t>> order;  // (is group, index)
+  // Widths written zero-padded per prefix: an unpadded number of that width joins them
+  // (node0999 and node1000 are one run).
+  std::set<std::pair<std::string, size_t>> padded;
+  for (const auto& n : names) {
+    size_t d = n.size();
+    while (d > 0 && is_digit(n[d - 1])) --d;
+    if (d < n.size() && n.size() - d > 1 && n[d] == '0')
+      padded.insert({n.substr(0, d), n.size() - d});
+  }
   for (const auto& n : names) {
     size_t d = n.size();
     while (d > 0 && is_digit(n[d - 1])) --d;
@@ -132,7 +142,8 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
       continue;
     }
     size_t width = n.size() - d;
-    auto key = std::make_pair(n.substr(0, d), n[d] == '0' && width > 1 ? width : 0);
+    auto key = std::make_pair(n.substr(0, d), width);
+    if (!padded.count(key)) key.second = 0;
     auto [it, added] = index.emplace(key, groups.size());
     if (added) {
       groups.push_back({key.first, key.second, {}});

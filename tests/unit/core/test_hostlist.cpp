@@ -77,4 +77,6 @@ TEST_CASE("hostlist: compression folds runs of the same width", "[core][hostlist
   std::vector<std::string> names = ok("node[0001-0512],node[0600-0601]");
   CHECK(compress_hostlist(names) == "node[0001-0512,0600-0601]");
   CHECK(ok(compress_hostlist(names)) == names);
+  CHECK(compress_hostlist(ok("node[0001-1024]")) == "node[0001-1024]");
+  CHECK(compress_hostlist({"n1000", "n0999"}) == "n[0999-1000]");
 }
