@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "core/hostlist.h"
+#include "fabric/text_util.h"
 
 namespace ibw::actions {
 namespace {
@@ -51,13 +52,8 @@ void split_reason(std::string_view r, SlurmNode& n) {
 
 std::vector<SlurmNode> parse_scontrol_nodes(std::string_view text) {
   std::vector<SlurmNode> nodes;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string_view line =
-        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    start = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (line.rfind("NodeName=", 0) != 0) continue;
+  fabric::text::for_each_line(text, [&](std::string_view line, int) {
+    if (line.rfind("NodeName=", 0) != 0) return;
     SlurmNode n;
     n.name = std::string(word_after(line, "NodeName="));
     n.state = std::string(word_after(line, "State="));
@@ -68,22 +64,14 @@ std::vector<SlurmNode> parse_scontrol_nodes(std::string_view text) {
     if (size_t at = line.find(" Reason="); at != std::string_view::npos)
       split_reason(line.substr(at + 8), n);
     nodes.push_back(std::move(n));
-  }
+  });
   return nodes;
 }
 
 std::vector<SlurmJob> parse_squeue(std::string_view text) {
   std::vector<SlurmJob> jobs;
-  size_t start = 0;
-  int line_no = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string_view line =
-        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    start = nl == std::string_view::npos ? text.size() : nl + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
+  fabric::text::for_each_line(text, [&](std::string_view line, int line_no) {
+    if (line.empty()) return;
     std::string_view f[4];
     size_t at = 0;
     int i = 0;
@@ -111,7 +99,7 @@ std::vector<SlurmJob> parse_squeue(std::string_view text) {
     if (j.nodes.empty() && !j.nodelist.empty())
       throw bad("node list at " + std::to_string(err.offset) + ": " + err.message);
     jobs.push_back(std::move(j));
-  }
+  });
   return jobs;
 }
 
