@@ -60,6 +60,7 @@ int cmd_check_config(const CmdArgs& args) {
     if (cfg.fabric.plan) check([&] { fabric::load_plan(*cfg.fabric.plan); });
     if (cfg.fabric.node_name_map)
       check([&] { fabric::load_node_name_map(*cfg.fabric.node_name_map); });
+    if (cfg.slurm.enabled) check([&] { config::load_slurm_node_map(cfg); });
     if (cfg.rules.file)
       check([&] {
         config::require_default_rules(cfg);

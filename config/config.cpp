@@ -50,6 +50,7 @@ Keys sections(Parse& p) {
           {"workorders", section(workorders_keys)},
           {"ufm", ufm},
           {"web", web},
+          {"slurm", section(slurm_keys)},
           {"log", section(log_keys)}};
 }
 
@@ -91,6 +92,7 @@ void check_pairs(Parse& p, DiagnosticSink& sink) {
   if (c.sm_watch.freeze_us < 2 * c.sm_watch.interval_us && p.r.given("sm_watch.freeze"))
     sink.add(p.r.line_of("sm_watch.freeze"), "sm_watch.freeze",
              "must be at least twice sm_watch.interval: the ActCount is read once a poll");
+  c.slurm.node_map_line = p.r.line_of("slurm.node_map");
   if (c.workorders.webhook_secret_file && !c.workorders.webhook_secret_env.empty())
     sink.add(p.r.line_of("workorders.webhook_secret_file"), "workorders.webhook_secret_file",
              "give webhook_secret_env or webhook_secret_file, not both");

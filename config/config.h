@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fabric/diagnostics.h"
+#include "fabric/host_map.h"
 
 namespace ibw::config {
 
@@ -183,6 +184,27 @@ struct HaSection {
   int line = 0;                   // of the ha: section (errors point at it)
 };
 
+// Slurm drain and resume (issue 33, actions/slurm_client.h, docs/slurm.md): off by default.
+// Slurm is reached through its commands (scontrol, squeue); slurmrestd is not supported yet
+// (a rest_url key is rejected saying so).
+struct SlurmSection {
+  bool enabled = false;
+  std::string scontrol = "scontrol";  // a bare name is looked up in PATH; a path is resolved
+  std::string squeue = "squeue";
+  bool drain = true;                       // drain the node of a host ibwarden cut off or degraded
+  bool resume = true;                      // resume it once whole again (only nodes it drained)
+  std::string reason_prefix = "ibwarden";  // the drain reason: "<prefix>: WO-<id> <port> ..."
+  std::optional<std::string> node_map;     // CA -> Slurm node map file (fabric/host_map.h)
+  int node_map_line = 0;                   // of slurm.node_map (errors point at it)
+  int64_t clean_window_us = 30LL * 60 * 1'000'000;  // a link clean this long: resume its node
+  int max_drains_per_hour = 8;                      // a guard-like cap; past it drains are held
+  int64_t timeout_us = 10'000'000;                  // per Slurm command
+};
+// The map file of slurm.node_map when the section is enabled and names one (an empty map
+// otherwise); throws fabric::InputError with the map's own file:line errors, or naming
+// slurm.node_map in the config when the file cannot be read. For `run` and `check-config`.
+fabric::HostMapFile load_slurm_node_map(const Config& c);
+
 struct LogSection {
   std::string level = "info";  // debug | info | warning | error
 };
@@ -201,6 +223,7 @@ struct Config {
   WorkordersSection workorders;
   std::optional<UfmSection> ufm;  // none = no UFM
   WebSection web;
+  SlurmSection slurm;
   LogSection log;
   // Found by parse_config, not errors of the file (config/security_checks.cpp): `insecure`
   // (credentials in a URL, secrets over plain http:// to another host, unless the section's

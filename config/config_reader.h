@@ -141,6 +141,7 @@ Keys rules_keys(Parse& p);
 Keys actions_keys(Parse& p);
 Keys workorders_keys(Parse& p);
 Keys web_keys(Parse& p);
+Keys slurm_keys(Parse& p);
 Keys log_keys(Parse& p);
 
 }  // namespace ibw::config::config_detail

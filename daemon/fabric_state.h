@@ -20,6 +20,7 @@
 #include "daemon/sm_board.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
+#include "fabric/host_map.h"
 #include "fabric/node_name_map.h"
 #include "fabric/plan.h"
 #include "fabric/routing.h"
@@ -39,6 +40,7 @@ class FabricState {
  public:
   std::unique_ptr<fabric::Plan> plan;  // null without fabric.plan
   fabric::NodeNameMap names;
+  fabric::HostMapFile slurm_map;  // slurm.node_map's entries (empty without one)
   ingest::SystemClock clock;
   PortTable ports;
   SourceHealthBoard health;  // sources' health (OpenSM, counters, UFM, probes): logs, /health

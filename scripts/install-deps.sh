@@ -28,6 +28,9 @@ PACKAGES=(
   # tests, demo --ha, bench_store.sh: private PostgreSQL servers (initdb + postgres from
   # /usr/lib/postgresql/15/bin; tests/lab/pg_server.h, scripts/lib/pg.sh)
   postgresql-15
+  # tests: a private Slurm (munged + slurmctld + one slurmd from a temp dir; tests/lab/slurm_lab.h)
+  # for the drain and resume of issue 33
+  slurmctld slurmd slurm-client munge
   chromium  # tests: the dashboard end to end in headless Chromium (tests/e2e)
   # benchmarks
   time

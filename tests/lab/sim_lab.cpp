@@ -14,69 +14,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tests/lab/child_process.h"
+
 namespace ibw::lab {
 namespace fs = std::filesystem;
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string tail(const std::string& s, size_t n = 1500) {
-  return s.size() <= n ? s : "..." + s.substr(s.size() - n);
-}
-
-// Forks a child in its own process group that dies with us; stdin from in_fd (or
-// /dev/null), stdout/stderr to files. env entries are added to the environment.
-pid_t spawn(const std::vector<std::string>& argv, const std::string& cwd,
-            const std::map<std::string, std::string>& env, int in_fd, const std::string& out,
-            const std::string& err) {
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(127);
-    if (chdir(cwd.c_str()) != 0) _exit(127);
-    int in = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(in, 0);
-    dup2(o, 1);
-    dup2(e, 2);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  setpgid(pid, pid);
-  return pid;
-}
-
-void stop(pid_t& pid) {
-  if (pid <= 0) return;
-  kill(-pid, SIGTERM);
-  for (int i = 0; i < 50; ++i) {
-    if (waitpid(pid, nullptr, WNOHANG) == pid) {
-      pid = -1;
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(-pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  pid = -1;
-}
-
-bool alive(pid_t pid) {
-  return pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0;
-}
 
 int count_of(const std::string& text, const std::string& pattern) {
   int n = 0;
@@ -126,17 +68,17 @@ SimLab::SimLab(SimLabOptions options) {
   limit("-S", options.max_switches ? options.max_switches : switches + 8, 256);
   limit("-P", options.max_ports ? options.max_ports : ports + 64, 13312);
   argv.push_back("net");
-  ibsim_ = spawn(argv, dir_, {{"IBSIM_SOCKNAME", sock_}}, fds[0], dir_ + "/ibsim.out",
-                 dir_ + "/ibsim.err");
+  ibsim_ = spawn_child(argv, dir_, {{"IBSIM_SOCKNAME", sock_}}, fds[0], dir_ + "/ibsim.out",
+                       dir_ + "/ibsim.err");
   close(fds[0]);
   ibsim_stdin_ = fds[1];
   fcntl(ibsim_stdin_, F_SETFD, FD_CLOEXEC);
 
   auto deadline = std::chrono::steady_clock::now() + options.timeout;
-  while (slurp(dir_ + "/ibsim.out").find("Network simulator ready") == std::string::npos) {
-    if (!alive(ibsim_) || std::chrono::steady_clock::now() > deadline) {
-      std::string why =
-          "ibsim did not start:\n" + tail(slurp(dir_ + "/ibsim.out") + slurp(dir_ + "/ibsim.err"));
+  while (slurp_file(dir_ + "/ibsim.out").find("Network simulator ready") == std::string::npos) {
+    if (!child_alive(ibsim_) || std::chrono::steady_clock::now() > deadline) {
+      std::string why = "ibsim did not start:\n" + text_tail(slurp_file(dir_ + "/ibsim.out") +
+                                                             slurp_file(dir_ + "/ibsim.err"));
       teardown();
       throw std::runtime_error(why);
     }
@@ -148,8 +90,8 @@ SimLab::SimLab(SimLabOptions options) {
   auto remaining =
       std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
   if (!wait_for_log("SUBNET UP", 1, remaining)) {
-    std::string why = "OpenSM did not reach SUBNET UP:\n" + tail(opensm_log()) +
-                      tail(slurp(dir_ + "/opensm.err"), 500);
+    std::string why = "OpenSM did not reach SUBNET UP:\n" + text_tail(opensm_log()) +
+                      text_tail(slurp_file(dir_ + "/opensm.err"), 500);
     teardown();
     throw std::runtime_error(why);
   }
@@ -168,7 +110,7 @@ pid_t SimLab::spawn_opensm(const std::string& host, const std::string& log,
       {"IBSIM_SOCKNAME", sock_}, {"LD_PRELOAD", umad2sim_library()}, {"OSM_CACHE_DIR", cache_dir}};
   if (!host.empty()) env["SIM_HOST"] = host;
   std::string base = log.substr(0, log.size() - 4);  // ".log"
-  return spawn(argv, dir_, env, -1, base + ".out", base + ".err");
+  return spawn_child(argv, dir_, env, -1, base + ".out", base + ".err");
 }
 
 void SimLab::kill_opensm() {
@@ -215,10 +157,10 @@ void SimLab::kill_other_opensm(pid_t pid) {
 }
 
 void SimLab::teardown() {
-  for (auto& p : others_) stop(p);
-  stop(opensm_);
+  for (auto& p : others_) stop_child(p);
+  stop_child(opensm_);
   if (ibsim_stdin_ >= 0) close(ibsim_stdin_), ibsim_stdin_ = -1;
-  stop(ibsim_);
+  stop_child(ibsim_);
   if (!std::getenv("IBW_KEEP_LAB") && !dir_.empty()) {
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -226,7 +168,7 @@ void SimLab::teardown() {
 }
 
 std::string SimLab::opensm_log() const {
-  return slurp(dir_ + "/opensm.log");
+  return slurp_file(dir_ + "/opensm.log");
 }
 
 void SimLab::console(const std::string& command) {
@@ -240,7 +182,7 @@ bool SimLab::wait_for_log(const std::string& pattern, int count,
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (count_of(opensm_log(), pattern) >= count) return true;
-    if (opensm_ > 0 && !alive(opensm_)) return false;
+    if (opensm_ > 0 && !child_alive(opensm_)) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
@@ -253,27 +195,7 @@ RunResult SimLab::run(const std::vector<std::string>& argv, const std::string& s
   std::map<std::string, std::string> env = {{"IBSIM_SOCKNAME", sock_},
                                             {"LD_PRELOAD", umad2sim_library()}};
   if (!sim_host.empty()) env["SIM_HOST"] = sim_host;
-  pid_t pid = spawn(argv, dir_, env, -1, base + ".out", base + ".err");
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  int status = 0;
-  RunResult r;
-  while (true) {
-    pid_t got = waitpid(pid, &status, WNOHANG);
-    if (got == pid) {
-      r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      break;
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      r.status = 128 + SIGKILL;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  return r;
+  return run_child(argv, dir_, env, base, timeout);
 }
 
 }  // namespace ibw::lab

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/lab/child_process.h"
+
 namespace ibw::lab {
 
 struct SimLabOptions {
@@ -19,12 +21,6 @@ struct SimLabOptions {
   std::chrono::seconds timeout{90};                    // for SUBNET UP
   int max_nodes = 0, max_switches = 0, max_ports = 0;  // ibsim -N/-S/-P; 0 = derive
   std::vector<std::string> opensm_args;  // appended to OpenSM's command line, e.g. {"-D", "0x43"}
-};
-
-struct RunResult {
-  int status = -1;  // exit code; 128+signal when killed
-  std::string out;
-  std::string err;
 };
 
 class SimLab {
