@@ -1,11 +1,9 @@
 // The running Slurm jobs on a set of Slurm nodes, for `ibwarden jobs --link` (issue 33 item
 // 4): one call from the node names to the jobs (id, user, node count).
-//
-// TODO(issue 33, Slurm client): the `slurm:` configuration section and the Slurm client
-// ("running jobs on these nodes": squeue / slurmrestd) are being built in their own branch.
-// When they land, running_jobs() asks that client when `slurm:` is configured; until then it
-// returns nullopt, which `ibwarden jobs` prints as
-// "jobs: not available (slurm section not configured)" (JSON "jobs": null).
+// With `slurm.enabled` it asks Slurm (actions/slurm_client.h: one squeue, filtered by node);
+// otherwise it returns nullopt, which `ibwarden jobs` prints as
+// "jobs: not available (slurm section not configured)" (JSON "jobs": null). A Slurm command
+// that fails throws actions::SlurmError naming it.
 #pragma once
 
 #include <optional>
@@ -22,7 +20,8 @@ struct RunningJob {
   int nodes = 0;     // nodes the job runs on (all of them, not only those given)
 };
 
-// The jobs running on any of `nodes`, each once; nullopt when Slurm is not configured.
+// The jobs running on any of `nodes`, each once (none for no nodes); nullopt when Slurm is
+// not configured.
 std::optional<std::vector<RunningJob>> running_jobs(const config::Config& cfg,
                                                     const std::vector<std::string>& nodes);
 
