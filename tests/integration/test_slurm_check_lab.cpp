@@ -5,6 +5,8 @@
 // and a host link is cut with ibsim's console (Unlink), as a failing cable would.
 #include <catch2/catch.hpp>
 
+#include "tests/test_paths.h"
+
 #include <filesystem>
 #include <fstream>
 #include <set>

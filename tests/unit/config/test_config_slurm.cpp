@@ -2,6 +2,8 @@
 // file:line: key, rest_url refused as not supported, and the node map checked at load.
 #include <catch2/catch.hpp>
 
+#include "tests/test_paths.h"
+
 #include <unistd.h>
 
 #include <filesystem>

@@ -6,6 +6,8 @@
 // with random tables agree with tracing every pair hop by hop (VL = the table of each hop).
 #include <catch2/catch.hpp>
 
+#include "tests/test_paths.h"
+
 #include <array>
 #include <functional>
 #include <map>

@@ -3,6 +3,8 @@
 // as file:line: field.
 #include <catch2/catch.hpp>
 
+#include "tests/test_paths.h"
+
 #include <string>
 
 #include "fabric/diagnostics.h"

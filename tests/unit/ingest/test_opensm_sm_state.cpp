@@ -4,6 +4,8 @@
 // whose dedup keys make a re-read of the same lines store nothing twice.
 #include <catch2/catch.hpp>
 
+#include "tests/test_paths.h"
+
 #include <ctime>
 #include <fstream>
 #include <set>
