@@ -130,8 +130,8 @@ else
   systemd-analyze security --offline=yes /lib/systemd/system/ibwarden.service 2>/dev/null |
     tail -1 | sed 's/^/systemd-analyze security: /'
   check "bash completion loads and completes commands" bash -c \
-    "source /usr/share/bash-completion/completions/ibwarden && COMP_WORDS=(ibwarden chec) &&
-     COMP_CWORD=1 && _ibwarden ibwarden chec ibwarden && [[ \${COMPREPLY[*]} == check-config ]]"
+    "source /usr/share/bash-completion/completions/ibwarden && COMP_WORDS=(ibwarden check-c) &&
+     COMP_CWORD=1 && _ibwarden ibwarden check-c ibwarden && [[ \${COMPREPLY[*]} == check-config ]]"
   check "man ibwarden finds the page" bash -c "man -w ibwarden | grep -q '/man1/ibwarden.1.gz'"
   # The installed daemon as the unit runs it: user ibwarden, the shipped config, notify.
   python3 "$(dirname "$0")/run_installed.py"
