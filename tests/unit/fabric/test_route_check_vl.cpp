@@ -153,7 +153,8 @@ TEST_CASE("route check vl: tables that move traffic but keep the cycle report it
   for (const CreditLoop& loop : all3.credit_loops)
     for (uint8_t vl : loop.vls) REQUIRE(vl == 3);
   auto j = route_check_json(net.fab, all3, RoutingEngineInfo{"minhop", {}, ""});
-  REQUIRE(j["credit_loops"][0]["vls"] == nlohmann::json::array({3}));
+  REQUIRE(j["credit_loops"][0]["vls"].size() == 1);
+  REQUIRE(j["credit_loops"][0]["vls"][0] == 3);
   REQUIRE(j["credit_loops"][0]["links"][0]["vl"] == 3);
   REQUIRE(j["virtual_lanes"]["count"] == 4);
   REQUIRE(j["virtual_lanes"]["source"] == "test");
