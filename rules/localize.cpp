@@ -152,6 +152,7 @@ LocalizeResult Localizer::run() {
   result.observations = st.observations;
   result.pairs = st.items.size();
   result.skipped = st.skipped;
+  result.skipped_unresolved = st.skipped_unresolved;
   const fabric::Fabric& fab = model.fabric();
   double noise_pair = -1;  // background loss of one probe: noise x the links it crosses
   std::vector<uint32_t> change(st.items.size());  // items to add (first round) or take out

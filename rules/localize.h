@@ -49,6 +49,11 @@ struct LocalizeOptions {
   // down or was disabled since they were taken) are left out and counted in `skipped` instead
   // of failing the whole call: the daemon's window outlives link changes.
   bool skip_unroutable = false;
+  // Records naming an endpoint the fabric does not have are left out and counted in
+  // `skipped_unresolved` instead of being errors: for a discovery known to be incomplete (a
+  // lossy link can hide nodes from it), where such a name is a gap of the discovery, not a
+  // typo. Off by default: a name no complete discovery knows is an error of the input.
+  bool skip_unresolved = false;
 };
 
 struct SuspectLink {
@@ -70,8 +75,9 @@ struct Suspect {
 
 struct LocalizeResult {
   size_t observations = 0;
-  size_t pairs = 0;    // distinct (src, dst, routing, roundtrip)
-  size_t skipped = 0;  // records left out by skip_unroutable
+  size_t pairs = 0;               // distinct (src, dst, routing, roundtrip)
+  size_t skipped = 0;             // records left out by skip_unroutable
+  size_t skipped_unresolved = 0;  // records left out by skip_unresolved
   std::vector<Suspect> suspects;
 };
 

@@ -87,7 +87,10 @@ std::optional<End> State::resolve(const std::string& text, const std::string& fi
   if (const End* e = ends.find(text)) return *e;
   std::string err;
   auto e = model.resolve(text, &err);
-  if (!e) return errors.push_back({file, line, field, err}), std::nullopt;
+  if (!e) {
+    if (!opt.skip_unresolved) errors.push_back({file, line, field, err});
+    return std::nullopt;
+  }
   End end{*e, model.attach(*e)};
   ends.insert(text, end);
   return end;
@@ -144,7 +147,10 @@ void State::add(const ingest::Observation& o, const std::string& file, int line)
   auto routing = o.routing == ingest::Routing::unspecified ? opt.default_routing : o.routing;
   const std::optional<End> src = resolve(o.src, file, line, "src");
   const std::optional<End> dst = resolve(o.dst, file, line, "dst");
-  if (!src || !dst) return;
+  if (!src || !dst) {
+    if (opt.skip_unresolved) ++skipped_unresolved;
+    return;
+  }
   const uint64_t a_key = uint64_t{src->at.node} << 9 | static_cast<uint64_t>(src->at.port);
   const uint64_t b_key = uint64_t{dst->at.node} << 9 | static_cast<uint64_t>(dst->at.port);
   // Most records: both ends, the routing and the direction in one integer key (nodes < 2^20).

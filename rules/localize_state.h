@@ -96,7 +96,8 @@ struct State {
   std::vector<uint32_t> stamp;               // per item: last group that counted it
   uint32_t epoch = 0;
   size_t observations = 0;
-  size_t skipped = 0;  // records whose route is gone (skip_unroutable)
+  size_t skipped = 0;             // records whose route is gone (skip_unroutable)
+  size_t skipped_unresolved = 0;  // records naming an endpoint not found (skip_unresolved)
   std::vector<fabric::Diagnostic> errors;
 
   // Building (localize_build.cpp): endpoints by text, items by key.

@@ -157,7 +157,21 @@ def rss_kib():
         return None
 if operator:
     before = rss_kib() if pid else None
-    body = ("src,dst,sent,lost\n" + "x,y,1,0\n" * 7500).encode()[:60000]
+    # Observations the daemon keeps (not a 400): two real node names of this fabric, whole
+    # lines up to 60 KB.
+    import json
+    nodes = []
+    try:
+        s = conn(); s.sendall(req("/api/v1/ports?limit=64", operator)); data = b""
+        while chunk := s.recv(65536): data += chunk
+        s.close()
+        for p in json.loads(data.split(b"\r\n\r\n", 1)[1].decode())["ports"]:
+            if p["node"] not in nodes: nodes.append(p["node"])
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    a, b = (nodes + ["x", "y"])[:2] if len(nodes) >= 2 else ("x", "y")
+    line = f"{a},{b},1,0\n"
+    body = ("src,dst,sent,lost\n" + line * ((60000 - 18) // len(line))).encode()
     counts = {}
     for _ in range(probes):
         try:

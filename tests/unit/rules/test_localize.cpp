@@ -272,6 +272,27 @@ TEST_CASE("localize: records it cannot place are errors naming their line", "[lo
   CHECK(rules::localize(b.model, obs, opt).skipped == 1);
 }
 
+TEST_CASE("localize: an incomplete discovery leaves out records naming what it lost",
+          "[localize]") {
+  // A lossy link can hide hosts from the discovery localize makes itself: the probes' records
+  // naming them are a gap of that discovery, not a typo, and the lossy link is still named.
+  Bench b;
+  auto obs = b.all_pairs(ingest::Routing::adaptive, {{"spine001/3", 0.4}}, 200);
+  const auto whole = rules::localize(b.model, obs);
+  REQUIRE(!whole.suspects.empty());
+  const size_t lost = 5;
+  for (size_t i = 0; i < lost; ++i) obs[i * 7].dst = "host9" + std::to_string(i);
+  CHECK_THROWS_AS(rules::localize(b.model, obs), fabric::InputError);  // off by default
+  rules::LocalizeOptions opt;
+  opt.skip_unresolved = true;
+  const auto part = rules::localize(b.model, obs, opt);
+  CHECK(part.skipped_unresolved == lost);
+  CHECK(part.observations == obs.size());
+  REQUIRE(!part.suspects.empty());
+  CHECK(rules::suspect_label(b.f, part.suspects[0]) ==
+        rules::suspect_label(b.f, whole.suspects[0]));
+}
+
 TEST_CASE("localize: records added one by one - errors name each file", "[localize]") {
   Bench b;
   auto obs = b.all_pairs(ingest::Routing::adaptive, {{"spine001/3", 0.4}}, 200);
