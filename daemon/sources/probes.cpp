@@ -277,6 +277,7 @@ struct Loop {
     opt.default_routing =
         cfg.routes == "static" ? ingest::Routing::static_lft : ingest::Routing::adaptive;
     opt.skip_unroutable = true;  // records over links that went down since are left out
+    opt.skip_unresolved = true;  // and those naming nodes a re-discovery lost (the rest holds)
     rules::LocalizeResult res;
     try {
       res = rules::localize(model, obs, opt);
@@ -292,7 +293,7 @@ struct Loop {
     nlohmann::json j = rules::localize_json(fab, res, cable);
     std::string now = store::iso_time(ctx.clock().now_us());
     j["time"] = now, j["rounds"] = window.rounds(), j["posted"] = window.posted();
-    j["skipped"] = res.skipped;
+    j["skipped"] = res.skipped + res.skipped_unresolved;
     std::string labels;
     for (const auto& s : res.suspects) labels += rules::suspect_label(fab, s) + "; ";
     if (labels != last_suspects)
