@@ -47,7 +47,7 @@ std::vector<actions::SlurmHostView> SlurmHosts::views(
     Judged& j = by_node[ca.node];
     for (const auto& inc : incidents)
       if (inc.kind == "host_down" && inc.node_guid == guid && inc.state == "active" &&
-          j.incident.empty()) {
+          inc.down > 0 && j.incident.empty()) {
         j.incident = inc.id;
         j.incident_ca =
             ca.ports.empty() ? core::LinkEnd{guid, inc.node, 0, ""} : ca.ports.begin()->second.ca;

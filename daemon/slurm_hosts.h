@@ -4,8 +4,9 @@
 // enable, and keeps them when a host drops out of a later discovery (a host whose only link
 // is down is not discovered). views() then judges each Slurm node from the port table, the
 // ports ibwarden disabled and the active host_down incidents:
-//   - cut_off: every link of the node's CAs down, disabled by ibwarden, or a host_down
-//     incident of one of its CAs;
+//   - cut_off: every link of the node's CAs down, disabled by ibwarden, or an active host_down
+//     incident of one of its CAs with links still down (an incident stays active for a quiet
+//     time after its links are back: the links decide then);
 //   - degraded: a link up at fewer lanes or a lower speed than its ports enable;
 //   - whole otherwise (a node with several CAs that lost some links but not all counts whole
 //     unless one that is up is degraded: its jobs still run).

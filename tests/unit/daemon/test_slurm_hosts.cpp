@@ -58,6 +58,7 @@ TEST_CASE("slurm hosts: down disabled degraded and host_down count and the rest 
   inc.kind = "host_down";
   inc.node_guid = test_fabric::host_guid(3);
   inc.state = "active";
+  inc.down = 1;
   auto v = hosts.views(ports, disabled, {inc});
   REQUIRE(v.size() == 5);
   CHECK(find(v, "node0001")->health == Health::cut_off);
@@ -74,6 +75,11 @@ TEST_CASE("slurm hosts: down disabled degraded and host_down count and the rest 
   CHECK(find(v, "node0005")->link_key ==
         core::link_key(test_fabric::host_guid(4), 1, test_fabric::leaf_guid(0), 5));
 
+  SECTION("an incident whose links are back no longer counts") {
+    inc.down = 0;
+    auto back = hosts.views(ports, disabled, {inc});
+    CHECK(find(back, "node0004")->health == Health::whole);
+  }
   SECTION("a later discovery keeps what the port table says") {
     auto without = hosts_fabric(-1);
     auto t2 = daemon::make_topology(without, nullptr, 300);
