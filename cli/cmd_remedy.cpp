@@ -41,12 +41,16 @@ void print_decision(const core::DecisionRecord& d) {
   std::cout << "\n    " << d.reason << "\n";
 }
 
-void print_order(const core::WorkOrder& o) {
+void print_order(const core::WorkOrder& o, const nlohmann::json& slurm) {
   auto j = store::workorder_json(o);
   std::cout << "#" << o.id << "  " << o.status << (o.needs_human ? " (needs a human)" : "") << "  "
             << (o.cable_id.empty() ? "(no cable id)" : o.cable_id) << "  "
             << j["a"].get<std::string>() << " <-> " << j["b"].get<std::string>() << "  offences "
             << o.offences << "\n    " << o.summary << "\n    advice: " << o.advice << "\n";
+  for (const auto& e : slurm)  // drains and resumes of the host's Slurm node
+    std::cout << "    slurm: " << e["at"].get<std::string>() << " "
+              << e["action"].get<std::string>() << " " << e["node"].get<std::string>() << " "
+              << e["status"].get<std::string>() << ": " << e["reason"].get<std::string>() << "\n";
 }
 
 }  // namespace cmd_remedy_detail
@@ -89,10 +93,14 @@ int cmd_workorders(const CmdArgs& args) {
       auto list = db->workorders(q);
       if (format == "json") {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto& o : list) out.push_back(store::workorder_json(o));
+        for (const auto& o : list) {
+          auto j = store::workorder_json(o);
+          j["slurm"] = store::order_slurm_json(*db, o);
+          out.push_back(std::move(j));
+        }
         std::cout << out.dump(2) << "\n";
       } else {
-        for (const auto& o : list) print_order(o);
+        for (const auto& o : list) print_order(o, store::order_slurm_json(*db, o));
       }
       return 0;
     }
@@ -137,7 +145,7 @@ int cmd_workorders(const CmdArgs& args) {
     if (format == "json")
       std::cout << store::workorder_json(o).dump(2) << "\n";
     else
-      print_order(o);
+      print_order(o, store::order_slurm_json(*db, o));
     return 0;
   });
 }

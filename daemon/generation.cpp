@@ -165,6 +165,12 @@ void start_worker(Runtime& rt) {
   rt.rules.worker->start();
 }
 
+void start_slurm(Runtime& rt) {
+  if (!rt.rules.slurm) return;
+  if (rt.store.keeper) rt.rules.slurm->set_store(rt.store.spec);
+  rt.rules.slurm->start();
+}
+
 void drop_ufm_view(Runtime& rt) {
   if (rt.cfg.ufm) return;
   if (size_t n = drop_ufm_port_view(*rt.store.db))
@@ -191,6 +197,7 @@ std::vector<Step> start_steps(Runtime& rt, DaemonProcess& p, std::unique_ptr<Run
   steps.push_back({"reconcile pending intents", [&rt] { return reconcile(rt), true; }});
   steps.push_back({"seed the port table", [&rt] { return seed_ports(rt), true; }});
   steps.push_back({"start the action worker", [&rt] { return start_worker(rt), true; }});
+  steps.push_back({"start the Slurm drain", [&rt] { return start_slurm(rt), true; }});
   if (ha) {
     steps.push_back({"start the lease thread", [&rt] {
                        rt.store.acting = true;
@@ -240,6 +247,7 @@ void shut_down(Runtime& rt, bool release_lease) {
       {"stop the action worker",
        [&rt] {
          if (rt.rules.worker) rt.rules.worker->stop();
+         if (rt.rules.slurm) rt.rules.slurm->stop();
          return true;
        }},
       {"drain the store queue",

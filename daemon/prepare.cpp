@@ -111,11 +111,7 @@ std::unique_ptr<Runtime> prepare(const config::Config& cfg, fabric::MadLocks& ma
       {"load the Slurm node map",  // slurm.node_map: a typo fails here, not at the first drain
        [&] {
          r.fabric.slurm_map = config::load_slurm_node_map(cfg);
-         if (cfg.slurm.enabled)  // never silent: the section is read, the drain is not built
-           log(LogLevel::warning, "slurm: drain and resume are not wired into the daemon yet",
-               {{"issue", 33},
-                {"node_map_entries", static_cast<int64_t>(r.fabric.slurm_map.by_guid.size() +
-                                                          r.fabric.slurm_map.by_name.size())}});
+         if (cfg.slurm.enabled) r.rules.slurm = std::make_unique<SlurmWorker>(cfg, r.fabric);
          return true;
        }},
       {"open the store", [&] { return open_store(r), true; }},

@@ -1,4 +1,6 @@
 // Reconciling pending port-action intents at start (daemon/remedy_setup.h).
+#include <algorithm>
+
 #include "daemon/logger.h"
 #include "daemon/remedy_setup.h"
 
@@ -7,7 +9,9 @@ namespace ibw::daemon {
 size_t reconcile_intents(fabric::MadLocks& mad, const config::Config& cfg, store::Store& db,
                          const fabric::Plan* plan, const fabric::NodeNameMap* names,
                          int64_t now_us) {
-  const size_t pending = db.pending_decisions().size();
+  const auto intents = db.pending_decisions();  // Slurm's finish on their own (slurm_drain.h)
+  const size_t pending = static_cast<size_t>(std::count_if(
+      intents.begin(), intents.end(), [](const auto& d) { return d.rule != "slurm"; }));
   if (pending == 0) return 0;
   log(LogLevel::warning, "port actions left pending by the last run: reading their ports back",
       {{"pending", pending}});

@@ -19,6 +19,7 @@
 #include "daemon/fabric_state.h"
 #include "daemon/lease.h"
 #include "daemon/notify.h"
+#include "daemon/slurm_worker.h"
 #include "daemon/source.h"
 #include "daemon/web_backend.h"
 #include "fabric/smp_port.h"
@@ -56,6 +57,7 @@ struct RulesPart {
   std::unique_ptr<rules::RuleRunner> runner;  // null without rules.file
   int loaded = -1;                            // enabled rules; -1 without rules.file
   std::unique_ptr<ActionWorker> worker;       // with rules
+  std::unique_ptr<SlurmWorker> slurm;         // with slurm.enabled: drains and resumes nodes
   std::string webhook_secret;                 // never logged
 };
 

@@ -79,6 +79,10 @@ web::Health WebBackend::health() {
     h.incidents_dropped = deps_.incidents->dropped();
   }
   if (deps_.probes) h.input_refused = deps_.probes->refused.snapshot();
+  if (deps_.slurm) {
+    auto s = deps_.slurm->snapshot();
+    h.slurm = web::Health::Slurm{s.drains, s.resumes, s.errors};
+  }
   std::vector<std::string> expected = {"opensm", "counters", "ufm"};
   std::vector<SourceHealthEntry> seen =
       deps_.health ? deps_.health->snapshot() : std::vector<SourceHealthEntry>{};

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "actions/remedy.h"
+#include "actions/slurm_drain.h"
 #include "config/config.h"
 #include "daemon/congestion_state.h"
 #include "daemon/probe_state.h"
@@ -40,6 +41,7 @@ struct WebBackendDeps {
   const CongestionBoard* congestion = nullptr;        // null: no congestion findings to show
   const RouteCheckBoard* route_check = nullptr;       // null: no route check to show
   const SmBoard* sm = nullptr;                        // the subnet manager's state
+  const actions::SlurmStats* slurm = nullptr;         // null without slurm.enabled
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
   // High availability: whether this instance holds its fabric's lease now. Null = no HA

@@ -20,6 +20,7 @@ void start_web(Runtime& rt) {
   deps.congestion = &rt.fabric.congestion;
   deps.route_check = &rt.fabric.route_check;
   deps.sm = &rt.fabric.sm;
+  if (rt.rules.slurm) deps.slurm = &rt.rules.slurm->stats();
   deps.started_us = rt.fabric.clock.now_us();
   deps.incidents = &rt.fabric.incidents;
   deps.after_action = [&rt](const core::DecisionRecord& d) { read_back(rt, d); };

@@ -81,4 +81,25 @@ nlohmann::json workorder_json(const WorkOrder& o) {
   return j;
 }
 
+nlohmann::json slurm_json(const std::vector<DecisionRecord>& decisions) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& d : decisions) {
+    if (d.rule != "slurm" || d.action.rfind("slurm_", 0) != 0) continue;
+    list.push_back({{"node", d.node},
+                    {"action", d.action.substr(6)},
+                    {"status", d.status},
+                    {"at", iso_time(d.time_us)},
+                    {"reason", d.reason}});
+  }
+  return list;
+}
+
+nlohmann::json order_slurm_json(RemedyStore& store, const WorkOrder& o) {
+  if (o.link_key.empty()) return nlohmann::json::array();
+  DecisionQuery q;
+  q.link_key = o.link_key;
+  q.limit = 0;
+  return slurm_json(store.decisions(q));
+}
+
 }  // namespace ibw::store

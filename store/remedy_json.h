@@ -12,6 +12,9 @@
 //   a and b are "NODE/PORT" (the 0xGUID when the name is empty; b "" when the peer is
 //   unknown), locations the non-empty end locations (a first), resolved null when 0,
 //   a_guid/b_guid "" when 0. The outbox payload of an order is workorder_json(order).dump().
+// slurm_json: the Slurm drains and resumes among a link's decisions (rule "slurm", see
+//   actions/slurm_drain.h), oldest first: [{node, action drain|resume, status, at, reason}];
+//   the web API and the CLI add it to an order as "slurm" (order_slurm_json reads them).
 #pragma once
 
 #include <cstdint>
@@ -21,10 +24,13 @@
 
 #include "store/record_json.h"  // iso_time
 #include "store/records.h"
+#include "store/roles.h"
 
 namespace ibw::store {
 
 nlohmann::json decision_json(const DecisionRecord& d);
 nlohmann::json workorder_json(const WorkOrder& o);
+nlohmann::json slurm_json(const std::vector<DecisionRecord>& decisions);
+nlohmann::json order_slurm_json(RemedyStore& store, const WorkOrder& o);
 
 }  // namespace ibw::store

@@ -70,16 +70,23 @@ Response ApiCore::get_workorders(Call& c) {
     throw ApiError(400,
                    "status: must be active, open, in_progress, resolved, verified or reopened");
   paging(q, c, 1000);
-  auto list = c.store(stores_).workorders(q);
-  return page("workorders", list, q.after_id, q.limit,
-              [](const core::WorkOrder& o) { return ordered(store::workorder_json(o)); });
+  auto& db = c.store(stores_);
+  auto list = db.workorders(q);
+  return page("workorders", list, q.after_id, q.limit, [&](const core::WorkOrder& o) {
+    auto j = store::workorder_json(o);
+    j["slurm"] = store::order_slurm_json(db, o);
+    return ordered(j);
+  });
 }
 
 Response ApiCore::get_workorder(Call& c) {
   int64_t id = api_remedy_detail::order_id(c);
-  auto o = c.store(stores_).workorder(id);
+  auto& db = c.store(stores_);
+  auto o = db.workorder(id);
   if (!o) throw ApiError(404, "no work order " + std::to_string(id));
-  return json_response(200, ordered(store::workorder_json(*o)));
+  auto j = store::workorder_json(*o);
+  j["slurm"] = store::order_slurm_json(db, *o);
+  return json_response(200, ordered(j));
 }
 
 // Same rules as `ibwarden workorders --update`: a technician takes an order (in_progress),

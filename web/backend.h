@@ -58,6 +58,13 @@ struct Health {
   // Inputs refused at a cap since start, by reason (probe intake quota, full probe queue,
   // spool files refused; daemon/probe_intake.h): ibwarden_input_refused_total.
   std::map<std::string, uint64_t> input_refused;
+  // Slurm drains and resumes by status, and Slurm command failures, since start
+  // (daemon/slurm_worker.h); absent without slurm.enabled.
+  struct Slurm {
+    std::map<std::string, uint64_t> drains, resumes;
+    uint64_t errors = 0;
+  };
+  std::optional<Slurm> slurm;
   // The subnet manager (daemon/sm_board.h SmBoard::json(): "watch", "status" master |
   // no_master | unknown, "master", "standby", "last_sweep", "failovers", ...); null when the
   // backend does not know.

@@ -140,6 +140,32 @@ void input_families(Writer& w, const MetricsSnapshot& m) {
   }
 }
 
+// Slurm drains and resumes (daemon/slurm_worker.h): every status, 0 included.
+void slurm_counts(Writer& w, const char* name, const char* help,
+                  const std::map<std::string, uint64_t>& counts) {
+  static const char* kStatuses[] = {"done", "failed", "held", "skipped", "dry_run"};
+  w.family(name, help, "counter");
+  for (const char* st : kStatuses) {
+    auto it = counts.find(st);
+    w.sample(name, label("status", st), it == counts.end() ? 0.0 : static_cast<double>(it->second));
+  }
+}
+
+void slurm_families(Writer& w, const MetricsSnapshot& m) {
+  if (!m.health.slurm) return;
+  const auto& s = *m.health.slurm;
+  slurm_counts(w, "ibwarden_slurm_drains_total",
+               "Slurm node drains since start, by status (done, failed, held, skipped, dry_run).",
+               s.drains);
+  slurm_counts(w, "ibwarden_slurm_resumes_total",
+               "Slurm node resumes since start, by status (done, failed, skipped, dry_run).",
+               s.resumes);
+  w.family("ibwarden_slurm_errors_total",
+           "Slurm commands (scontrol) that failed since start; each is retried with backoff.",
+           "counter");
+  w.sample("ibwarden_slurm_errors_total", static_cast<double>(s.errors));
+}
+
 void source_families(Writer& w, const MetricsSnapshot& m) {
   w.family("ibwarden_source_status",
            "Health of each event source: 1 for its current status (ok, degraded, down, disabled).");
@@ -328,7 +354,8 @@ std::string render_metrics(const MetricsSnapshot& m) {
   Writer w(label("fabric", m.fabric));
   w.gauge("ibwarden_up", "1 while the ibwarden web API answers.", 1);
   if (m.live)
-    rules_families(w, m), incident_families(w, m), input_families(w, m), sm_families(w, m);
+    rules_families(w, m), incident_families(w, m), input_families(w, m), sm_families(w, m),
+        slurm_families(w, m);
   source_families(w, m);
   if (m.live) sweep_families(w, m);
   w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",

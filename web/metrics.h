@@ -70,6 +70,11 @@
 //   ibwarden_sm_standby_count                        standby SMs answering SMInfo (the name
 //                                                    issue 30 gave; promtool lints its _count)
 //   ibwarden_sm_failovers_total                      (counter) SM failovers since the start
+//   ibwarden_slurm_drains_total{status}             (counter) Slurm drains since start, by
+//                                                    status done|failed|held|skipped|dry_run
+//   ibwarden_slurm_resumes_total{status}            (counter) Slurm resumes, the same way
+//   ibwarden_slurm_errors_total                      (counter) failed Slurm commands
+//                                                    (these three only with slurm.enabled)
 //   ibwarden_ha_leader{fabric}                       per fabric in the store: 1 when this
 //                                                    instance holds its lease (own fabric
 //                                                    without HA: 1), else 0

@@ -60,11 +60,21 @@ function detail(root, ctx, id) {
           kv('resolved', o.resolved ? timeCell(o.resolved) : '—'),
           kv('assignee', o.assignee || '—'), kv('note', o.note || '—')),
           off ? h('p', {}, enableButton(ctx, off.node, off.port, reload)) : ''),
-        h('div', {}, form, panel('Evidence', h('pre', { class: 'evidence' }, JSON.stringify(o.evidence, null, 2))))));
+        h('div', {}, form, slurmPanel(o.slurm),
+          panel('Evidence', h('pre', { class: 'evidence' }, JSON.stringify(o.evidence, null, 2))))));
   }
   const reload = () => load().catch((e) => replace(body, h('p', { class: 'error' }, e.message)));
   reload();
   return { onLive: (type, data) => { if (type === 'workorder' && String(data.id) === id) reload(); } };
+}
+
+// Slurm drains and resumes of the host's node (docs/slurm.md); nothing when there are none.
+function slurmPanel(list) {
+  if (!list || !list.length) return '';
+  return panel('Slurm', h('table', { 'data-testid': 'order-slurm' },
+    h('tr', {}, h('th', {}, 'node'), h('th', {}, 'action'), h('th', {}, 'status'), h('th', {}, 'at'), h('th', {}, 'reason')),
+    list.map((e) => h('tr', {}, h('td', { class: 'mono' }, e.node), h('td', {}, e.action),
+      h('td', {}, badge(e.status)), h('td', {}, timeCell(e.at)), h('td', {}, e.reason)))));
 }
 
 function editForm(o, reload) {

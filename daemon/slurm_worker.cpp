@@ -1,0 +1,116 @@
+#include "daemon/slurm_worker.h"
+
+#include <chrono>
+
+#include "config/store_spec.h"
+#include "daemon/logger.h"
+
+namespace ibw::daemon {
+
+namespace {
+
+actions::SlurmDrainConfig drain_config(const config::Config& cfg) {
+  actions::SlurmDrainConfig c;
+  c.reason_prefix = cfg.slurm.reason_prefix;
+  c.drain = cfg.slurm.drain;
+  c.resume = cfg.slurm.resume;
+  c.dry_run = cfg.actions.mode != "enforce";
+  c.max_drains_per_hour = cfg.slurm.max_drains_per_hour;
+  c.clean_window_us = cfg.slurm.clean_window_us;
+  return c;
+}
+
+void log_record(const core::DecisionRecord& d) {
+  LogLevel level = d.status == "failed" ? LogLevel::error
+                   : d.status == "held" ? LogLevel::warning
+                                        : LogLevel::info;
+  log(level, d.action == actions::kSlurmDrain ? "slurm drain" : "slurm resume",
+      {{"id", d.id},
+       {"node", d.node},
+       {"status", d.status},
+       {"reason", d.reason},
+       {"link_key", d.link_key}});
+}
+
+}  // namespace
+
+SlurmWorker::SlurmWorker(const config::Config& cfg, FabricState& fabric,
+                         std::unique_ptr<actions::SlurmClient> client)
+    : cfg_(cfg), fabric_(fabric), client_(std::move(client)) {
+  if (!client_) {
+    actions::SlurmCommands commands;
+    commands.scontrol = cfg.slurm.scontrol;
+    commands.squeue = cfg.slurm.squeue;
+    commands.timeout = std::chrono::milliseconds(cfg.slurm.timeout_us / 1000);
+    client_ = std::make_unique<actions::CommandSlurmClient>(commands);
+  }
+}
+
+SlurmWorker::~SlurmWorker() {
+  stop();
+}
+
+void SlurmWorker::set_store(store::StoreSpec spec) {
+  spec_ = std::move(spec);
+}
+
+void SlurmWorker::start() {
+  stopping_ = false;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void SlurmWorker::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SlurmWorker::pass(store::Store& db, actions::SlurmDrainer& drainer) {
+  auto topo = fabric_.topology();
+  if (topo && topo.get() != learned_) {
+    hosts_.learn(topo->fabric, fabric_.slurm_map);
+    learned_ = topo.get();
+  }
+  if (!hosts_.size()) return;
+  std::set<std::pair<uint64_t, int>> disabled;
+  for (const auto& p : db.disabled_ports()) disabled.insert({p.node_guid, p.port});
+  const int64_t now = fabric_.clock.now_us();
+  auto views = hosts_.views(fabric_.ports, disabled, fabric_.incidents.list(now, now));
+  for (const auto& d : drainer.tick(views, now)) log_record(d);
+  auto s = stats_.snapshot();
+  SourceHealthEntry h{"slurm", s.failing ? ingest::HealthState::degraded : ingest::HealthState::ok,
+                      s.failing ? s.last_error : "", s.last_ok_us, now};
+  if (fabric_.health.set(h))
+    log(s.failing ? LogLevel::error : LogLevel::info,
+        s.failing ? "slurm failing: drains and resumes are retried with backoff" : "slurm ok",
+        {{"error", s.last_error}});
+}
+
+void SlurmWorker::loop() {
+  std::unique_ptr<store::Store> db;
+  std::unique_ptr<actions::SlurmDrainer> drainer;
+  fabric_.health.set({"slurm", ingest::HealthState::ok, "", 0, fabric_.clock.now_us()});
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (wake_.wait_for(lock, std::chrono::seconds(1), [&] { return stopping_; })) return;
+    }
+    try {
+      if (!drainer) {
+        db = store::Store::open(spec_ ? *spec_ : config::store_spec(cfg_));
+        drainer =
+            std::make_unique<actions::SlurmDrainer>(drain_config(cfg_), *client_, *db, &stats_);
+      }
+      pass(*db, *drainer);
+    } catch (const std::exception& e) {  // the store failed: a fresh connection next pass
+      log(LogLevel::error, "slurm worker error; retrying", {{"error", e.what()}});
+      drainer.reset();
+      db.reset();
+    }
+  }
+}
+
+}  // namespace ibw::daemon

@@ -1,0 +1,91 @@
+// SlurmHosts (daemon/slurm_hosts.h): which hosts count as cut off or degraded -- a link down,
+// disabled by ibwarden, up at fewer lanes than enabled, a host_down incident -- and that a host
+// keeps being judged after it drops out of a later discovery.
+#include <catch2/catch.hpp>
+
+#include "daemon/slurm_hosts.h"
+#include "tests/unit/test_fabrics.h"
+
+using namespace ibw;
+using Health = actions::SlurmHostView::Health;
+
+namespace {
+
+// One leaf with five hosts "node000N mlx5_0" (N = 1..5) at leaf ports 1..5, 4x HDR enabled.
+fabric::Fabric hosts_fabric(int degraded_host) {
+  auto f = test_fabric::two_tier(1, 1, 5);
+  for (uint32_t i = 0; i < f.size(); ++i) {
+    auto& n = f.node(i);
+    for (auto& p : n.ports) {
+      if (!p.has_peer()) continue;
+      p.width_enabled = p.width_active = 4;
+      p.speed_enabled = p.speed_active = fabric::Speed::hdr;
+    }
+    if (n.type != fabric::NodeType::ca) continue;
+    int h = static_cast<int>(n.guid - test_fabric::host_guid(0));
+    n.description = "node000" + std::to_string(h + 1) + " mlx5_0";
+    if (h == degraded_host) n.port(1)->width_active = 1;
+  }
+  return f;
+}
+
+const actions::SlurmHostView* find(const std::vector<actions::SlurmHostView>& v,
+                                   const std::string& node) {
+  for (const auto& h : v)
+    if (h.node == node) return &h;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("slurm hosts: down disabled degraded and host_down count and the rest is whole",
+          "[slurm][slurm_hosts]") {
+  auto fab = hosts_fabric(2);  // node0003 up at 1x
+  auto topo = daemon::make_topology(fab, nullptr, 100);
+  daemon::PortTable ports;
+  std::vector<ingest::Event> events;
+  ports.apply_topology(*topo, 100, &events);
+  daemon::SlurmHosts hosts;
+  hosts.learn(topo->fabric, {});
+  REQUIRE(hosts.size() == 5);
+  // node0001's link goes down (a link check read it).
+  ports.apply_link_states({{test_fabric::host_guid(0), 1, 1, 2}}, 200, &events);
+  // node0002's link was disabled by ibwarden at the leaf end.
+  std::set<std::pair<uint64_t, int>> disabled = {{test_fabric::leaf_guid(0), 2}};
+  // node0004: a host_down incident.
+  rules::Incident inc;
+  inc.id = "260-1";
+  inc.kind = "host_down";
+  inc.node_guid = test_fabric::host_guid(3);
+  inc.state = "active";
+  inc.down = 1;
+  auto v = hosts.views(ports, disabled, {inc});
+  REQUIRE(v.size() == 5);
+  CHECK(find(v, "node0001")->health == Health::cut_off);
+  CHECK(find(v, "node0001")->why == "link down");
+  CHECK(find(v, "node0001")->peer.node == "leaf000");
+  CHECK(find(v, "node0001")->peer.port == 1);
+  CHECK(find(v, "node0002")->health == Health::cut_off);
+  CHECK(find(v, "node0002")->why == "link disabled");
+  CHECK(find(v, "node0003")->health == Health::degraded);
+  CHECK(find(v, "node0003")->why == "up at 1x HDR (expected 4x HDR)");
+  CHECK(find(v, "node0004")->health == Health::cut_off);
+  CHECK(find(v, "node0004")->incident == "260-1");
+  CHECK(find(v, "node0005")->health == Health::whole);
+  CHECK(find(v, "node0005")->link_key ==
+        core::link_key(test_fabric::host_guid(4), 1, test_fabric::leaf_guid(0), 5));
+
+  SECTION("an incident whose links are back no longer counts") {
+    inc.down = 0;
+    auto back = hosts.views(ports, disabled, {inc});
+    CHECK(find(back, "node0004")->health == Health::whole);
+  }
+  SECTION("a later discovery keeps what the port table says") {
+    auto without = hosts_fabric(-1);
+    auto t2 = daemon::make_topology(without, nullptr, 300);
+    hosts.learn(t2->fabric, {});
+    auto again = hosts.views(ports, {}, {});
+    CHECK(find(again, "node0001")->health == Health::cut_off);
+    CHECK(find(again, "node0002")->health == Health::whole);
+  }
+}
