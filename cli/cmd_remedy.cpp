@@ -47,6 +47,14 @@ void print_order(const core::WorkOrder& o) {
             << (o.cable_id.empty() ? "(no cable id)" : o.cable_id) << "  "
             << j["a"].get<std::string>() << " <-> " << j["b"].get<std::string>() << "  offences "
             << o.offences << "\n    " << o.summary << "\n    advice: " << o.advice << "\n";
+  if (j["affected_jobs"].is_array()) {  // null (not printed) without Slurm
+    std::cout << "    affected jobs: " << j["affected_jobs"].size() << " (hosts "
+              << j["affected_hosts"].dump() << ")";
+    for (const auto& job : j["affected_jobs"])
+      std::cout << "  " << job["id"].get<std::string>() << " " << job["user"].get<std::string>()
+                << " " << job["nodes"].dump() << "n";
+    std::cout << "\n";
+  }
 }
 
 }  // namespace cmd_remedy_detail

@@ -17,6 +17,7 @@
 #include "actions/remedy.h"
 #include "config/config.h"
 #include "daemon/congestion_state.h"
+#include "daemon/job_board.h"
 #include "daemon/probe_state.h"
 #include "daemon/route_check_state.h"
 #include "daemon/sm_board.h"
@@ -40,6 +41,8 @@ struct WebBackendDeps {
   const CongestionBoard* congestion = nullptr;        // null: no congestion findings to show
   const RouteCheckBoard* route_check = nullptr;       // null: no route check to show
   const SmBoard* sm = nullptr;                        // the subnet manager's state
+  const JobBoard* jobs = nullptr;                     // the running Slurm jobs (metrics)
+  LinkJobs* link_jobs = nullptr;  // null without Slurm: affected jobs null on incidents
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
   // High availability: whether this instance holds its fabric's lease now. Null = no HA

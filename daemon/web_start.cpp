@@ -20,6 +20,8 @@ void start_web(Runtime& rt) {
   deps.congestion = &rt.fabric.congestion;
   deps.route_check = &rt.fabric.route_check;
   deps.sm = &rt.fabric.sm;
+  deps.jobs = &rt.fabric.jobs;
+  deps.link_jobs = rt.link_jobs.get();
   deps.started_us = rt.fabric.clock.now_us();
   deps.incidents = &rt.fabric.incidents;
   deps.after_action = [&rt](const core::DecisionRecord& d) { read_back(rt, d); };
