@@ -27,6 +27,21 @@ std::string verdict_text(const rules::Verdict& v) {
   return what;
 }
 
+// Writes an order read from the store, unless it changed since (an operator's edit wins:
+// false, looked at again on the next call); queues its webhook delivery when `outbox`.
+bool write_if_version(store::RemedyStore& store, bool outbox, core::WorkOrder o) {
+  store::WriteBatch batch;
+  batch.outbox = outbox;
+  batch.workorders_if_version = true;
+  batch.workorders.push_back(std::move(o));
+  try {
+    store.write(batch);
+    return true;
+  } catch (const store::StoreConflict&) {
+    return false;
+  }
+}
+
 }  // namespace remedy_detail
 
 PlanIndex::PlanIndex(const fabric::Plan* plan) {
@@ -91,6 +106,11 @@ std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
   order.advice = advice(v.type, order.offences, link);
   core::DecisionRecord d = decision_for(link, v.rule, now);
   nlohmann::json evidence = evidence_json(f);
+  // Asked before the port action: the jobs the link carries while it is still up.
+  std::optional<AffectedJobs> affected;
+  if (ctx.affected) affected = ctx.affected(link.target.guid, link.target.port);
+  order.affected_json = affected ? affected_text(*affected) : "";
+  put_affected(evidence, affected);
   std::string what = rd::verdict_text(v);
 
   if (!wants_disable) {
@@ -277,17 +297,37 @@ int Remediator::verify_due(int64_t now) {
     o.status = "verified";
     o.updated_us = now;
     o.summary = "verified: clean since the repair at " + store::iso_time(o.resolved_us);
-    store::WriteBatch batch;
-    batch.outbox = config_.outbox;
-    batch.workorders_if_version = true;  // an operator's edit since the read wins
-    batch.workorders.push_back(std::move(o));
-    try {
-      store_.write(batch);
-      ++verified;
-    } catch (const store::StoreConflict&) {  // looked at again on the next call
-    }
+    verified += remedy_detail::write_if_version(store_, config_.outbox, std::move(o)) ? 1 : 0;
   }
   return verified;
+}
+
+// The affected jobs of open orders kept current while they are open (actions/affected_jobs.h).
+int Remediator::refresh_affected(
+    const JobsOn& jobs_on,
+    const std::function<std::optional<AffectedJobs>(uint64_t guid, int port)>& affected,
+    int64_t now) {
+  if (!jobs_on || !affected) return 0;
+  store::WorkOrderQuery q;
+  q.status = "active";
+  q.limit = 0;
+  int changed = 0;
+  for (auto o : store_.workorders(q)) {
+    std::optional<AffectedJobs> now_jobs = parse_affected(o.affected_json);
+    if (now_jobs) {
+      auto on = jobs_on(now_jobs->nodes);
+      if (!on) continue;  // not known now: the stored list stays
+      now_jobs->jobs = std::move(*on);
+    } else if (now_jobs = affected(o.a.guid, o.a.port); !now_jobs) {
+      continue;
+    }
+    std::string text = affected_text(*now_jobs);
+    if (text == o.affected_json) continue;
+    o.affected_json = std::move(text);
+    o.updated_us = now;
+    changed += remedy_detail::write_if_version(store_, config_.outbox, std::move(o)) ? 1 : 0;
+  }
+  return changed;
 }
 
 }  // namespace ibw::actions

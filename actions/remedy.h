@@ -21,10 +21,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "actions/affected_jobs.h"
 #include "actions/guard.h"
 #include "actions/port_control.h"
 #include "core/remedy_records.h"
@@ -91,6 +93,11 @@ struct RemedyContext {
   // model's active links (the SM's routes may lead through a just-disabled link). Unset:
   // LID routing.
   PortKey local_port;
+  // The running Slurm jobs the link at (guid, port) carries, or nullopt when not known (no
+  // Slurm, its jobs not read yet). Unset (the manual CLI): not asked, the fields stay null.
+  // Asked before the port action, put on the order (affected_json) and the decision's
+  // evidence (affected_hosts, affected_jobs).
+  std::function<std::optional<AffectedJobs>(uint64_t guid, int port)> affected;
 };
 
 // A verdict and the port's last counter reading (evidence).
@@ -131,6 +138,17 @@ class Remediator {
                               bool force, const RemedyContext& ctx, int64_t now_us);
   // Resolved orders clean since resolved_us + verify_after become verified. Returns how many.
   int verify_due(int64_t now_us);
+  // Active orders whose affected jobs changed get the new list (updated_us = now; an
+  // operator's edit meanwhile wins, the next refresh tries again): the running jobs
+  // (`jobs_on`) on the Slurm nodes stored when the order was opened (its link, disabled,
+  // carries no route now), or for an order stored without them the link's (`affected`, asked
+  // for its a end). Orders whose jobs are not known now keep theirs. Returns how many changed.
+  using JobsOn =
+      std::function<std::optional<std::vector<AffectedJob>>(const std::vector<std::string>&)>;
+  int refresh_affected(
+      const JobsOn& jobs_on,
+      const std::function<std::optional<AffectedJobs>(uint64_t guid, int port)>& affected,
+      int64_t now_us);
   // Completes every intent left pending (a crash between a port request and its record) from
   // the port's real state, read through the executor: executed when it shows what the intent
   // asked for, else failed; a disable's disabled_ports row is kept or removed to match. A port

@@ -51,6 +51,10 @@ core::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int po
   Decision g = guard_and_intend(req, ctx, now, pending, link.link_key, &state, &intent);
   nlohmann::json evidence = {
       {"operator_reason", reason}, {"force", force}, {"guard", guard_json(g)}};
+  std::optional<AffectedJobs> affected;  // a disable: the jobs the link carries while up
+  if (action == PortAction::disable && ctx.affected)
+    affected = ctx.affected(target.guid, target.port);
+  if (action == PortAction::disable) put_affected(evidence, affected);
   auto order = store_.workorder_by_link(link.link_key);
   PortStep step{action,
                 {target.guid, target.port, link.a.node, "manual", who, false},
@@ -65,9 +69,11 @@ core::DecisionRecord Remediator::manual(PortAction action, uint64_t guid, int po
     d.reason = who + "; " + g.reason + " (actions.mode is dry-run)";
   } else if (execute_step(executor_, ctx, state, step, d, evidence, batch).executed) {
     if (action == PortAction::disable) {  // (its disabled_ports row came with the intent)
-      batch.workorders.push_back(disabled_order(order, link, now, "manual",
-                                                "disabled by operator: " + reason,
-                                                fabric::json_text(evidence)));
+      core::WorkOrder o =
+          disabled_order(order, link, now, "manual", "disabled by operator: " + reason,
+                         fabric::json_text(evidence));
+      if (affected) o.affected_json = affected_text(*affected);
+      batch.workorders.push_back(std::move(o));
     } else {
       batch.disabled_remove.emplace_back(target.guid, target.port);
       if (order && order_active(order->status)) {

@@ -11,7 +11,8 @@
 # and a recursive Tarjan, on the same LFTs where it finishes (k=16; k=64 would trace 4.4e9
 # pairs).
 # Also the hosts one link carries (`ibwarden jobs --link`, fabric/link_hosts.h) on the same
-# fabric and LFTs, static and adaptive, goal <= 1 s per link.
+# fabric and LFTs, static and adaptive, goal <= 1 s per link; and the affected jobs of one link
+# (issue 33: hosts over the LFTs -> Slurm nodes -> 10,000 synthetic running jobs), goal <= 1 s.
 # Usage: bench/bench_route_check.sh [--quick]   (--quick: k=32 instead of 64)
 source "$(dirname "$0")/lib.sh"
 bench_tool route_check ibwarden
@@ -69,5 +70,14 @@ cat "$work/out"
 worst=$(grep -oE '(static|adaptive) [0-9.]+ s' "$work/out" | awk '$2 > m {m = $2} END {print m + 0}')
 link_result=$(bench_result "hosts of one link, $((k * k * k / 4)) hosts" "$worst s (slowest)" \
   "goal <= 1 s" "-" "$(met le "$worst" 1)")
+
+echo
+echo "## 5. affected jobs of one link (10,000 running jobs), k=$k, goal <= 1 s per link"
+best_of 1 jb "$bench" $k jobs
+cat "$work/out"
+worst_jobs=$(grep -oE ': [0-9.]+ s \(' "$work/out" | awk '$2 > m {m = $2} END {print m + 0}')
+jobs_result=$(bench_result "affected jobs of one link, $((k * k * k / 4)) hosts, 10,000 jobs" \
+  "$worst_jobs s (slowest)" "goal <= 1 s" "-" "$(met le "$worst_jobs" 1)")
 echo "$result"
 echo "$link_result"
+echo "$jobs_result"

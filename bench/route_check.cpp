@@ -11,6 +11,11 @@
 //                                        carries, `ibwarden jobs --link`, issue 33) on a leaf
 //                                        uplink, an aggregation-core link and a host link,
 //                                        static (LFTs) and adaptive (minimal routes)
+//   ibw-bench-route_check K jobs         times the affected jobs of a link as the daemon asks
+//                                        them (issue 33): fabric::hosts_of_link over the LFTs,
+//                                        then actions::affected_jobs against 10,000 synthetic
+//                                        running jobs (the HostMap and JobIndex built once,
+//                                        as the daemon keeps them); prints a RESULT-ready line
 // The LFTs are ftree-like: CA LIDs up/down (up ports chosen by destination index mod the
 // number of up ports, down by the port towards the destination's leaf); switch LIDs min-hop.
 #include <chrono>
@@ -23,6 +28,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "actions/affected_jobs.h"
 #include "fabric/ibnetdiscover_parser.h"
 #include "fabric/link_hosts.h"
 #include "fabric/node_name_map.h"
@@ -260,11 +266,61 @@ int time_link_hosts(const Fabric& fab, const RoutingTables& tables, int k) {
   return 0;
 }
 
+// 10,000 running jobs over the hosts' Slurm nodes (node descriptions "hostname hca": the
+// generated CA names), 1 to 16 nodes each, then the affected jobs of a leaf uplink, an
+// aggregation-core link and a host link, each timed end to end (hosts, nodes, jobs).
+int time_affected_jobs(const Fabric& fab, const RoutingTables& tables, int k) {
+  Fabric named = fab;
+  std::vector<std::string> nodes;
+  for (uint32_t i = 0; i < named.size(); ++i)
+    if (named.node(i).type == NodeType::ca) {
+      nodes.push_back("node" + std::to_string(nodes.size() + 1));
+      named.node(i).description = nodes.back() + " mlx5_0";
+    }
+  auto t0 = std::chrono::steady_clock::now();
+  HostMap hosts(named, nullptr);
+  std::vector<ibw::actions::SlurmJob> jobs(10'000);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    jobs[j].id = std::to_string(1000 + j);
+    jobs[j].user = "user" + std::to_string(j % 97);
+    jobs[j].node_count = 1 + static_cast<int>(j % 16);
+    for (int n = 0; n < jobs[j].node_count; ++n)
+      jobs[j].nodes.push_back(nodes[(j * 7 + static_cast<size_t>(n)) % nodes.size()]);
+  }
+  ibw::actions::JobIndex index(jobs);
+  std::printf("jobs k=%d: host map (%zu mapped) and 10,000-job index in %.3f s\n", k,
+              hosts.mapped().size(), since(t0));
+  std::vector<int> level = levels(named);
+  auto uplink = [&](int lvl) -> std::pair<uint32_t, int> {
+    for (uint32_t i = 0; i < named.size(); ++i)
+      if (level[i] == lvl)
+        for (int p = 1; p <= named.node(i).num_ports; ++p)
+          if (const Port* q = named.node(i).port(p);
+              q->has_peer() && level[q->peer_node] == lvl + 1)
+            return {i, p};
+    return {kNoNode, 0};
+  };
+  std::pair<uint32_t, int> host{kNoNode, 1};
+  for (uint32_t i = 0; i < named.size() && host.first == kNoNode; ++i)
+    if (named.node(i).type == NodeType::ca) host.first = i;
+  const std::pair<const char*, std::pair<uint32_t, int>> links[] = {
+      {"leaf uplink", uplink(0)}, {"aggregation-core", uplink(1)}, {"host link", host}};
+  for (const auto& [what, at] : links) {
+    auto t1 = std::chrono::steady_clock::now();
+    LinkHosts crossing = hosts_of_link(named, &tables, at.first, at.second);
+    ibw::actions::AffectedJobs a = ibw::actions::affected_jobs(hosts, crossing, index);
+    std::printf("jobs k=%d %s %s: %.3f s (%zu hosts, %zu nodes, %zu of 10000 jobs)\n", k, what,
+                named.port_label(at.first, at.second).c_str(), since(t1), a.hosts, a.nodes.size(),
+                a.jobs.size());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: ibw-bench-route_check K check|standin|link|dump [DIR]\n";
+    std::cerr << "usage: ibw-bench-route_check K check|standin|link|jobs|dump [DIR]\n";
     return 2;
   }
   ibw::lab::FatTreeSpec spec;
@@ -294,6 +350,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "link") return time_link_hosts(fab, tables, spec.k);
+  if (mode == "jobs") return time_affected_jobs(fab, tables, spec.k);
   RouteCheck c = check_routes(fab, tables);
   std::printf(
       "check k=%d: %.3f s, %zu sources x %zu destinations, credit loops %zu, "

@@ -2,14 +2,15 @@
 // (issue 33): the hosts whose routes cross a link, from the daemon's stored fabric and the
 // configured routing (cli/daemon_view.h, fabric/link_hosts.h), with their Slurm node names
 // (unmapped CAs listed as such), the CA-to-CA pairs, and the running jobs on those nodes
-// (cli/affected_jobs.h: "not available" until the Slurm client is configured).
+// (actions/affected_jobs.h, as on the daemon's work orders; one squeue; "not available"
+// without slurm.enabled).
 // Exit 0 on an answer, 2 on a usage or input error (unknown link, no daemon state).
 #include <iostream>
-#include <set>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
-#include "cli/affected_jobs.h"
+#include "actions/affected_jobs.h"
 #include "cli/commands.h"
 #include "cli/daemon_view.h"
 #include "core/hostlist.h"
@@ -29,21 +30,21 @@ int cmd_jobs(const CmdArgs& args) {
     fabric::LinkHosts hosts = v.crossing(node, port, nullptr, &asked_up);
     const char* routes = asked_up ? "adaptive" : v.routes();
 
+    actions::LinkNodes mapped = actions::link_nodes(*v.hosts, hosts);
     auto listed = nlohmann::ordered_json::array();
     auto unmapped = nlohmann::ordered_json::array();
-    std::vector<std::string> nodes;  // Slurm nodes, each once, in CA order
-    std::set<std::string> seen;
-    for (uint32_t ca : hosts.cas) {
-      const std::string& name = v.fab.node(ca).name;
-      const std::string* slurm = v.hosts->node_of(ca);
-      if (!slurm) {
-        unmapped.push_back(name);
-        continue;
-      }
-      listed.push_back({{"host", name}, {"node", *slurm}});
-      if (seen.insert(*slurm).second) nodes.push_back(*slurm);
+    for (const auto& [ca, slurm] : mapped.mapped)
+      listed.push_back({{"host", v.fab.node(ca).name}, {"node", slurm}});
+    for (uint32_t ca : mapped.unmapped) unmapped.push_back(v.fab.node(ca).name);
+    const std::vector<std::string>& nodes = mapped.nodes;
+    std::optional<std::vector<actions::AffectedJob>> jobs;  // nullopt: Slurm not configured
+    if (v.cfg.slurm.enabled) {
+      std::vector<actions::SlurmJob> running;  // none for no nodes (squeue would list all)
+      if (!nodes.empty())
+        running =
+            actions::CommandSlurmClient(actions::slurm_commands(v.cfg.slurm)).running_jobs(nodes);
+      jobs = actions::JobIndex(running).on_nodes(nodes);
     }
-    auto jobs = running_jobs(v.cfg, nodes);
     if (format == "json") {
       nlohmann::ordered_json out;
       out["link"] = link;
@@ -52,13 +53,7 @@ int cmd_jobs(const CmdArgs& args) {
       out["hosts"] = listed;
       out["unmapped"] = unmapped;
       out["pairs"] = hosts.pairs;
-      if (!jobs) {
-        out["jobs"] = nullptr;
-      } else {
-        out["jobs"] = nlohmann::ordered_json::array();
-        for (const RunningJob& j : *jobs)
-          out["jobs"].push_back({{"id", j.id}, {"user", j.user}, {"nodes", j.nodes}});
-      }
+      out["jobs"] = jobs ? actions::jobs_json(*jobs) : nlohmann::ordered_json(nullptr);
       std::cout << out.dump(2) << "\n";
       return 0;
     }
@@ -84,7 +79,7 @@ int cmd_jobs(const CmdArgs& args) {
       return 0;
     }
     std::cout << "jobs: " << jobs->size() << "\n";
-    for (const RunningJob& j : *jobs)
+    for (const actions::AffectedJob& j : *jobs)
       std::cout << "  " << j.id << "  " << j.user << "  " << j.nodes << " nodes\n";
     return 0;
   });

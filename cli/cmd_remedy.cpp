@@ -51,6 +51,14 @@ void print_order(const core::WorkOrder& o, const nlohmann::json& slurm) {
     std::cout << "    slurm: " << e["at"].get<std::string>() << " "
               << e["action"].get<std::string>() << " " << e["node"].get<std::string>() << " "
               << e["status"].get<std::string>() << ": " << e["reason"].get<std::string>() << "\n";
+  if (j["affected_jobs"].is_array()) {  // null (not printed) without Slurm
+    std::cout << "    affected jobs: " << j["affected_jobs"].size() << " (hosts "
+              << j["affected_hosts"].dump() << ")";
+    for (const auto& job : j["affected_jobs"])
+      std::cout << "  " << job["id"].get<std::string>() << " " << job["user"].get<std::string>()
+                << " " << job["nodes"].dump() << "n";
+    std::cout << "\n";
+  }
 }
 
 }  // namespace cmd_remedy_detail

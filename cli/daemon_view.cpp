@@ -5,30 +5,12 @@
 
 #include "cli/store_fabric.h"
 #include "config/store_spec.h"
-#include "fabric/route_model.h"
 
 namespace ibw::cli {
 
 fabric::LinkHosts DaemonView::crossing(uint32_t node, int port, const std::vector<uint8_t>* among,
                                        bool* asked_up) const {
-  auto up = [](const fabric::Port* p) {
-    return !p || ((p->state == 0 || p->state == 4) && p->phys_state != fabric::kPhysDisabled);
-  };
-  const fabric::Port* p = fab.node(node).port(port);
-  const fabric::Port* far =
-      p && p->has_peer() ? fab.node(p->peer_node).port(p->peer_port) : nullptr;
-  bool is_up = up(p) && up(far);
-  if (asked_up) *asked_up = !is_up;
-  if (is_up && tables)
-    return fabric::hosts_crossing(fab, *tables, fabric::LidIndex(fab), node, port, among);
-  if (is_up)
-    return fabric::hosts_crossing_adaptive(fabric::RouteModel(fab, nullptr), node, port, among);
-  fabric::Fabric restored = fab;
-  restored.reindex();
-  for (fabric::Port* q : {restored.node(node).port(port),
-                          far ? restored.node(p->peer_node).port(p->peer_port) : nullptr})
-    if (q) q->state = 0, q->phys_state = 0;
-  return fabric::hosts_crossing_adaptive(fabric::RouteModel(restored, nullptr), node, port, among);
+  return fabric::hosts_of_link(fab, tables ? &*tables : nullptr, node, port, among, asked_up);
 }
 
 DaemonView load_daemon_view(const CmdArgs& args) {

@@ -30,10 +30,8 @@ struct DaemonView {
   std::unique_ptr<fabric::HostMap> hosts;
 
   const char* routes() const { return tables ? "static" : "adaptive"; }
-  // The hosts whose routes cross the link at (node, port), by the view's routing. A link that
-  // is not up (either end not Active, or disabled) is asked as if up, over every minimal route
-  // (the LFTs route around it once OpenSM swept, so they cannot tell what it carried), and
-  // *asked_up says so: the hosts it cut off.
+  // The hosts whose routes cross the link at (node, port), by the view's routing
+  // (fabric::hosts_of_link: a link that is not up is asked as if up, and *asked_up says so).
   fabric::LinkHosts crossing(uint32_t node, int port, const std::vector<uint8_t>* among = nullptr,
                              bool* asked_up = nullptr) const;
 };

@@ -199,6 +199,9 @@ struct SlurmSection {
   int64_t clean_window_us = 30LL * 60 * 1'000'000;  // a link clean this long: resume its node
   int max_drains_per_hour = 8;                      // a guard-like cap; past it drains are held
   int64_t timeout_us = 10'000'000;                  // per Slurm command
+  // How often the daemon reads the running jobs (one squeue) for the affected jobs of its work
+  // orders, incidents and decisions (actions/affected_jobs.h).
+  int64_t jobs_refresh_us = 30'000'000;
 };
 // The map file of slurm.node_map when the section is enabled and names one (an empty map
 // otherwise); throws fabric::InputError with the map's own file:line errors, or naming

@@ -46,6 +46,7 @@ Keys slurm_keys(Parse& p) {
           {"clean_window", r.set_duration(&s.clean_window_us)},
           {"max_drains_per_hour", r.set_integer(&s.max_drains_per_hour, 0, 100000)},
           {"timeout", r.set_duration(&s.timeout_us)},
+          {"jobs_refresh", r.set_duration(&s.jobs_refresh_us)},
           {"rest_url", rest_url}};
 }
 

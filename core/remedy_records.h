@@ -59,6 +59,9 @@ struct WorkOrder {
   bool port_disabled = false;  // ibwarden disabled the link for this order
   int offences = 1;            // times this link went bad (repeat-offender count)
   std::string evidence_json;   // JSON object
+  // The running Slurm jobs its link carries (actions/affected_jobs.h: {"hosts", "unmapped",
+  // "jobs"}), as of when it was opened or last refreshed; "" when not known (no Slurm).
+  std::string affected_json;
   std::string assignee;
   std::string note;
   int64_t opened_us = 0;

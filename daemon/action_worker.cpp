@@ -59,6 +59,13 @@ void ActionWorker::set_floor(std::function<bool(uint64_t, int, int64_t)> floor) 
   floor_ = std::move(floor);
 }
 
+void ActionWorker::set_affected(
+    std::function<std::optional<actions::AffectedJobs>(uint64_t, int)> affected,
+    actions::Remediator::JobsOn jobs_on) {
+  affected_ = std::move(affected);
+  jobs_on_ = std::move(jobs_on);
+}
+
 void ActionWorker::set_hold(std::function<std::optional<std::string>()> hold) {
   hold_ = std::move(hold);
 }
@@ -67,6 +74,7 @@ void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   ingest::SystemClock clock;
   if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
   actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
+  ctx.affected = affected_;
   std::optional<std::string> hold = hold_ ? hold_() : std::nullopt;
   if (hold && !hold_since_us_) hold_since_us_ = clock.now_us();
   if (!hold) hold_since_us_ = 0;
@@ -124,6 +132,8 @@ void ActionWorker::loop() {
   std::unique_ptr<actions::Remediator> remedy;
   ingest::SystemClock clock;
   auto last_verify = std::chrono::steady_clock::time_point{};
+  auto last_jobs = std::chrono::steady_clock::now();  // the orders just opened are current
+  const auto jobs_every = std::chrono::microseconds(cfg_.slurm.jobs_refresh_us);
   while (true) {
     std::optional<ActionJob> job;
     {
@@ -147,6 +157,11 @@ void ActionWorker::loop() {
         last_verify = std::chrono::steady_clock::now();
         if (int n = remedy->verify_due(clock.now_us()))
           log(LogLevel::info, "work orders verified", {{"count", n}});
+      }
+      if (affected_ && std::chrono::steady_clock::now() - last_jobs >= jobs_every) {
+        last_jobs = std::chrono::steady_clock::now();
+        if (int n = remedy->refresh_affected(jobs_on_, affected_, clock.now_us()))
+          log(LogLevel::info, "affected jobs of work orders refreshed", {{"count", n}});
       }
     } catch (const std::exception& e) {
       log(LogLevel::error, "action worker error; retrying", {{"error", e.what()}});

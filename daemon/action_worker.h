@@ -56,6 +56,13 @@ class ActionWorker {
   // (rules::RuleRunner::set_floor); returns false when it was floored there already. Without
   // it, such verdicts go to on_finding as before. Call before start().
   void set_floor(std::function<bool(uint64_t, int, int64_t)> floor);
+  // The running Slurm jobs a link carries (daemon/job_board.h LinkJobs), put on every order
+  // and decision (actions::RemedyContext::affected) and refreshed on the active orders every
+  // slurm.jobs_refresh (Remediator::refresh_affected). Without it the fields stay null.
+  // Call before start().
+  // `jobs_on`: the running jobs on a list of Slurm nodes (JobBoard), for the refresh.
+  void set_affected(std::function<std::optional<actions::AffectedJobs>(uint64_t, int)> affected,
+                    actions::Remediator::JobsOn jobs_on);
   void start();
   // Finishes the job in progress, drops queued ones (they are re-derived after a restart).
   void stop();
@@ -73,6 +80,8 @@ class ActionWorker {
   std::function<void(const core::DecisionRecord&)> after_action_;
   std::function<std::optional<std::string>()> hold_;
   std::function<bool(uint64_t, int, int64_t)> floor_;
+  std::function<std::optional<actions::AffectedJobs>(uint64_t, int)> affected_;
+  actions::Remediator::JobsOn jobs_on_;
   int64_t hold_since_us_ = 0;                // when the current hold began; 0: none
   std::set<std::pair<uint64_t, int>> held_;  // ports with a held decision not yet acted on
   actions::PlanIndex plan_;

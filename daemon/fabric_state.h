@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/congestion_state.h"
+#include "daemon/job_board.h"
 #include "daemon/port_table.h"
 #include "daemon/probe_state.h"
 #include "daemon/route_check_state.h"
@@ -53,6 +54,8 @@ class FabricState {
   // The subnet manager (master, standbys, no master): set by the SM watcher, read by the action
   // worker (held actions), the web API and, stored, by `ibwarden status`.
   SmBoard sm;
+  // The running Slurm jobs (slurm.enabled): set by the slurm_jobs source, read by LinkJobs.
+  JobBoard jobs;
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.
   std::vector<ingest::CounterSample> stored_samples;

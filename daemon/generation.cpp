@@ -158,6 +158,15 @@ void start_worker(Runtime& rt) {
     rt.rules.worker->set_store(rt.store.spec, [k] { return k->held(); });
   rt.rules.worker->set_after_action([&rt](const core::DecisionRecord& d) { read_back(rt, d); });
   rt.rules.worker->set_hold([&rt] { return rt.fabric.sm.hold_reason(); });
+  if (LinkJobs* jobs = rt.link_jobs.get())
+    rt.rules.worker->set_affected(
+        [jobs](uint64_t guid, int port) { return jobs->of_link(guid, port); },
+        [board = &rt.fabric.jobs](const std::vector<std::string>& nodes)
+            -> std::optional<std::vector<actions::AffectedJob>> {
+          auto index = board->index();
+          if (!index) return std::nullopt;
+          return index->on_nodes(nodes);
+        });
   if (rules::RuleRunner* runner = rt.rules.runner.get())
     rt.rules.worker->set_floor([runner](uint64_t guid, int port, int64_t since_us) {
       return runner->set_floor(guid, port, since_us);

@@ -74,6 +74,11 @@ void add_sources(Runtime& rt) {
   if (cfg.counters.enabled && !ufm_telemetry_configured(cfg))
     list.push_back(make_counter_sweep(cfg));
   if (cfg.probes.interval_us || cfg.probes.spool_dir) list.push_back(make_probe_source());
+  rt.fabric.jobs.configure(cfg.slurm.enabled);
+  if (cfg.slurm.enabled) {
+    list.push_back(make_slurm_jobs());
+    rt.link_jobs = std::make_unique<LinkJobs>(rt.fabric, rt.cfg);
+  }
   if (cfg.sm_watch.on(cfg.fabric.discovery)) {
     rt.fabric.sm.configure(true);
     list.push_back(make_sm_watch());

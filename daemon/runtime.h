@@ -86,6 +86,9 @@ struct Runtime {
   fabric::MadLocks& mad;  // the process's (DaemonProcess::mad), shared by every generation
   config::Config cfg;
   FabricState fabric;  // plan, names, topology, routes, port table, health, probe state
+  // The running jobs each link carries (slurm.enabled; null without): the action worker's
+  // and the web API's (declared before them, so it outlives both).
+  std::unique_ptr<LinkJobs> link_jobs;
   StorePart store;
   RulesPart rules;
   WebPart web;

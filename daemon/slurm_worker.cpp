@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "actions/affected_jobs.h"
 #include "config/store_spec.h"
 #include "daemon/logger.h"
 
@@ -37,13 +38,8 @@ void log_record(const core::DecisionRecord& d) {
 SlurmWorker::SlurmWorker(const config::Config& cfg, FabricState& fabric,
                          std::unique_ptr<actions::SlurmClient> client)
     : cfg_(cfg), fabric_(fabric), client_(std::move(client)) {
-  if (!client_) {
-    actions::SlurmCommands commands;
-    commands.scontrol = cfg.slurm.scontrol;
-    commands.squeue = cfg.slurm.squeue;
-    commands.timeout = std::chrono::milliseconds(cfg.slurm.timeout_us / 1000);
-    client_ = std::make_unique<actions::CommandSlurmClient>(commands);
-  }
+  if (!client_)
+    client_ = std::make_unique<actions::CommandSlurmClient>(actions::slurm_commands(cfg.slurm));
 }
 
 SlurmWorker::~SlurmWorker() {

@@ -72,6 +72,10 @@ web::Health WebBackend::health() {
   h.max_actions_per_hour = deps_.cfg.actions.max_actions_per_hour;
   h.leader = !deps_.is_leader || deps_.is_leader();
   if (deps_.sm) h.subnet_manager = deps_.sm->json();
+  if (deps_.jobs) {
+    JobBoard::Stats s = deps_.jobs->stats();
+    h.slurm_jobs = {s.enabled, s.running, s.failures, s.capped};
+  }
   if (deps_.incidents) {
     int64_t now = web_backend_detail::now_us();
     h.incidents_active = deps_.incidents->active(now);
@@ -137,6 +141,8 @@ core::DecisionRecord WebBackend::port_action(const web::PortActionRequest& reque
   auto db = store::Store::open(config::store_spec(deps_.cfg));
   actions::RemedyContext ctx =
       remedy_context(*topo, &plan_index_, local_lids(*deps_.mad, deps_.cfg));
+  if (LinkJobs* jobs = deps_.link_jobs)
+    ctx.affected = [jobs](uint64_t guid, int port) { return jobs->of_link(guid, port); };
   auto exec = port_executor(*deps_.mad, deps_.cfg);  // actions.via: SMPs or UFM, as the automation
   actions::Remediator remedy(remedy_config(deps_.cfg), *db, exec.get());
   auto action = request.action == web::PortActionKind::disable ? actions::PortAction::disable
@@ -177,8 +183,14 @@ nlohmann::json WebBackend::run_audit() {
 nlohmann::json WebBackend::incidents(int64_t since_us) {
   nlohmann::json out = nlohmann::json::array();
   if (!deps_.incidents) return out;
-  for (const auto& inc : deps_.incidents->list(since_us, web_backend_detail::now_us()))
-    out.push_back(rules::incident_json(inc));
+  for (const auto& inc : deps_.incidents->list(since_us, web_backend_detail::now_us())) {
+    nlohmann::json j = rules::incident_json(inc);
+    PortRefs links;  // every link it covers (a host_down: the host's own links)
+    for (const auto& l : inc.links) links.emplace_back(l.guid, l.port);
+    actions::put_affected(
+        j, deps_.link_jobs && !links.empty() ? deps_.link_jobs->of(links) : std::nullopt);
+    out.push_back(std::move(j));
+  }
   return out;
 }
 

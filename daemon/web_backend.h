@@ -18,6 +18,7 @@
 #include "actions/slurm_drain.h"
 #include "config/config.h"
 #include "daemon/congestion_state.h"
+#include "daemon/job_board.h"
 #include "daemon/probe_state.h"
 #include "daemon/route_check_state.h"
 #include "daemon/sm_board.h"
@@ -42,6 +43,8 @@ struct WebBackendDeps {
   const RouteCheckBoard* route_check = nullptr;       // null: no route check to show
   const SmBoard* sm = nullptr;                        // the subnet manager's state
   const actions::SlurmStats* slurm = nullptr;         // null without slurm.enabled
+  const JobBoard* jobs = nullptr;                     // the running Slurm jobs (metrics)
+  LinkJobs* link_jobs = nullptr;  // null without Slurm: affected jobs null on incidents
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file
   // High availability: whether this instance holds its fabric's lease now. Null = no HA

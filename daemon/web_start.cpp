@@ -21,6 +21,8 @@ void start_web(Runtime& rt) {
   deps.route_check = &rt.fabric.route_check;
   deps.sm = &rt.fabric.sm;
   if (rt.rules.slurm) deps.slurm = &rt.rules.slurm->stats();
+  deps.jobs = &rt.fabric.jobs;
+  deps.link_jobs = rt.link_jobs.get();
   deps.started_us = rt.fabric.clock.now_us();
   deps.incidents = &rt.fabric.incidents;
   deps.after_action = [&rt](const core::DecisionRecord& d) { read_back(rt, d); };

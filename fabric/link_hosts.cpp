@@ -1,5 +1,5 @@
 // hosts_crossing (static, over the LFTs) and hosts_crossing_adaptive (minimal routes between
-// leaves); see link_hosts.h.
+// leaves), and hosts_of_link choosing between them; see link_hosts.h.
 #include "fabric/link_hosts.h"
 
 #include <algorithm>
@@ -194,6 +194,25 @@ LinkHosts hosts_crossing_adaptive(const RouteModel& model, uint32_t node, int po
     if (at && leaf_marked[model.ordinal(at->first)]) marked[e.node] = 1;
   }
   return finish(marked, pairs);
+}
+
+LinkHosts hosts_of_link(const Fabric& fab, const RoutingTables* tables, uint32_t node, int port,
+                        const std::vector<uint8_t>* among, bool* asked_up) {
+  auto up = [](const Port* p) {
+    return !p || ((p->state == 0 || p->state == 4) && p->phys_state != kPhysDisabled);
+  };
+  const Port* p = fab.node(node).port(port);
+  const Port* far = p && p->has_peer() ? fab.node(p->peer_node).port(p->peer_port) : nullptr;
+  bool is_up = up(p) && up(far);
+  if (asked_up) *asked_up = !is_up;
+  if (is_up && tables) return hosts_crossing(fab, *tables, LidIndex(fab), node, port, among);
+  if (is_up) return hosts_crossing_adaptive(RouteModel(fab, nullptr), node, port, among);
+  Fabric restored = fab;
+  restored.reindex();
+  for (Port* q : {restored.node(node).port(port),
+                  far ? restored.node(p->peer_node).port(p->peer_port) : nullptr})
+    if (q) q->state = 0, q->phys_state = 0;
+  return hosts_crossing_adaptive(RouteModel(restored, nullptr), node, port, among);
 }
 
 }  // namespace ibw::fabric

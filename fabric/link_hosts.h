@@ -37,4 +37,13 @@ LinkHosts hosts_crossing(const Fabric& fabric, const RoutingTables& tables, cons
 LinkHosts hosts_crossing_adaptive(const RouteModel& model, uint32_t node, int port,
                                   const std::vector<uint8_t>* among = nullptr);
 
+// The hosts whose routes cross the link at (node, port): static over `tables` when given,
+// else every minimal route (adaptive). A link that is not up (either end not Active, or
+// disabled) is asked as if up, over every minimal route (the LFTs route around it once OpenSM
+// swept, so they cannot tell what it carried), and *asked_up says so: the hosts it cut off.
+// `ibwarden jobs`, `ibwarden check` and the daemon's affected jobs (actions/affected_jobs.h)
+// all ask this.
+LinkHosts hosts_of_link(const Fabric& fab, const RoutingTables* tables, uint32_t node, int port,
+                        const std::vector<uint8_t>* among = nullptr, bool* asked_up = nullptr);
+
 }  // namespace ibw::fabric

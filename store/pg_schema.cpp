@@ -248,6 +248,10 @@ ALTER TABLE ports ADD COLUMN counters BYTEA; -- sample_codec::encode_port_state
 ALTER TABLE ports SET (fillfactor = 70);     -- room for HOT updates of the counter state
 )sql",
      pg_migrate::to_v2},
+    // The running Slurm jobs a work order's link carries (issue 33; NULL: not known).
+    {3, "workorders: affected jobs", R"sql(
+ALTER TABLE workorders ADD COLUMN IF NOT EXISTS affected TEXT; -- JSON {hosts, unmapped, nodes, jobs}
+)sql"},
 };
 
 const char* kVersionTable = R"sql(

@@ -30,10 +30,10 @@ auto end_fields(const LinkEnd& e) {
 }
 
 auto content_fields(const WorkOrder& o) {
-  return std::tuple_cat(
-      std::tie(o.link_key, o.cable_id), end_fields(o.a), end_fields(o.b),
-      std::tie(o.status, o.rule, o.severity, o.summary, o.advice, o.needs_human, o.port_disabled,
-               o.offences, o.evidence_json, o.assignee, o.note, o.opened_us, o.resolved_us));
+  return std::tuple_cat(std::tie(o.link_key, o.cable_id), end_fields(o.a), end_fields(o.b),
+                        std::tie(o.status, o.rule, o.severity, o.summary, o.advice, o.needs_human,
+                                 o.port_disabled, o.offences, o.evidence_json, o.assignee, o.note,
+                                 o.opened_us, o.resolved_us, o.affected_json));
 }
 
 }  // namespace columns_detail

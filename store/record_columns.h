@@ -82,6 +82,7 @@ struct Workorders {
     f("updated_us", o.updated_us);
     f("resolved_us", o.resolved_us);
     f("version", o.version);
+    f("affected", NullIfEmpty{o.affected_json});
   }
 };
 

@@ -78,6 +78,11 @@ nlohmann::json workorder_json(const WorkOrder& o) {
   j["evidence"] = evidence_object(o.evidence_json);
   j["a_guid"] = guid_or_empty(o.a.guid);
   j["b_guid"] = guid_or_empty(o.b.guid);
+  // The stored {"hosts", "unmapped", "jobs"} (actions/affected_jobs.h); null when not known.
+  auto affected = nlohmann::json::parse(o.affected_json, nullptr, /*allow_exceptions=*/false);
+  bool known = affected.is_object() && affected.contains("jobs") && affected["jobs"].is_array();
+  j["affected_hosts"] = known ? affected.value("hosts", nlohmann::json(0)) : nullptr;
+  j["affected_jobs"] = known ? affected["jobs"] : nullptr;
   return j;
 }
 

@@ -8,10 +8,12 @@
 //   action, status, reason, evidence}; node_guid "" when 0.
 // workorder_json: {id, cable_id, a, b, locations, status, rule, summary, offences, opened,
 //   updated} and also {severity, advice, needs_human, port_disabled, assignee, note, resolved,
-//   version, link_key, evidence, a_guid, b_guid}.
+//   version, link_key, evidence, a_guid, b_guid, affected_hosts, affected_jobs}.
 //   a and b are "NODE/PORT" (the 0xGUID when the name is empty; b "" when the peer is
 //   unknown), locations the non-empty end locations (a first), resolved null when 0,
-//   a_guid/b_guid "" when 0. The outbox payload of an order is workorder_json(order).dump().
+//   a_guid/b_guid "" when 0, affected_hosts (count) and affected_jobs ([{id, user, nodes}]) the
+//   running Slurm jobs its link carries, both null when not known (no Slurm).
+//   The outbox payload of an order is workorder_json(order).dump().
 // slurm_json: the Slurm drains and resumes among a link's decisions (rule "slurm", see
 //   actions/slurm_drain.h), oldest first: [{node, action drain|resume, status, at, reason}];
 //   the web API and the CLI add it to an order as "slurm" (order_slurm_json reads them).

@@ -17,6 +17,14 @@ void samples_to_stage(sqlite_detail::Db& db) {
   db.exec("DROP TABLE samples");
 }
 
+// Migration 5: workorders.affected (the running Slurm jobs of the order's link; NULL: not
+// known). Added only when missing: a file set back to an older user_version keeps its columns.
+void add_affected(sqlite_detail::Db& db) {
+  if (db.scalar_int(
+          "SELECT count(*) FROM pragma_table_info('workorders') WHERE name = 'affected'") == 0)
+    db.exec("ALTER TABLE workorders ADD COLUMN affected TEXT");
+}
+
 // Conventions for every table:
 // - GUIDs and 64-bit counters are INTEGER holding the uint64 bit pattern (may read negative
 //   in the sqlite3 shell; exact both ways).
@@ -241,7 +249,9 @@ CREATE TABLE sample_blocks (
 ) WITHOUT ROWID;
 )sql",
      samples_to_stage},
-    // {5, "...", R"sql(ALTER TABLE ...)sql"},
+    // The running Slurm jobs a work order's link carries (issue 33; NULL: not known).
+    {5, "workorders: affected jobs", "", add_affected},
+    // {6, "...", R"sql(ALTER TABLE ...)sql"},
 };
 
 int32_t application_id(sqlite_detail::Db& db) {

@@ -69,6 +69,14 @@ struct Health {
   // no_master | unknown, "master", "standby", "last_sweep", "failovers", ...); null when the
   // backend does not know.
   nlohmann::json subnet_manager;
+  // The running Slurm jobs as the daemon last read them (slurm.jobs_refresh; daemon/job_board.h):
+  // no samples unless enabled; running -1 before the first read.
+  struct SlurmJobs {
+    bool enabled = false;
+    int64_t running = -1;
+    uint64_t refresh_failures = 0;
+    uint64_t capped = 0;  // jobs dropped at the cap
+  } slurm_jobs;
 };
 
 // Source health as the JSON array that GET /fabrics shows and a lease row carries

@@ -100,6 +100,24 @@ void sm_families(Writer& w, const MetricsSnapshot& m) {
   w.sample("ibwarden_sm_failovers_total", sm.value("failovers", 0.0));
 }
 
+// The running Slurm jobs the daemon knows (affected jobs); none unless slurm.enabled.
+void slurm_job_families(Writer& w, const MetricsSnapshot& m) {
+  const auto& s = m.health.slurm_jobs;
+  if (!s.enabled) return;
+  w.gauge("ibwarden_slurm_running_jobs",
+          "Running Slurm jobs in the daemon's last squeue (after the cap); no sample before the "
+          "first read.",
+          s.running < 0 ? std::nullopt : std::optional<int64_t>(s.running));
+  w.family("ibwarden_slurm_jobs_refresh_failures_total",
+           "Reads of the running Slurm jobs (squeue) that failed since the daemon started.",
+           "counter");
+  w.sample("ibwarden_slurm_jobs_refresh_failures_total", static_cast<double>(s.refresh_failures));
+  w.family("ibwarden_slurm_jobs_capped_total",
+           "Running Slurm jobs dropped at the daemon's cap (100000 kept) since it started.",
+           "counter");
+  w.sample("ibwarden_slurm_jobs_capped_total", static_cast<double>(s.capped));
+}
+
 // Incidents by kind; every kind is listed (0 when none), so a dashboard's series never vanish.
 void incident_families(Writer& w, const MetricsSnapshot& m) {
   static const char* kKinds[] = {"switch_reboot", "switch_down", "host_down", "sm_resweep",
@@ -355,7 +373,7 @@ std::string render_metrics(const MetricsSnapshot& m) {
   w.gauge("ibwarden_up", "1 while the ibwarden web API answers.", 1);
   if (m.live)
     rules_families(w, m), incident_families(w, m), input_families(w, m), sm_families(w, m),
-        slurm_families(w, m);
+        slurm_families(w, m), slurm_job_families(w, m);
   source_families(w, m);
   if (m.live) sweep_families(w, m);
   w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",

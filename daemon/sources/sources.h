@@ -27,5 +27,7 @@ std::unique_ptr<Source> make_ufm_event_log();
 std::unique_ptr<Source> make_probe_source();
 // The subnet-manager watcher ("sm_watch"; sm_watch.cpp).
 std::unique_ptr<Source> make_sm_watch();
+// The running Slurm jobs ("slurm_jobs", with slurm.enabled; slurm_jobs.cpp).
+std::unique_ptr<Source> make_slurm_jobs();
 
 }  // namespace ibw::daemon

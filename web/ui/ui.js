@@ -100,3 +100,11 @@ export function errorRate(p) {
   for (const c of kErrorCounters) sum += (p.rates && p.rates[c]) || 0;
   return sum;
 }
+
+// The running Slurm jobs a link carries (affected_jobs: [{id, user, nodes}], null when Slurm
+// is not configured) as one line: "1234 (alice, 2 nodes), ...".
+export function jobsText(jobs) {
+  if (jobs == null) return 'not known (no Slurm)';
+  if (!jobs.length) return 'none';
+  return jobs.map((j) => `${j.id} (${j.user}, ${j.nodes} node${j.nodes === 1 ? '' : 's'})`).join(', ');
+}

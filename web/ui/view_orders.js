@@ -1,10 +1,10 @@
 // view_orders.js: the work-order board (one column per status) and an order's page
 // ("#/orders/ID") with what a technician needs: the cable, both ends and their rack
-// locations, the advice, the evidence, and (for operators) status, assignee and note, saved
+// locations, the advice, the running Slurm jobs its link carries, the evidence, and (for operators) status, assignee and note, saved
 // with PATCH. A disabled link's order is resolved by enabling the port, not by PATCH.
 import { api, byId } from './api.js';
 import { debounce, enableButton } from './actions.js';
-import { badge, h, panel, portLink, replace, splitEnd, timeCell } from './ui.js';
+import { badge, h, jobsText, panel, portLink, replace, splitEnd, timeCell } from './ui.js';
 
 const kColumns = ['open', 'reopened', 'in_progress', 'resolved', 'verified'];
 
@@ -54,6 +54,8 @@ function detail(root, ctx, id) {
           kv('end B', [portLink(bn, bp), o.locations[1] ? ` at ${o.locations[1]}` : '']),
           kv('summary', o.summary), kv('advice', h('b', {}, o.advice)),
           kv('rule', o.rule), kv('offences', o.offences),
+          kv('affected jobs', h('span', { 'data-testid': 'order-jobs' }, jobsText(o.affected_jobs) +
+            (o.affected_hosts == null ? '' : ` (${o.affected_hosts} hosts)`))),
           kv('port disabled', o.port_disabled ? 'yes, by ibwarden' : 'no'),
           kv('needs a human', o.needs_human ? 'yes' : 'no'),
           kv('opened', timeCell(o.opened)), kv('updated', timeCell(o.updated)),

@@ -4,7 +4,7 @@
 // human, the latest decisions, and the live feed.
 import { api, byId, fabric } from './api.js';
 import { debounce, enableButton } from './actions.js';
-import { badge, h, panel, portLink, replace, table, timeCell } from './ui.js';
+import { badge, h, jobsText, panel, portLink, replace, table, timeCell } from './ui.js';
 
 export function render(root, ctx) {
   const stats = h('div', { class: 'stats', 'data-testid': 'fabric-stats' });
@@ -31,13 +31,14 @@ export function render(root, ctx) {
       // Incidents are the watching instance's own: not asked for another fabric (?fabric=).
       fabric() ? null : api('/incidents?since=24h')]);
     replace(incidents, !inc ? h('p', { class: 'dim' }, 'listed by the instance that watches this fabric') :
-      table(['since', 'kind', 'node', 'state', 'events', 'ports'],
+      table(['since', 'kind', 'node', 'state', 'events', 'ports', 'jobs'],
       inc.map((i) => h('tr', { 'data-testid': 'incident', dataset: { kind: i.kind } },
         h('td', {}, timeCell(i.first)), h('td', {}, badge(i.kind)), h('td', {}, i.node),
         h('td', {}, badge(i.state)),
         h('td', {}, i.cycles > 1 ? `${i.events} (${i.cycles} cycles)` : `${i.events}`),
         h('td', { class: 'mono' }, i.ports.slice(0, 6).join(' ') +
-          (i.ports.length > 6 ? ` +${i.ports.length - 6}` : '')))),
+          (i.ports.length > 6 ? ` +${i.ports.length - 6}` : '')),
+        h('td', { 'data-testid': 'incident-jobs' }, jobsText(i.affected_jobs)))),
       'no incidents in the last 24 hours'));
     const byLink = new Map(orders.workorders.map((o) => [o.link_key, o]));
     const stat = (n, label, alert) => h('div', { class: 'stat' + (alert && n ? ' alert' : '') },

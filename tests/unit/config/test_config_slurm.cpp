@@ -127,3 +127,17 @@ TEST_CASE("config: the slurm node map is loaded and a typo in it fails", "[confi
   CHECK(ibw::config::load_slurm_node_map(off).by_guid.empty());
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("config: slurm.jobs_refresh defaults to 30s and a bad one names file:line",
+          "[config][slurm]") {
+  CHECK(parse_config("slurm:\n  enabled: true\n", "/etc/ibwarden/ibwarden.yaml")
+            .slurm.jobs_refresh_us == 30'000'000);
+  CHECK(parse_config("slurm:\n  enabled: true\n  jobs_refresh: 5s\n", "/etc/ibwarden/ibwarden.yaml")
+            .slurm.jobs_refresh_us == 5'000'000);
+  for (const char* bad : {"0s", "often"}) {
+    auto d = ibw::test::errors_of(
+        parse_config, std::string("slurm:\n  enabled: true\n  jobs_refresh: ") + bad + "\n",
+        "/etc/ibwarden/ibwarden.yaml");
+    CHECK(ibw::test::keys(d) == std::vector<std::string>{"3:slurm.jobs_refresh"});
+  }
+}

@@ -64,6 +64,7 @@ core::WorkOrder full_order(const std::string& link_key) {
   o.port_disabled = true;
   o.offences = 3;
   o.evidence_json = R"({"SymbolErrorCounter":120})";
+  o.affected_json = R"({"hosts":4,"unmapped":1,"jobs":[{"id":"17","user":"bob","nodes":2}]})";
   o.assignee = "alice";
   o.note = "spare in cage 4";
   o.opened_us = kT0;
@@ -112,6 +113,7 @@ void check_same_order(const core::WorkOrder& a, const core::WorkOrder& b) {
   CHECK(a.port_disabled == b.port_disabled);
   CHECK(a.offences == b.offences);
   CHECK(a.evidence_json == b.evidence_json);
+  CHECK(a.affected_json == b.affected_json);
   CHECK(a.assignee == b.assignee);
   CHECK(a.note == b.note);
   CHECK(a.opened_us == b.opened_us);
@@ -689,15 +691,35 @@ TEST_CASE("store remedy: workorder_json has the contract fields and the extras",
   o.id = 5;
   o.version = 3;
   auto j = store::workorder_json(o);
-  for (const char* k : {"id",       "cable_id", "a",        "b",           "locations",
-                        "status",   "rule",     "summary",  "offences",    "opened",
-                        "updated",  "severity", "advice",   "needs_human", "port_disabled",
-                        "assignee", "note",     "resolved", "version",     "link_key",
-                        "evidence", "a_guid",   "b_guid"}) {
+  for (const char* k : {"id",
+                        "cable_id",
+                        "a",
+                        "b",
+                        "locations",
+                        "status",
+                        "rule",
+                        "summary",
+                        "offences",
+                        "opened",
+                        "updated",
+                        "severity",
+                        "advice",
+                        "needs_human",
+                        "port_disabled",
+                        "assignee",
+                        "note",
+                        "resolved",
+                        "version",
+                        "link_key",
+                        "evidence",
+                        "a_guid",
+                        "b_guid",
+                        "affected_hosts",
+                        "affected_jobs"}) {
     INFO("key " << k);
     CHECK(j.contains(k));
   }
-  CHECK(j.size() == 23);
+  CHECK(j.size() == 25);
   CHECK(j["id"] == 5);
   CHECK(j["a"] == "leaf003/36");
   CHECK(j["b"] == "spine001/17");
@@ -775,4 +797,29 @@ TEST_CASE("store remedy: a conditional order write loses to a concurrent change 
   CHECK(now.version == 3);
   CHECK(now.status == "reopened");
   CHECK(now.note == "taken by night shift");
+}
+
+TEST_CASE("store remedy: an order's affected jobs are stored and null when not known",
+          "[store][remedy][slurm]") {
+  STORE_UNDER_TEST(db, s);
+  core::WorkOrder with_jobs = full_order("L1");
+  core::WorkOrder without = full_order("L2");
+  without.affected_json = "";  // Slurm not configured
+  auto r = s->write({.workorders = {with_jobs, without}});
+  REQUIRE(r.workorder_ids.size() == 2);
+  db.reopen(s, /*read_only=*/true);
+  auto a = s->workorder(r.workorder_ids[0]);
+  auto b = s->workorder(r.workorder_ids[1]);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(b->affected_json.empty());
+  nlohmann::json ja = store::workorder_json(*a);
+  CHECK(ja["affected_hosts"] == 4);
+  REQUIRE(ja["affected_jobs"].size() == 1);
+  CHECK(ja["affected_jobs"][0]["id"] == "17");
+  CHECK(ja["affected_jobs"][0]["user"] == "bob");
+  CHECK(ja["affected_jobs"][0]["nodes"] == 2);
+  nlohmann::json jb = store::workorder_json(*b);
+  CHECK(jb["affected_hosts"].is_null());
+  CHECK(jb["affected_jobs"].is_null());
 }
