@@ -26,8 +26,11 @@ void SlurmHosts::learn(const fabric::Fabric& fabric, const fabric::HostMapFile& 
       CaPort& cp = ca.ports[p.number];
       cp.ca = {n.guid, n.name, p.number, ""};
       cp.peer = {peer.guid, peer.name, p.peer_port, ""};
-      if (p.width_enabled) cp.width = p.width_enabled;
-      if (p.speed_enabled != fabric::Speed::unknown) cp.speed = p.speed_enabled;
+      // Both ends, as the link-width rule judges it: a switch port enabling 2x on a 4x HCA is
+      // configured so, not degraded.
+      const fabric::EnabledRate enabled = fabric::enabled_rate(p, peer.port(p.peer_port));
+      if (enabled.width) cp.width = enabled.width;
+      if (enabled.speed != fabric::Speed::unknown) cp.speed = enabled.speed;
     }
   }
 }

@@ -45,10 +45,8 @@ std::shared_ptr<const Topology> make_topology(fabric::Fabric fab, const fabric::
       l.switch_node = n.type == fabric::NodeType::sw;
       l.peer_switch = peer.type == fabric::NodeType::sw;
       l.active_width = p.width_active, l.active_speed = p.speed_active;
-      if (far) {  // the best both ends have enabled
-        l.enabled_width = std::min(p.width_enabled, far->width_enabled);
-        l.enabled_speed = std::min(p.speed_enabled, far->speed_enabled);
-      }
+      const fabric::EnabledRate enabled = fabric::enabled_rate(p, far);
+      l.enabled_width = enabled.width, l.enabled_speed = enabled.speed;
       if (auto it = planned.find(topo->correlator->cable_at(n.guid, p.number)); it != planned.end())
         l.plan_width = it->second->width, l.plan_speed = it->second->speed;
       topo->links.push_back(l);

@@ -1,5 +1,6 @@
 #include "fabric/model.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -172,6 +173,12 @@ std::string Fabric::port_label(uint32_t node, int port) const {
   label += '/';
   label += std::to_string(port);
   return label;
+}
+
+EnabledRate enabled_rate(const Port& near, const Port* far) {
+  if (!far) return {};
+  return {std::min(near.width_enabled, far->width_enabled),
+          std::min(near.speed_enabled, far->speed_enabled)};
 }
 
 }  // namespace ibw::fabric

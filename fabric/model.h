@@ -46,6 +46,15 @@ struct Port {
   bool has_peer() const { return peer_node != kNoNode; }
 };
 
+// The best rate a link can come up at: the narrower width and the slower speed both ends
+// enable (0 / unknown when the far end is not known or one end does not say). A link up below
+// it is degraded; one up at it is as configured, even when one end could do more.
+struct EnabledRate {
+  int width = 0;
+  Speed speed = Speed::unknown;
+};
+EnabledRate enabled_rate(const Port& near, const Port* far);
+
 struct Node {
   uint64_t guid = 0;  // 0 when the source had none (ibsim net files)
   NodeType type = NodeType::unknown;

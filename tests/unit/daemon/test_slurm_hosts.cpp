@@ -89,3 +89,33 @@ TEST_CASE("slurm hosts: down disabled degraded and host_down count and the rest 
     CHECK(find(again, "node0002")->health == Health::whole);
   }
 }
+
+TEST_CASE("slurm hosts: a link up at what both ends enable is whole", "[slurm][slurm_hosts]") {
+  // node0005's HCA enables 4x HDR, its leaf port only 2x EDR: up at 2x EDR is as configured
+  // (the link-width rule judges it the same way), not a degraded host to drain. Below that
+  // both-ends rate it is degraded.
+  auto fab = hosts_fabric(-1);
+  auto& leaf = fab.node(fab.find_guid(test_fabric::leaf_guid(0)));
+  auto& host = fab.node(fab.find_guid(test_fabric::host_guid(4)));
+  leaf.port(5)->width_enabled = leaf.port(5)->width_active = 2;
+  leaf.port(5)->speed_enabled = leaf.port(5)->speed_active = fabric::Speed::edr;
+  host.port(1)->width_active = 2;
+  host.port(1)->speed_active = fabric::Speed::edr;
+  auto topo = daemon::make_topology(fab, nullptr, 100);
+  daemon::PortTable ports;
+  std::vector<ingest::Event> events;
+  ports.apply_topology(*topo, 100, &events);
+  daemon::SlurmHosts hosts;
+  hosts.learn(topo->fabric, {});
+  auto v = hosts.views(ports, {}, {});
+  REQUIRE(find(v, "node0005"));
+  CHECK(find(v, "node0005")->health == Health::whole);
+
+  host.port(1)->width_active = leaf.port(5)->width_active = 1;
+  auto narrow = daemon::make_topology(fab, nullptr, 200);
+  daemon::PortTable ports2;
+  ports2.apply_topology(*narrow, 200, &events);
+  auto w = hosts.views(ports2, {}, {});
+  CHECK(find(w, "node0005")->health == Health::degraded);
+  CHECK(find(w, "node0005")->why == "up at 1x EDR (expected 2x EDR)");
+}
