@@ -49,7 +49,7 @@ SlurmStats::Snapshot SlurmStats::snapshot() const {
 
 SlurmDrainer::SlurmDrainer(SlurmDrainConfig cfg, SlurmClient& client, store::RemedyStore& store,
                            SlurmStats* stats)
-    : cfg_(std::move(cfg)), client_(client), store_(store), stats_(stats) {}
+    : cfg_(std::move(cfg)), client_(client), store_(&store), stats_(stats) {}
 
 std::vector<std::string> SlurmDrainer::drained() const {
   std::vector<std::string> out;
@@ -83,7 +83,7 @@ core::DecisionRecord SlurmDrainer::record(const SlurmHostView& v, const char* ac
 int64_t SlurmDrainer::write_intent(core::DecisionRecord& d) {
   store::WriteBatch batch;
   batch.decisions.push_back(d);
-  auto r = store_.write(batch);
+  auto r = store_->write(batch);
   d.id = r.decision_ids.empty() ? 0 : r.decision_ids.front();
   return d.id;
 }
@@ -94,7 +94,7 @@ void SlurmDrainer::complete(core::DecisionRecord d, const std::string& status,
   if (!reason.empty()) d.reason = reason;
   store::WriteBatch batch;
   batch.decisions_completed.push_back(d);
-  store_.write(batch);
+  store_->write(batch);
   if (stats_) stats_->count(d.action, status);
   out.push_back(std::move(d));
 }
@@ -111,34 +111,40 @@ void SlurmDrainer::note(const SlurmHostView& v, NodeState& s, const char* action
                         std::vector<core::DecisionRecord>& out) {
   std::string key = std::string(action) + ":" + status;
   if (std::find(s.noted.begin(), s.noted.end(), key) != s.noted.end()) return;
-  s.noted.push_back(key);
   core::DecisionRecord d = record(v, action, status, reason, now_us);
   store::WriteBatch batch;
   batch.decisions.push_back(d);
-  auto r = store_.write(batch);
+  auto r = store_->write(batch);
+  s.noted.push_back(key);  // noted once written: a failed write is tried again next pass
   if (!r.decision_ids.empty()) d.id = r.decision_ids.front();
   if (stats_) stats_->count(action, status);
   out.push_back(std::move(d));
 }
 
-// Rows of earlier runs: which nodes ibwarden drained (a done drain without a later done
-// resume), the drains of the last hour, and intents to finish.
+// Rows of earlier runs (by id, oldest first): which nodes ibwarden drained (a done drain
+// without a later done resume) and with which reason (the last one: a drain row of a node
+// drained already is a reason update, not a new drain for the cap), the drains of the last
+// hour, and intents to finish.
 void SlurmDrainer::load(int64_t now_us, std::vector<core::DecisionRecord>& out) {
+  nodes_.clear();  // a load that failed half-way starts over
+  drains_.clear();
   store::DecisionQuery q;
   q.limit = 0;
   std::vector<core::DecisionRecord> pending;
-  for (const auto& d : store_.decisions(q)) {
+  for (const auto& d : store_->decisions(q)) {
     if (d.rule != "slurm" || (d.action != kSlurmDrain && d.action != kSlurmResume)) continue;
     NodeState& s = nodes_[d.node];
     const bool drain = d.action == kSlurmDrain;
     if (d.status == "pending") pending.push_back(d);
-    if (drain && (d.status == "done" || d.status == "pending") && d.time_us > now_us - kHourUs)
+    if (drain && !s.ours && (d.status == "done" || d.status == "pending") &&
+        d.time_us > now_us - kHourUs)
       drains_.push_back(d.time_us);
     if (d.status != "done") continue;
     s.ours = drain;
     if (drain) {
       s.reason = d.reason;
       s.link_key = d.link_key;
+      s.order_id = d.reason.find(": WO-") != std::string::npos ? 1 : 0;  // names an order
     }
   }
   for (auto& d : pending) finish_intent(d, now_us, out);
@@ -153,11 +159,13 @@ void SlurmDrainer::finish_intent(core::DecisionRecord d, int64_t now_us,
   try {
     SlurmNode n = client_.node(d.node);
     if (drain) {
-      if (n.drain && n.reason != d.reason) {
+      // Drained with another reason: the operator's -- unless it is ibwarden's own earlier
+      // reason, and this intent the update that names the order.
+      if (n.drain && n.reason != d.reason && !(s.ours && n.reason == s.reason)) {
         s.operator_owned = true;
         return complete(d, "skipped", "skipped: drained by operator (" + n.reason + ")", out);
       }
-      if (!n.drain) client_.drain(d.node, d.reason);
+      if (!n.drain || n.reason != d.reason) client_.drain(d.node, d.reason);
       s.ours = true;
       s.reason = d.reason;
       s.link_key = d.link_key;
@@ -174,7 +182,7 @@ void SlurmDrainer::finish_intent(core::DecisionRecord d, int64_t now_us,
 std::string SlurmDrainer::drain_reason(const SlurmHostView& v, int64_t* order_id) {
   const core::LinkEnd& at = v.peer.guid ? v.peer : v.ca;
   std::optional<core::WorkOrder> order;
-  if (!v.link_key.empty()) order = store_.workorder_by_link(v.link_key);
+  if (!v.link_key.empty()) order = store_->workorder_by_link(v.link_key);
   *order_id = 0;
   if (order && active_order(*order)) {
     *order_id = order->id;
@@ -188,13 +196,48 @@ std::string SlurmDrainer::drain_reason(const SlurmHostView& v, int64_t* order_id
 
 bool SlurmDrainer::order_closed(const NodeState& s) {
   if (s.link_key.empty()) return true;
-  auto order = store_.workorder_by_link(s.link_key);
+  auto order = store_->workorder_by_link(s.link_key);
   return !order || !active_order(*order);
+}
+
+// A node ibwarden drained before the link's order opened: once the order is there, the reason
+// names it (a drain row with the new reason). A node no longer drained, or whose reason
+// someone changed, is theirs from now on this episode.
+void SlurmDrainer::update_reason(const SlurmHostView& v, NodeState& s, int64_t now_us,
+                                 std::vector<core::DecisionRecord>& out) {
+  int64_t order_id = 0;
+  const std::string reason = drain_reason(v, &order_id);
+  if (!order_id || reason == s.reason) return;
+  core::DecisionRecord d = record(v, kSlurmDrain, "pending", reason, now_us);
+  try {
+    SlurmNode n = client_.node(v.node);
+    if (!n.drain || n.reason != s.reason) {
+      s.ours = false;
+      s.operator_owned = true;
+      return note(v, s, kSlurmDrain, "skipped",
+                  n.drain ? "skipped: drain reason changed by operator (" + n.reason + ")"
+                          : "skipped: resumed by operator",
+                  now_us, out);
+    }
+    write_intent(d);
+    client_.drain(v.node, reason);
+    s.reason = reason;
+    s.order_id = order_id;
+    s.link_key = v.link_key;
+    complete(d, "done", "", out);
+  } catch (const SlurmError& e) {
+    failed(s, e.what(), now_us);
+    if (d.id)
+      complete(d, "failed", "failed: " + std::string(e.what()) + "; update: " + reason, out);
+  }
 }
 
 void SlurmDrainer::on_bad(const SlurmHostView& v, NodeState& s, int64_t now_us,
                           std::vector<core::DecisionRecord>& out) {
   s.whole_since_us = 0;
+  if (s.ours && !s.order_id && cfg_.drain && !cfg_.dry_run && now_us >= s.retry_at_us &&
+      !v.link_key.empty())
+    return update_reason(v, s, now_us, out);
   if (s.ours || s.operator_owned || !cfg_.drain || now_us < s.retry_at_us) return;
   int64_t order_id = 0;
   const std::string reason = drain_reason(v, &order_id);

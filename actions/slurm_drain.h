@@ -3,7 +3,8 @@
 // SlurmDrainer::tick() what it sees of every mapped host each second (SlurmHostView); the
 // drainer decides, records and calls Slurm through a SlurmClient:
 //   - a host cut off or degraded: drain its node with "<prefix>: WO-<id> <node>/<port> <why>"
-//     (the incident or the event instead of the order when there is none) -- unless the node
+//     (the incident or the event instead of the order when there is none; once an order opens
+//     for a node drained without one, the reason is updated to name it) -- unless the node
 //     is drained already by someone else ("skipped: drained by operator", never touched), the
 //     cap is reached ("held: cap"), or it is dry-run ("dry_run": would drain, nothing called);
 //   - a host whole again (its view whole for clean_window) whose order is closed (or has none):
@@ -83,6 +84,10 @@ class SlurmDrainer {
   // `store` is the drainer's own connection; `stats` may be null.
   SlurmDrainer(SlurmDrainConfig cfg, SlurmClient& client, store::RemedyStore& store,
                SlurmStats* stats);
+  // A new connection after the old one failed: what the drainer knows (the nodes it drained,
+  // clean-window timers, rows noted this episode) is kept; an intent the failure left without
+  // outcome is finished at the next restart's load, from the node read back.
+  void rebind(store::RemedyStore& store) { store_ = &store; }
   // One pass over every host; returns the decisions recorded in it (outcomes, held, skipped,
   // dry_run; not the intents), for the log. The first call loads the drainer's past rows and
   // finishes intents left without outcome. Throws store::StoreError only.
@@ -107,6 +112,8 @@ class SlurmDrainer {
                      std::vector<core::DecisionRecord>& out);
   void on_bad(const SlurmHostView& v, NodeState& s, int64_t now_us,
               std::vector<core::DecisionRecord>& out);
+  void update_reason(const SlurmHostView& v, NodeState& s, int64_t now_us,
+                     std::vector<core::DecisionRecord>& out);
   void on_whole(const SlurmHostView& v, NodeState& s, int64_t now_us,
                 std::vector<core::DecisionRecord>& out);
   std::string drain_reason(const SlurmHostView& v, int64_t* order_id);
@@ -123,7 +130,7 @@ class SlurmDrainer {
 
   SlurmDrainConfig cfg_;
   SlurmClient& client_;
-  store::RemedyStore& store_;
+  store::RemedyStore* store_;
   SlurmStats* stats_;
   bool loaded_ = false;
   std::map<std::string, NodeState> nodes_;

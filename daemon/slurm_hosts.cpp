@@ -101,6 +101,10 @@ std::vector<actions::SlurmHostView> SlurmHosts::views(
     } else if (j.known && j.down == j.known) {
       j.bad.health = Health::cut_off;
       out.push_back(std::move(j.bad));
+    } else if (j.down) {  // some links lost, not all: a rail short, its jobs hang or crawl
+      j.bad.health = Health::degraded;
+      j.bad.why += " (" + std::to_string(j.down) + " of " + std::to_string(j.known) + " links)";
+      out.push_back(std::move(j.bad));
     } else if (j.has_degraded) {
       j.degraded.health = Health::degraded;
       out.push_back(std::move(j.degraded));

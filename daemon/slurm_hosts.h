@@ -7,9 +7,10 @@
 //   - cut_off: every link of the node's CAs down, disabled by ibwarden, or an active host_down
 //     incident of one of its CAs with links still down (an incident stays active for a quiet
 //     time after its links are back: the links decide then);
-//   - degraded: a link up at fewer lanes or a lower speed than its ports enable;
-//   - whole otherwise (a node with several CAs that lost some links but not all counts whole
-//     unless one that is up is degraded: its jobs still run).
+//   - degraded: some of its links (not all) down or disabled by ibwarden -- a multi-rail host
+//     short of a rail hangs or slows the jobs that use it, and `ibwarden check --nodes` fails it
+//     the same way -- or a link up at fewer lanes or a lower speed than its ports enable;
+//   - whole otherwise.
 // Not thread-safe: one owner (the Slurm worker thread).
 #pragma once
 

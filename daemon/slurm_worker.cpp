@@ -95,15 +95,29 @@ void SlurmWorker::loop() {
       if (wake_.wait_for(lock, std::chrono::seconds(1), [&] { return stopping_; })) return;
     }
     try {
-      if (!drainer) {
+      if (!db) {
         db = store::Store::open(spec_ ? *spec_ : config::store_spec(cfg_));
-        drainer =
-            std::make_unique<actions::SlurmDrainer>(drain_config(cfg_), *client_, *db, &stats_);
+        if (drainer)  // what the drainer knows survives the reconnect
+          drainer->rebind(*db);
+        else
+          drainer =
+              std::make_unique<actions::SlurmDrainer>(drain_config(cfg_), *client_, *db, &stats_);
       }
       pass(*db, *drainer);
+      if (errors_) log(LogLevel::info, "slurm worker store back", {{"errors", errors_}});
+      errors_ = 0;
     } catch (const std::exception& e) {  // the store failed: a fresh connection next pass
-      log(LogLevel::error, "slurm worker error; retrying", {{"error", e.what()}});
-      drainer.reset();
+      // Logged when it starts, when the error changes and once a minute while it lasts.
+      const int64_t now = fabric_.clock.now_us();
+      if (!errors_ || e.what() != last_error_ || now - last_log_us_ >= 60'000'000) {
+        log(LogLevel::error, "slurm worker error; retrying every second",
+            {{"error", e.what()}, {"errors", errors_ + 1}});
+        last_error_ = e.what();
+        last_log_us_ = now;
+      }
+      ++errors_;
+      fabric_.health.set({"slurm", ingest::HealthState::degraded, std::string("store: ") + e.what(),
+                          stats_.snapshot().last_ok_us, now});
       db.reset();
     }
   }

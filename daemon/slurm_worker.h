@@ -5,13 +5,16 @@
 // runs on a thread of its own with its own store connection, so a slow or failing Slurm never
 // blocks the action worker or ingest: its only queue is the list of hosts of one pass, bounded
 // by the fabric. Failures are logged once per node and backoff step, counted for /metrics, and
-// shown on /api/v1/health as the source "slurm" (degraded with the last error).
+// shown on /api/v1/health as the source "slurm" (degraded with the last error). A store that
+// fails is reopened every second, the drainer's state kept; it is logged when it starts, when
+// its error changes and once a minute, and shown on the health as "store: <error>".
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "actions/slurm_drain.h"
@@ -52,6 +55,9 @@ class SlurmWorker {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread thread_;
+  int64_t errors_ = 0;  // store failures in a row (the worker thread's)
+  std::string last_error_;
+  int64_t last_log_us_ = 0;
 };
 
 }  // namespace ibw::daemon

@@ -4,8 +4,11 @@
 // leaf002/1-2). The SM and the daemon run on node0001, so the host cut off here is node0003
 // (the Slurm lab's slurmd node): its only link is cut at the leaf with ibsim's Unlink, as a
 // failing cable would (the guard never disables a host's last link itself). node0004 is
-// drained by an operator first and must keep its reason throughout.
+// drained by an operator first and must keep its reason throughout. The second case gives
+// node0004 a second rail and has ibwarden disable one (see there).
 #include <catch2/catch.hpp>
+
+#include "tests/test_paths.h"
 
 #include <chrono>
 #include <fstream>
@@ -111,5 +114,82 @@ TEST_CASE("slurm drain lab: a cut-off host is drained and resumed - an operator 
     auto h = http_call(port, "GET", "/api/v1/health", "");
     CHECK(h.body.dump().find("\"slurm\"") != std::string::npos);
   }
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("slurm drain lab: a rail ibwarden disables drains its two-rail host until enabled",
+          "[integration][slurm]") {
+  // node0004 has a second port cabled to leaf002/7 (a spare port): two rails. The guard lets
+  // ibwarden disable one of them (not the host's last link), and the host, short of a rail, is
+  // drained as degraded; the reason names the disable's work order.
+  ibw::lab::SlurmLab slurm({"node0004", "node0001", "node0002", "node0003"});
+  ibw::lab::Lab lab = ibw::lab::two_tier_lab(2, 4, 2);
+  int host = -1, leaf = -1;
+  for (int i = 0; i < static_cast<int>(lab.nodes.size()); ++i) {
+    if (lab.nodes[i].name == "node0004 mlx5_0") host = i;
+    if (lab.nodes[i].name == "leaf002") leaf = i;
+  }
+  REQUIRE(host >= 0);
+  REQUIRE(leaf >= 0);
+  lab.nodes[host].ports = 2;
+  lab.plan.push_back({"C-node0004-2", {leaf, 7}, {host, 2}, "host"});
+  lab.wires.push_back({{leaf, 7}, {host, 2}, 4});
+  ibw::lab::SimLab sim(ibw::lab::SimLabOptions{ibw::lab::to_ibsim_net(lab)});
+  std::ofstream(sim.dir() + "/plan.csv") << ibw::lab::plan_csv(lab);
+  const std::string config = sim.dir() + "/ibwarden.yaml";
+  remedy_lab_config("enforce")
+      .set("slurm", {{"enabled", "true"}, {"clean_window", "3s"}})
+      .set("web", "listen", "127.0.0.1:0")
+      .write(config);
+  Daemon d = started(Daemon({config,
+                             sim.dir(),
+                             sim.sockname(),
+                             sim.dir() + "/d.log",
+                             {{"SLURM_CONF", slurm.conf()}}}),
+                     "\"counter sweep\"", 2, 30s);
+  INFO(d.log());
+  CHECK_FALSE(drained(slurm.show_node("node0004")));  // two rails up: whole
+
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), IBW_BINARY);
+    args.push_back("--config");
+    args.push_back(config);
+    return sim.run(args, "", 60s);
+  };
+  auto r = run({"disable", "--port", "leaf002/2", "--reason", "rail test"});
+  auto done = std::chrono::steady_clock::now();
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  std::string line = wait_node(slurm, "node0004", drained, 10s);
+  auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - done);
+  WARN("node0004 drained " << delay.count() << " ms after ibwarden disabled leaf002/2");
+  INFO(line);
+  REQUIRE(drained(line));
+  CHECK(delay < 5s);
+  // The reason names the order the disable opened (updated if the drain came first).
+  line = wait_node(
+      slurm, "node0004", [](const std::string& l) { return has(l, "Reason=ibwarden: WO-"); }, 10s);
+  CHECK(has(line, "Reason=ibwarden: WO-"));
+  CHECK(has(line, "leaf002/2 manual"));
+  for (const char* other : {"node0001", "node0002", "node0003"})
+    CHECK_FALSE(drained(slurm.show_node(other)));  // 0 nodes drained that were not cut
+
+  // Enabled again (the order resolved): after the clean window node0004 is resumed.
+  r = run({"enable", "--port", "leaf002/2", "--reason", "rail test done"});
+  REQUIRE(r.status == 0);
+  line = wait_node(
+      slurm, "node0004", [](const std::string& l) { return !drained(l); }, 30s);
+  INFO(line << "\n" << d.log());
+  CHECK_FALSE(drained(line));
+
+  // /metrics counts what happened.
+  int port = web_port(d);
+  REQUIRE(port);
+  auto metrics = run_cmd({"curl", "-s", "http://127.0.0.1:" + std::to_string(port) + "/metrics"});
+  INFO(metrics.out);
+  CHECK(has(metrics.out, "ibwarden_slurm_resumes_total{fabric=\"lab\",status=\"done\"} 1"));
+  CHECK(has(metrics.out, "ibwarden_slurm_drains_total{fabric=\"lab\",status=\"failed\"} 0"));
+  CHECK(has(metrics.out, "ibwarden_slurm_errors_total{fabric=\"lab\"} 0"));
   CHECK(d.stop() == 0);
 }

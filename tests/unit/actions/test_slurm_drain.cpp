@@ -270,3 +270,82 @@ TEST_CASE("slurm drain: a restart neither repeats a drain nor leaves an intent",
   second.tick({host("node0001", 0x11, kWhole), host("node0002", 0x12, kWhole)}, 100 * kSec);
   CHECK(slurm.resumes == 2);
 }
+
+TEST_CASE("slurm drain: the reason names the order once it opens and the update is no new drain",
+          "[slurm][slurm_drain]") {
+  STORE_UNDER_TEST(db, s);
+  FakeSlurm slurm;
+  actions::SlurmStats stats;
+  auto bad1 = host("node0001", 0x11, kBad);
+  int64_t wo = 0;
+  {
+    actions::SlurmDrainer drainer(config(), slurm, *s, &stats);  // cap 2 an hour
+    drainer.tick({bad1}, 10 * kSec);                             // the link went down: no order yet
+    CHECK(slurm.nodes["node0001"].reason == "ibwarden: leaf003/17 link down");
+    wo = add_order(*s, bad1, "open");  // the rules' verdict opens the order
+    drainer.tick({bad1}, 11 * kSec);
+    CHECK(slurm.nodes["node0001"].reason ==
+          "ibwarden: WO-" + std::to_string(wo) + " leaf003/17 symbol errors");
+    CHECK(slurm.drains == 2);  // the drain, then the reason update
+    drainer.tick({bad1}, 12 * kSec);
+    CHECK(slurm.drains == 2);  // named once
+    CHECK(stats.snapshot().drains["done"] == 2);
+  }
+  auto rows = slurm_rows(*s);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1].reason.find("WO-" + std::to_string(wo)) != std::string::npos);
+  // A restart: the reason is ibwarden's (resumable) and the cap counts one drain, not two --
+  // node0002 is drained, node0003 held.
+  auto again = db.open();
+  actions::SlurmDrainer second(config(), slurm, *again, &stats);
+  second.tick({bad1, host("node0002", 0x12, kBad), host("node0003", 0x13, kBad)}, 20 * kSec);
+  CHECK(slurm.drains == 3);
+  CHECK(slurm.nodes["node0002"].drain);
+  CHECK_FALSE(slurm.nodes["node0003"].drain);
+  auto o = *again->workorder(wo);
+  o.status = "resolved";
+  o.resolved_us = 1;
+  store::WriteBatch b;
+  b.workorders.push_back(o);
+  again->write(b);
+  second.tick({host("node0001", 0x11, kWhole)}, 30 * kSec);
+  second.tick({host("node0001", 0x11, kWhole)}, 91 * kSec);
+  CHECK(slurm.resumes == 1);
+  CHECK_FALSE(slurm.nodes["node0001"].drain);
+}
+
+TEST_CASE("slurm drain: an order that opens after an operator took the node over changes nothing",
+          "[slurm][slurm_drain]") {
+  auto db = store_test::open_test_store("sqlite");
+  auto s = db.open();
+  FakeSlurm slurm;
+  actions::SlurmDrainer drainer(config(), slurm, *s, nullptr);
+  auto bad = host("node0001", 0x11, kBad);
+  drainer.tick({bad}, 10 * kSec);
+  slurm.nodes["node0001"].reason = "RMA ticket 4711";  // the operator's now
+  add_order(*s, bad, "open");
+  auto out = drainer.tick({bad}, 11 * kSec);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].status == "skipped");
+  CHECK(slurm.nodes["node0001"].reason == "RMA ticket 4711");
+  CHECK(slurm.drains == 1);
+  CHECK(drainer.drained().empty());
+  CHECK(drainer.tick({bad}, 12 * kSec).empty());  // recorded once, never re-drained
+  CHECK(slurm.drains == 1);
+}
+
+TEST_CASE("slurm drain: a new store connection keeps the clean window running",
+          "[slurm][slurm_drain]") {
+  auto db = store_test::open_test_store("sqlite");
+  auto s = db.open();
+  FakeSlurm slurm;
+  actions::SlurmDrainer drainer(config(), slurm, *s, nullptr);  // clean window 60 s
+  drainer.tick({host("node0001", 0x11, kBad)}, 10 * kSec);
+  drainer.tick({host("node0001", 0x11, kWhole)}, 100 * kSec);  // whole from 100 s
+  auto reopened = db.open();  // the first connection failed; the worker opens another
+  s.reset();
+  drainer.rebind(*reopened);
+  drainer.tick({host("node0001", 0x11, kWhole)}, 161 * kSec);
+  CHECK(slurm.resumes == 1);  // 61 s whole: a fresh drainer would wait until 221 s
+  CHECK(slurm_rows(*reopened).size() == 2);
+}

@@ -119,3 +119,38 @@ TEST_CASE("slurm hosts: a link up at what both ends enable is whole", "[slurm][s
   CHECK(find(w, "node0005")->health == Health::degraded);
   CHECK(find(w, "node0005")->why == "up at 1x EDR (expected 2x EDR)");
 }
+
+TEST_CASE(
+    "slurm hosts: a multi-rail host short of a rail is degraded and all rails lost is cut off",
+    "[slurm][slurm_hosts]") {
+  // Two hosts of two adapters each: node0001 = hosts 0 and 1 (mlx5_0, mlx5_1), node0002 =
+  // hosts 2 and 3.
+  auto fab = hosts_fabric(-1);
+  for (int h = 0; h < 4; ++h) {
+    auto& n = fab.node(fab.find_guid(test_fabric::host_guid(h)));
+    n.description = "node000" + std::to_string(h / 2 + 1) + " mlx5_" + std::to_string(h % 2);
+  }
+  auto topo = daemon::make_topology(fab, nullptr, 100);
+  daemon::PortTable ports;
+  std::vector<ingest::Event> events;
+  ports.apply_topology(*topo, 100, &events);
+  daemon::SlurmHosts hosts;
+  hosts.learn(topo->fabric, {});
+  auto v = hosts.views(ports, {}, {});
+  CHECK(find(v, "node0001")->health == Health::whole);
+  CHECK(find(v, "node0002")->health == Health::whole);
+  // node0001 loses its mlx5_1 rail (down); node0002 one rail disabled by ibwarden, one down.
+  ports.apply_link_states({{test_fabric::host_guid(1), 1, 1, 2}}, 200, &events);
+  ports.apply_link_states({{test_fabric::host_guid(3), 1, 1, 2}}, 200, &events);
+  std::set<std::pair<uint64_t, int>> disabled = {{test_fabric::leaf_guid(0), 3}};
+  auto w = hosts.views(ports, disabled, {});
+  REQUIRE(find(w, "node0001"));
+  CHECK(find(w, "node0001")->health == Health::degraded);
+  CHECK(find(w, "node0001")->why == "link down (1 of 2 links)");
+  CHECK(find(w, "node0001")->ca.guid == test_fabric::host_guid(1));
+  CHECK(find(w, "node0002")->health == Health::cut_off);
+  CHECK(find(w, "node0002")->why == "link disabled");
+  // The rail back: whole again.
+  ports.apply_link_states({{test_fabric::host_guid(1), 1, 4, 5}}, 300, &events);
+  CHECK(find(hosts.views(ports, disabled, {}), "node0001")->health == Health::whole);
+}
