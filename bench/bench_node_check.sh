@@ -10,9 +10,9 @@ bench_tool node_check ibwarden
 bin=$build/cli/ibwarden
 bench_workdir node_check
 "$bench" 16 "$work"
-best_of 3 t "$bin" check --config "$work/ibwarden.yaml" --nodes 'node[0001-1024]'
+best_of 3 chk "$bin" check --config "$work/ibwarden.yaml" --nodes 'node[0001-1024]'
 cat "$work/out"
-secs=${t% *}
-printf '%-50s %8s %10s\n' "ibwarden check --nodes node[0001-1024]" "$secs" "$(mib ${t#* })"
+secs=${chk% *}
+printf '%-50s %8s %10s\n' "ibwarden check --nodes node[0001-1024]" "$secs" "$(mib ${chk#* })"
 bench_result "check --nodes, 1,024 hosts (generated store)" "$secs s" "goal <= 1 s" "-" \
   "$(met le "$secs" 1)"
