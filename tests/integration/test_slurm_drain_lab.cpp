@@ -45,6 +45,17 @@ bool drained(const std::string& line) {
   return has(line, "+DRAIN");
 }
 
+// `ibwarden run` on the lab with `config`, a client of `slurm`, after two counter sweeps.
+Daemon start_daemon(ibw::lab::SimLab& sim, const std::string& config,
+                    const ibw::lab::SlurmLab& slurm) {
+  return started(Daemon({config,
+                         sim.dir(),
+                         sim.sockname(),
+                         sim.dir() + "/d.log",
+                         {{"SLURM_CONF", slurm.conf()}}}),
+                 "\"counter sweep\"", 2, 30s);
+}
+
 }  // namespace
 
 TEST_CASE("slurm drain lab: a cut-off host is drained and resumed - an operator drain is kept",
@@ -59,12 +70,7 @@ TEST_CASE("slurm drain lab: a cut-off host is drained and resumed - an operator 
       .set("opensm", "rediscover_delay", "200ms")
       .set("slurm", {{"enabled", "true"}, {"clean_window", "3s"}, {"max_drains_per_hour", "4"}})
       .write(config);
-  Daemon d = started(Daemon({config,
-                             sim.dir(),
-                             sim.sockname(),
-                             sim.dir() + "/d.log",
-                             {{"SLURM_CONF", slurm.conf()}}}),
-                     "\"counter sweep\"", 2, 30s);
+  Daemon d = start_daemon(sim, config, slurm);
   INFO(d.log());
 
   // The host link of node0003 goes down; the daemon drains node0003 within 5 s.
@@ -141,12 +147,7 @@ TEST_CASE("slurm drain lab: a rail ibwarden disables drains its two-rail host un
       .set("slurm", {{"enabled", "true"}, {"clean_window", "3s"}})
       .set("web", "listen", "127.0.0.1:0")
       .write(config);
-  Daemon d = started(Daemon({config,
-                             sim.dir(),
-                             sim.sockname(),
-                             sim.dir() + "/d.log",
-                             {{"SLURM_CONF", slurm.conf()}}}),
-                     "\"counter sweep\"", 2, 30s);
+  Daemon d = start_daemon(sim, config, slurm);
   INFO(d.log());
   CHECK_FALSE(drained(slurm.show_node("node0004")));  // two rails up: whole
 

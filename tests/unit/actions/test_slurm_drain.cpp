@@ -75,6 +75,16 @@ int64_t add_order(store::Store& s, const SlurmHostView& v, const std::string& st
   return s.write(b).workorder_ids.at(0);
 }
 
+// The order is resolved (its link repaired).
+void resolve(store::Store& s, int64_t wo) {
+  auto o = *s.workorder(wo);
+  o.status = "resolved";
+  o.resolved_us = 1;
+  store::WriteBatch b;
+  b.workorders.push_back(o);
+  s.write(b);
+}
+
 std::vector<core::DecisionRecord> slurm_rows(store::Store& s) {
   store::DecisionQuery q;
   q.limit = 0;
@@ -135,12 +145,7 @@ TEST_CASE("slurm drain: the order names the reason and an operator drain is left
   CHECK(slurm.resumes == 0);  // the window is not over, and the order is open
   drainer.tick({w1, w2}, 300 * kSec);
   CHECK(slurm.resumes == 0);  // window over, order still open
-  auto o = *s->workorder(wo);
-  o.status = "resolved";
-  o.resolved_us = 1;
-  store::WriteBatch b;
-  b.workorders.push_back(o);
-  s->write(b);
+  resolve(*s, wo);
   drainer.tick({w1, w2}, 301 * kSec);
   CHECK(slurm.resumes == 1);
   CHECK_FALSE(slurm.nodes["node0001"].drain);
@@ -302,12 +307,7 @@ TEST_CASE("slurm drain: the reason names the order once it opens and the update 
   CHECK(slurm.drains == 3);
   CHECK(slurm.nodes["node0002"].drain);
   CHECK_FALSE(slurm.nodes["node0003"].drain);
-  auto o = *again->workorder(wo);
-  o.status = "resolved";
-  o.resolved_us = 1;
-  store::WriteBatch b;
-  b.workorders.push_back(o);
-  again->write(b);
+  resolve(*again, wo);
   second.tick({host("node0001", 0x11, kWhole)}, 30 * kSec);
   second.tick({host("node0001", 0x11, kWhole)}, 91 * kSec);
   CHECK(slurm.resumes == 1);

@@ -36,17 +36,26 @@ const actions::SlurmHostView* find(const std::vector<actions::SlurmHostView>& v,
   return nullptr;
 }
 
+// A discovery of `fab` at `now`: its port table and the Slurm hosts learned from it.
+struct Learned {
+  std::shared_ptr<const daemon::Topology> topo;
+  daemon::PortTable ports;
+  std::vector<ingest::Event> events;
+  daemon::SlurmHosts hosts;
+  Learned(const fabric::Fabric& fab, int64_t now) : topo(daemon::make_topology(fab, nullptr, now)) {
+    ports.apply_topology(*topo, now, &events);
+    hosts.learn(topo->fabric, {});
+  }
+};
+
 }  // namespace
 
 TEST_CASE("slurm hosts: down disabled degraded and host_down count and the rest is whole",
           "[slurm][slurm_hosts]") {
-  auto fab = hosts_fabric(2);  // node0003 up at 1x
-  auto topo = daemon::make_topology(fab, nullptr, 100);
-  daemon::PortTable ports;
-  std::vector<ingest::Event> events;
-  ports.apply_topology(*topo, 100, &events);
-  daemon::SlurmHosts hosts;
-  hosts.learn(topo->fabric, {});
+  Learned at(hosts_fabric(2), 100);  // node0003 up at 1x
+  auto& ports = at.ports;
+  auto& events = at.events;
+  auto& hosts = at.hosts;
   REQUIRE(hosts.size() == 5);
   // node0001's link goes down (a link check read it).
   ports.apply_link_states({{test_fabric::host_guid(0), 1, 1, 2}}, 200, &events);
@@ -101,21 +110,14 @@ TEST_CASE("slurm hosts: a link up at what both ends enable is whole", "[slurm][s
   leaf.port(5)->speed_enabled = leaf.port(5)->speed_active = fabric::Speed::edr;
   host.port(1)->width_active = 2;
   host.port(1)->speed_active = fabric::Speed::edr;
-  auto topo = daemon::make_topology(fab, nullptr, 100);
-  daemon::PortTable ports;
-  std::vector<ingest::Event> events;
-  ports.apply_topology(*topo, 100, &events);
-  daemon::SlurmHosts hosts;
-  hosts.learn(topo->fabric, {});
-  auto v = hosts.views(ports, {}, {});
+  Learned at(fab, 100);
+  auto v = at.hosts.views(at.ports, {}, {});
   REQUIRE(find(v, "node0005"));
   CHECK(find(v, "node0005")->health == Health::whole);
 
   host.port(1)->width_active = leaf.port(5)->width_active = 1;
-  auto narrow = daemon::make_topology(fab, nullptr, 200);
-  daemon::PortTable ports2;
-  ports2.apply_topology(*narrow, 200, &events);
-  auto w = hosts.views(ports2, {}, {});
+  Learned narrow(fab, 200);
+  auto w = at.hosts.views(narrow.ports, {}, {});
   CHECK(find(w, "node0005")->health == Health::degraded);
   CHECK(find(w, "node0005")->why == "up at 1x EDR (expected 2x EDR)");
 }
@@ -130,20 +132,17 @@ TEST_CASE(
     auto& n = fab.node(fab.find_guid(test_fabric::host_guid(h)));
     n.description = "node000" + std::to_string(h / 2 + 1) + " mlx5_" + std::to_string(h % 2);
   }
-  auto topo = daemon::make_topology(fab, nullptr, 100);
-  daemon::PortTable ports;
-  std::vector<ingest::Event> events;
-  ports.apply_topology(*topo, 100, &events);
-  daemon::SlurmHosts hosts;
-  hosts.learn(topo->fabric, {});
-  auto v = hosts.views(ports, {}, {});
+  Learned at(fab, 100);
+  auto& ports = at.ports;
+  auto& events = at.events;
+  auto v = at.hosts.views(ports, {}, {});
   CHECK(find(v, "node0001")->health == Health::whole);
   CHECK(find(v, "node0002")->health == Health::whole);
   // node0001 loses its mlx5_1 rail (down); node0002 one rail disabled by ibwarden, one down.
   ports.apply_link_states({{test_fabric::host_guid(1), 1, 1, 2}}, 200, &events);
   ports.apply_link_states({{test_fabric::host_guid(3), 1, 1, 2}}, 200, &events);
   std::set<std::pair<uint64_t, int>> disabled = {{test_fabric::leaf_guid(0), 3}};
-  auto w = hosts.views(ports, disabled, {});
+  auto w = at.hosts.views(ports, disabled, {});
   REQUIRE(find(w, "node0001"));
   CHECK(find(w, "node0001")->health == Health::degraded);
   CHECK(find(w, "node0001")->why == "link down (1 of 2 links)");
@@ -152,5 +151,5 @@ TEST_CASE(
   CHECK(find(w, "node0002")->why == "link disabled");
   // The rail back: whole again.
   ports.apply_link_states({{test_fabric::host_guid(1), 1, 4, 5}}, 300, &events);
-  CHECK(find(hosts.views(ports, disabled, {}), "node0001")->health == Health::whole);
+  CHECK(find(at.hosts.views(ports, disabled, {}), "node0001")->health == Health::whole);
 }
