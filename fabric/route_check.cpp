@@ -67,11 +67,26 @@ class DestinationWalker {
   size_t switches() const { return nodes_.size(); }
   const std::vector<uint32_t>& switch_nodes() const { return nodes_; }
 
-  // Starts destination number `epoch` (1, 2, ...).
-  void begin(const Destination& d, uint32_t epoch) {
+  // Starts destination number `epoch` (1, 2, ...): all[i], of the walker's share [.., end).
+  // The LFT entries of every switch for the next kChunk destinations are copied first into
+  // one destination-major block: walking a destination then reads one row of bytes instead
+  // of one cache line (and often a page) of every switch's LFT -- the walk was memory-bound.
+  void begin(const Destination& d, uint32_t epoch, const std::vector<uint16_t>& all, size_t i,
+             size_t end) {
     dst_ = d;
     cur_ = epoch;
     visited_.clear();
+    if (i < chunk_from_ || i >= chunk_from_ + kChunk) {
+      const size_t n = std::min(kChunk, end - i), nsw = nodes_.size();
+      chunk_.resize(kChunk * nsw);
+      for (size_t x = 0; x < nsw; ++x) {
+        const Lft* lft = lfts_[x];
+        for (size_t k = 0; k < n; ++k)
+          chunk_[k * nsw + x] = lft ? lft->port_for(all[i + k]) : kNoLftEntry;
+      }
+      chunk_from_ = i;
+    }
+    row_ = chunk_.data() + (i - chunk_from_) * nodes_.size();
   }
 
   // Walks from switch s until a switch already walked for this destination, the end of the
@@ -99,7 +114,7 @@ class DestinationWalker {
         ok = true;
         break;
       }
-      uint8_t entry = lfts_[x] ? lfts_[x]->port_for(dst_.lid) : kNoLftEntry;
+      uint8_t entry = row_[x];  // lfts_[x]->port_for(dst_.lid), from the chunk (begin())
       if (entry == kNoLftEntry || entry == 0 || entry > ports_[x]) break;
       uint32_t chan = chans_.id(node, entry);
       uint32_t peer = chans_.live_head(chan);
@@ -187,6 +202,10 @@ class DestinationWalker {
   std::vector<std::vector<uint32_t>> buckets_;
   Destination dst_;
   uint32_t cur_ = 0;
+  static constexpr size_t kChunk = 64;  // destinations per block: 64 x 5,120 switches = 320 KB
+  std::vector<uint8_t> chunk_;          // [destination - chunk_from_][switch]
+  size_t chunk_from_ = SIZE_MAX;
+  const uint8_t* row_ = nullptr;
 };
 
 struct Source {
@@ -306,7 +325,7 @@ RouteCheck check_routes(const Fabric& fab, const RoutingTables& tables,
       auto at = lids.find(dlid);
       Destination d{dlid, at->first, at->second};
       bool to_ca = fab.node(d.node).type != NodeType::sw;
-      sh.walker.begin(d, ++epoch);
+      sh.walker.begin(d, ++epoch, all, i, to);
       for (uint32_t s : source_switches) {
         bool ok = sh.walker.walk(s);
         uint32_t w = weight[s] - (switch_of_lid[dlid] == s ? 1 : 0);  // no pair with itself
