@@ -16,17 +16,21 @@
 #    With an interval shorter than 60 s the figure is scaled to 60 s (CPU per interval / 60 s):
 #    the work is per scrape; the events poll (10 s) is counted at the shorter interval's rate,
 #    which only overstates it.
-# Usage: bench/bench_lab.sh [--quick] [--duration S] [--interval S] [--k K]
+# With --profile the daemon runs under heaptrack and the run ends with its heap at the peak by
+# the ibwarden function that allocated it (the innermost ibw:: frame of each allocation's
+# stack). The run's figures are then heaptrack's (slower, more memory): no RESULT lines.
+# Usage: bench/bench_lab.sh [--quick] [--duration S] [--interval S] [--k K] [--profile]
 #   full (default): k=64, 60 s interval, 300 s; --quick: k=32 (49,152 ports), 15 s, 50 s.
 source "$(dirname "$0")/lib.sh"
-k=64 interval=60 duration=300
+k=64 interval=60 duration=300 profile=0
 while (($#)); do
   case $1 in
     --quick) k=32 interval=15 duration=50 ;;
+    --profile) profile=1 ;;
     --duration) duration=$2; shift ;;
     --interval) interval=$2; shift ;;
     --k) k=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--duration S] [--interval S] [--k K]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--duration S] [--interval S] [--k K] [--profile]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -44,9 +48,24 @@ ufmlab_start "$lab" "$work" --tiers 3 --k "$k" --duration $((duration + 600))
 cat "$work/ufmlab.log"
 cp config/rules.yaml "$work/rules.yaml"
 ufmlab_config "$work" "${interval}s" "$work/rules.yaml" >"$work/ibwarden.yaml"
-IBW_UFMLAB_USER=admin IBW_UFMLAB_PASSWORD=lab "$bin" run --config "$work/ibwarden.yaml" \
-  2>"$work/daemon.log" &
-daemon_pid=$!
+# Under heaptrack the daemon must not re-exec itself for its allocator settings (the new
+# process would go untraced): they are given here, as the re-exec would set them.
+wrap=()
+((profile)) && wrap=(env GLIBC_TUNABLES="$(daemon_malloc_tunables)" IBW_MALLOC_TUNING=off
+  heaptrack -o "$work/heap")
+IBW_UFMLAB_USER=admin IBW_UFMLAB_PASSWORD=lab "${wrap[@]}" "$bin" run --config "$work/ibwarden.yaml" \
+  2>"$work/daemon.log" >"$work/heaptrack.out" &
+daemon_pid=$! wrapper=
+if ((profile)); then  # heaptrack's script runs the daemon as a child: find the process itself
+  wrapper=$daemon_pid daemon_pid=
+  for ((i = 0; i < 100; i++)); do
+    daemon_pid=$(pgrep -n -x ibwarden || true)
+    [[ -n $daemon_pid ]] && ! grep -q "$work/ibwarden.yaml" "/proc/$daemon_pid/cmdline" && daemon_pid=
+    [[ -n $daemon_pid ]] && break
+    sleep 0.1
+  done
+  [[ -n $daemon_pid ]] || { echo "bench_lab: the daemon under heaptrack did not start" >&2; exit 1; }
+fi
 tick() { getconf CLK_TCK; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$daemon_pid/stat"; }
 t_start=$EPOCHREALTIME
@@ -62,7 +81,8 @@ c1=$(cpu_ticks) w1=$EPOCHREALTIME
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$daemon_pid/status")
 rss=$(awk '/VmRSS/ {print $2}' "/proc/$daemon_pid/status")
 kill "$daemon_pid"
-wait "$daemon_pid" 2>/dev/null || true
+wait "${wrapper:-$daemon_pid}" 2>/dev/null || true
+while kill -0 "$daemon_pid" 2>/dev/null; do sleep 0.2; done  # (not our child under heaptrack)
 daemon_pid=
 
 echo
@@ -103,6 +123,20 @@ printf '%-40s %s ms (of %s scrapes, first excluded)\n' "worst scrape: thread + s
 printf '%-40s %s%% of a core (measured %s%% at %s s)\n' "CPU, steady window, at 60 s interval" \
   "$cpu" "$cpu_raw" "$interval"
 
+if ((profile)); then  # heaptrack's figures, not the goal's: the breakdown, no RESULT lines
+  echo
+  echo "## the daemon's heap at its peak, by the ibwarden function that allocated it (heaptrack)"
+  heaptrack_print --print-peaks 0 --print-allocators 0 --print-temporary 0 \
+    --flamegraph-cost-type peak -F "$work/peak.stacks" "$work"/heap.* >"$work/heaptrack.txt" 2>&1
+  awk '{ cost = $NF; $NF = ""; n = split($0, f, ";"); who = "(outside ibwarden)"
+         for (i = n; i >= 1; --i) if (f[i] ~ /^[^<(]*ibw::/) { who = f[i]; break }
+         sub(/\(.*$/, "", who); by[who] += cost; total += cost }
+       END { for (w in by) printf "%10.1f MiB  %s\n", by[w] / 1048576, w
+             printf "%10.1f MiB  (total at the peak)\n", total / 1048576 }' "$work/peak.stacks" |
+    sort -rn | head -16
+  grep -E '^peak (heap memory|RSS)' "$work/heaptrack.txt"
+  exit 0
+fi
 ports=$(sed -n 's/.* rows=\([0-9]*\) .*/\1/p' "$work/scrapes" | tail -1)
 label="daemon on UFM telemetry lab (${ports:-?} ports, k=$k)"
 bench_result "$label: peak RSS" "$((hwm / 1024)) MiB" "goal <= 2048 MiB" \
