@@ -1,6 +1,7 @@
 // ingest/opensm_ingest.h: the prefilter never drops a line the parser gives an event or a
 // rediscovery for (recorded logs, mutated and generated lines), and the daemon's ingest path
-// gives exactly the events of parse_opensm_line + to_event on every line.
+// gives exactly the events of parse_opensm_line + to_event on every line, also for lines cut by
+// a read, longer than a read, ending in CRLF, and partial last lines.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -178,6 +180,21 @@ void check_same_events(const std::vector<Event>& got, const std::vector<Event>& 
   }
 }
 
+// read_opensm_log in polls of each batch size gives the reference's lines, last cursor (the
+// file's end), rediscovery and events.
+void check_polls(const std::filesystem::path& path, size_t newlines, const Ingested& want,
+                 std::initializer_list<size_t> batches) {
+  for (size_t batch : batches) {
+    INFO("batch " << batch);
+    const Ingested got = read_in_polls(path, batch);
+    CHECK(got.lines == newlines);
+    REQUIRE(got.last);
+    CHECK(got.last->offset == std::filesystem::file_size(path));
+    CHECK(got.rediscover == want.rediscover);
+    check_same_events(got.events, want.events);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("opensm ingest: the prefilter keeps every line the parser wants", "[opensm]") {
@@ -220,14 +237,7 @@ TEST_CASE("opensm ingest: same events as parsing every line", "[opensm]") {
   const auto path = write_temp(lines);
   const size_t newlines = count_lines(lines);
   const Ingested want = parse_every_line(path);
-  for (size_t batch : {size_t{100000}, size_t{7}}) {
-    const Ingested got = read_in_polls(path, batch);
-    CHECK(got.lines == newlines);
-    REQUIRE(got.last);
-    CHECK(got.last->offset == std::filesystem::file_size(path));
-    CHECK(got.rediscover == want.rediscover);
-    check_same_events(got.events, want.events);
-  }
+  check_polls(path, newlines, want, {100000, 7});
   CHECK(want.events.size() > 100);
   std::filesystem::remove(path);
 }
@@ -279,15 +289,7 @@ TEST_CASE("opensm ingest: lines across read boundaries and longer than one read"
   CHECK(has("Link state change", notice_at + notice.size() + 1));
   CHECK(has("a CRLF line", crlf_end));
   CHECK(has("ERR 0A02: yyy", crlf_end + kHead.size() + 10 + kRead + 1000 + 1));
-  for (size_t batch : {size_t{100000}, size_t{7}, size_t{1}}) {
-    INFO("batch " << batch);
-    const Ingested got = read_in_polls(path, batch);
-    CHECK(got.lines == newlines);
-    REQUIRE(got.last);
-    CHECK(got.last->offset == std::filesystem::file_size(path));
-    CHECK(got.rediscover == want.rediscover);
-    check_same_events(got.events, want.events);
-  }
+  check_polls(path, newlines, want, {100000, 7, 1});
   std::filesystem::remove(path);
 }
 
