@@ -1,8 +1,7 @@
 // Byte scans over text already in memory, for the hot paths that read logs in bulk
 // (FileTailer's read buffer, the OpenSM ingest prefilter): counting and locating '\n', and
-// finding the first occurrence of a byte in a short span, and walking the lines of a run. Plain C++
-// with an SSE2 path on x86-64 and a word-at-a-time path on little-endian machines; the same results
-// everywhere.
+// finding the first occurrence of a byte in a short span. Plain C++ with an SSE2 path on
+// x86-64 and a word-at-a-time path on little-endian machines; the same results everywhere.
 #pragma once
 
 #include <algorithm>
@@ -73,53 +72,6 @@ inline const char* find_byte(const char* p, const char* end, char c) {
   for (; p < end; ++p)
     if (*p == c) return p;
   return nullptr;
-}
-
-// Bit i set where p[i] == c, for the 64 bytes at p.
-inline uint64_t byte_mask64(const char* p, char c) {
-#ifdef __SSE2__
-  const __m128i wanted = _mm_set1_epi8(c);
-  uint64_t mask = 0;
-  for (int k = 0; k < 4; ++k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    mask |=
-        static_cast<uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, wanted))))
-        << (16 * k);
-  }
-  return mask;
-#else
-  uint64_t mask = 0;
-  for (int i = 0; i < 64; ++i) mask |= static_cast<uint64_t>(p[i] == c) << i;
-  return mask;
-#endif
-}
-
-// Calls f(line, length) for each line of [p, end) in order, without its '\n'; a last line
-// without '\n' is visited too. The '\n's are found 64 bytes at a time in one pass over the
-// bytes (not one search per line). f returns false to stop after that line. Returns where the
-// lines not visited start (end when all were).
-template <typename F>
-inline const char* for_each_line(const char* p, const char* end, F&& f) {
-  const char* line = p;
-  for (const char* block = p; block < end; block += 64) {
-    uint64_t mask = 0;
-    if (end - block >= 64) {
-      mask = byte_mask64(block, '\n');
-    } else {
-      for (int i = 0; block + i < end; ++i) mask |= static_cast<uint64_t>(block[i] == '\n') << i;
-    }
-    for (; mask; mask &= mask - 1) {
-      const char* nl = block + std::countr_zero(mask);
-      const bool more = f(line, static_cast<size_t>(nl - line));
-      line = nl + 1;
-      if (!more) return line;
-    }
-  }
-  if (line < end) {
-    f(line, static_cast<size_t>(end - line));
-    line = end;
-  }
-  return line;
 }
 
 }  // namespace ibw::ingest

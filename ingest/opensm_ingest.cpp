@@ -63,11 +63,15 @@ class ChunkReader {
     const char* const end = base + text.size();
     kept_.clear();
     size_t lines = 0;
-    const char* p = for_each_line(base, end, [&](const char* line, size_t len) {
-      if (opensm_line_of_interest(std::string_view(line, len)))
-        kept_.push_back({static_cast<size_t>(line - base), len});
-      return ++lines < budget;
-    });
+    const char* p = base;
+    while (p < end && lines < budget) {
+      const char* nl = find_byte(p, end, '\n');
+      const char* line_end = nl ? nl : end;
+      if (opensm_line_of_interest(std::string_view(p, static_cast<size_t>(line_end - p))))
+        kept_.push_back({static_cast<size_t>(p - base), static_cast<size_t>(line_end - p)});
+      ++lines;
+      p = nl ? nl + 1 : end;
+    }
     text = text.substr(0, static_cast<size_t>(p - base));
     const size_t left = max_lines_ > batch_.lines ? max_lines_ - batch_.lines : lines;
     batch_.lines += lines;
