@@ -40,25 +40,20 @@ std::optional<TailCursor> TailCursor::parse(const std::string& text) {
   return TailCursor{v[0], v[1], v[2], v[3]};
 }
 
-// Delivers s's complete lines (at most max_lines, counted in n) in runs, as they are read;
-// returns true once s is read to its end.
-bool FileTailer::Impl::drain(Source& s, const ChunkVisitor& visit, size_t& n, size_t max_lines) {
+// Delivers s's complete lines (at most max_lines, counted in n) in runs to take, as they are
+// read; returns true once s is read to its end.
+bool FileTailer::Impl::drain(Source& s, const RunTaker& take, size_t& n, size_t max_lines) {
   for (;;) {
     const char* begin = s.buf.data() + s.head;
     const size_t held = s.fill - s.head;
     const void* nl = n < max_lines && held > 0 ? memrchr(begin, '\n', held) : nullptr;
     if (nl) {
-      size_t len = static_cast<size_t>(static_cast<const char*>(nl) - begin) + 1;
-      size_t lines = count_newlines(begin, len);
-      if (lines > max_lines - n) {  // cut after the line that reaches max_lines
-        lines = max_lines - n;
-        len = end_of_lines(begin, len, lines);
-      }
+      const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - begin) + 1;
       const TailCursor start = s.cursor();
-      s.offset += len;
-      s.head += len;
-      n += lines;
-      visit(std::string_view(begin, len), lines, start);
+      const Taken t = take(std::string_view(begin, len), max_lines - n, start);
+      s.offset += t.bytes;
+      s.head += t.bytes;
+      n += t.lines;
     }
     if (n >= max_lines) return false;
     if (s.fd < 0) return true;
@@ -117,13 +112,28 @@ size_t FileTailer::poll_each(size_t max_lines, const LineVisitor& visit) {
 }
 
 size_t FileTailer::poll_chunks(size_t max_lines, const ChunkVisitor& visit) {
+  return poll_runs(max_lines,
+                   [&visit](std::string_view text, size_t budget, const TailCursor& start) {
+                     size_t lines = count_newlines(text.data(), text.size());
+                     if (lines == 0) {
+                       lines = 1;                  // the partial last line
+                     } else if (lines > budget) {  // cut after the line that reaches the budget
+                       lines = budget;
+                       text = text.substr(0, end_of_lines(text.data(), text.size(), lines));
+                     }
+                     visit(text, lines, start);
+                     return Taken{text.size(), lines};
+                   });
+}
+
+size_t FileTailer::poll_runs(size_t max_lines, const RunTaker& take) {
   size_t n = 0;
   if (max_lines == 0) return n;
   Impl& m = *impl_;
   m.follow();
   while (!m.queue.empty()) {
     Impl::Source& s = m.queue.front();
-    if (!m.drain(s, visit, n, max_lines) || m.queue.size() == 1) break;
+    if (!m.drain(s, take, n, max_lines) || m.queue.size() == 1) break;
     // s is read to its end and a newer file follows: deliver s's partial last line, move on.
     if (s.head < s.fill) {
       const TailCursor start = s.cursor();
@@ -131,7 +141,7 @@ size_t FileTailer::poll_chunks(size_t max_lines, const ChunkVisitor& visit) {
       s.offset += text.size();
       s.head = s.fill;
       ++n;
-      visit(text, 1, start);
+      take(text, max_lines - n + 1, start);  // consumed whole: one line
     }
     if (s.fd >= 0) {
       m.mark_seen(s.dev, s.ino, s.fingerprint);

@@ -80,6 +80,20 @@ class FileTailer {
   using ChunkVisitor =
       std::function<void(std::string_view text, size_t lines, const TailCursor& start)>;
   size_t poll_chunks(size_t max_lines, const ChunkVisitor& visit);
+  // The same runs for callers that split the lines themselves, so that the bytes are scanned
+  // once (the tailer does not count them): calls take(text, budget, start) where text is every
+  // complete line read and not yet delivered, each with its "\n" (or the partial last line of
+  // a file the tailer moves on from, alone, without "\n"), budget (> 0) is how many lines are
+  // still wanted, and start is the cursor before text. take consumes the first
+  // min(budget, lines in text) lines (the partial line whole) and returns how many bytes (up to
+  // and with the last consumed line's "\n") and lines that was. Returns the lines consumed.
+  struct Taken {
+    size_t bytes = 0;
+    size_t lines = 0;
+  };
+  using RunTaker =
+      std::function<Taken(std::string_view text, size_t budget, const TailCursor& start)>;
+  size_t poll_runs(size_t max_lines, const RunTaker& take);
   const std::string& path() const { return path_; }
   // Where the next delivered line starts (after the constructor: the resume or start
   // position); nullopt while no file has been opened.

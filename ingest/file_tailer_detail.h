@@ -97,9 +97,10 @@ struct FileTailer::Impl {
   void follow();
 
   // ingest/file_tailer.cpp
-  // Delivers s's complete lines (at most max_lines, counted in n) in runs, as they are read;
+  // Delivers s's complete lines (at most max_lines, counted in n) in runs to take, as they are
+  // read;
   // returns true once s is read to its end.
-  bool drain(Source& s, const ChunkVisitor& visit, size_t& n, size_t max_lines);
+  bool drain(Source& s, const RunTaker& take, size_t& n, size_t max_lines);
 };
 
 }  // namespace ibw::ingest

@@ -50,26 +50,31 @@ void add_kept_line(std::string_view line, const TailCursor& after, const OsmLogC
   keys.assign(after, ev.dedup_key);
 }
 
-// The lines of one run FileTailer::poll_chunks delivers: the prefilter on each, the rest on
-// those it keeps. Only kept lines get their cursor.
+// The lines of one run FileTailer::poll_runs delivers, split and counted here in one pass:
+// the prefilter on each (up to the poll's budget), the rest on those it keeps. Only kept lines
+// get their cursor.
 class ChunkReader {
  public:
   ChunkReader(const OsmLogContext& ctx, OsmTrapRule rule, size_t max_lines, OsmBatch& batch)
       : ctx_(ctx), rule_(rule), max_lines_(max_lines), batch_(batch) {}
 
-  void operator()(std::string_view text, size_t lines, const TailCursor& start) {
-    const size_t left = max_lines_ > batch_.lines ? max_lines_ - batch_.lines : lines;
-    batch_.lines += lines;
+  FileTailer::Taken operator()(std::string_view text, size_t budget, const TailCursor& start) {
     const char* const base = text.data();
     const char* const end = base + text.size();
     kept_.clear();
-    for (const char* p = base; p < end;) {
+    size_t lines = 0;
+    const char* p = base;
+    while (p < end && lines < budget) {
       const char* nl = find_byte(p, end, '\n');
       const char* line_end = nl ? nl : end;
       if (opensm_line_of_interest(std::string_view(p, static_cast<size_t>(line_end - p))))
         kept_.push_back({static_cast<size_t>(p - base), static_cast<size_t>(line_end - p)});
-      p = line_end + 1;
+      ++lines;
+      p = nl ? nl + 1 : end;
     }
+    text = text.substr(0, static_cast<size_t>(p - base));
+    const size_t left = max_lines_ > batch_.lines ? max_lines_ - batch_.lines : lines;
+    batch_.lines += lines;
     // Room for every kept line. A large run means a backlog (more runs follow in this poll):
     // room for the rest of the poll at this run's rate, so that the vector of a big poll is
     // allocated once rather than regrown (each regrowth of megabytes is fresh pages to fault).
@@ -86,6 +91,7 @@ class ChunkReader {
     }
     after.offset = start.offset + text.size();
     batch_.cursor = after;
+    return {text.size(), lines};
   }
 
  private:
@@ -114,8 +120,10 @@ OsmBatch read_opensm_log(FileTailer& tailer, const OsmLogContext& ctx, size_t ma
                          OsmTrapRule rule) {
   OsmBatch batch;
   osm_ingest_detail::ChunkReader reader(ctx, rule, max_lines, batch);
-  tailer.poll_chunks(max_lines, [&reader](std::string_view text, size_t lines,
-                                          const TailCursor& start) { reader(text, lines, start); });
+  tailer.poll_runs(max_lines,
+                   [&reader](std::string_view text, size_t budget, const TailCursor& start) {
+                     return reader(text, budget, start);
+                   });
   return batch;
 }
 

@@ -27,7 +27,7 @@ struct OsmBatch {
   std::set<uint16_t> link_change_lids;  // switches whose trap 128 / notice was seen (link check)
 };
 
-// Reads up to max_lines new lines from tailer (FileTailer::poll_chunks) into a batch.
+// Reads up to max_lines new lines from tailer (FileTailer::poll_runs) into a batch.
 OsmBatch read_opensm_log(FileTailer& tailer, const OsmLogContext& ctx, size_t max_lines = 100000,
                          OsmTrapRule rule = OsmTrapRule::notice_line);
 

@@ -307,6 +307,7 @@ bool opensm_line_of_interest(std::string_view line) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   if (line.size() < 33) return false;
   if (line.front() == '*') return line.find(" INITIATING HEAVY SWEEP ") != std::string_view::npos;
+  if (line[23] != '[') return false;  // not a record (the parser wants "[" there): a dump line
   // In a record, the first '>' after the "[" at offset 23 ends " ->": the thread ID and the
   // level between them are hex digits.
   const char* end = line.data() + line.size();

@@ -1,6 +1,7 @@
 // ingest/opensm_ingest.h: the prefilter never drops a line the parser gives an event or a
 // rediscovery for (recorded logs, mutated and generated lines), and the daemon's ingest path
-// gives exactly the events of parse_opensm_line + to_event on every line.
+// gives exactly the events of parse_opensm_line + to_event on every line, also for lines cut by
+// a read, longer than a read, ending in CRLF, and partial last lines.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -99,6 +101,13 @@ std::string generated_line(std::mt19937& rng) {
   return line;
 }
 
+// Lines in a file of these (write_temp): generated lines may end in "\n" of their own.
+size_t count_lines(const std::vector<std::string>& lines) {
+  size_t n = 0;
+  for (const auto& l : lines) n += 1 + static_cast<size_t>(std::count(l.begin(), l.end(), '\n'));
+  return n;
+}
+
 std::filesystem::path write_temp(const std::vector<std::string>& lines) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "ibw-osm-XXXXXX").string();
   int fd = mkstemp(tmpl.data());
@@ -107,6 +116,83 @@ std::filesystem::path write_temp(const std::vector<std::string>& lines) {
   std::ofstream out(tmpl, std::ios::binary | std::ios::trunc);
   for (const auto& l : lines) out << l << '\n';
   return tmpl;
+}
+
+// The events of a whole file, with the lines read, whether a rediscovery was asked for and
+// the cursor after the last line.
+struct Ingested {
+  std::vector<Event> events;
+  bool rediscover = false;
+  size_t lines = 0;
+  std::optional<TailCursor> last;
+};
+
+// The reference: every line through parse_opensm_line and to_event, the daemon's old loop.
+Ingested parse_every_line(const std::filesystem::path& path) {
+  Ingested out;
+  FileTailer t(path.string(), std::nullopt);
+  for (const auto& line : t.poll()) {
+    ++out.lines;
+    out.last = line.after;
+    auto r = parse_opensm_line(line.text, kCtx);
+    if (!r) continue;
+    out.rediscover |= (r->kind == OsmRecordKind::trap && r->trap_number == 128) ||
+                      (r->kind == OsmRecordKind::notice &&
+                       r->text.find("Link state change") != std::string::npos) ||
+                      r->kind == OsmRecordKind::subnet_up;
+    if (auto e = to_event(*r)) {
+      e->dedup_key = "opensm:" + line.after.serialize();
+      out.events.push_back(*e);
+    }
+  }
+  return out;
+}
+
+// The daemon's path: read_opensm_log in polls of at most batch lines until the file is read.
+Ingested read_in_polls(const std::filesystem::path& path, size_t batch) {
+  Ingested out;
+  FileTailer t(path.string(), std::nullopt);
+  for (;;) {
+    OsmBatch b = read_opensm_log(t, kCtx, batch);
+    if (b.lines == 0) break;
+    CHECK(b.lines <= batch);
+    out.lines += b.lines;
+    out.rediscover |= b.rediscover;
+    out.last = b.cursor;
+    out.events.insert(out.events.end(), b.events.begin(), b.events.end());
+  }
+  return out;
+}
+
+void check_same_events(const std::vector<Event>& got, const std::vector<Event>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO(want[i].message.substr(0, 200));
+    CHECK(got[i].dedup_key == want[i].dedup_key);
+    CHECK(got[i].kind == want[i].kind);
+    CHECK(got[i].message == want[i].message);
+    CHECK(got[i].time_us == want[i].time_us);
+    CHECK(got[i].severity == want[i].severity);
+    CHECK(got[i].trap_number == want[i].trap_number);
+    CHECK(got[i].lid == want[i].lid);
+    CHECK(got[i].node_guid == want[i].node_guid);
+    CHECK(got[i].port == want[i].port);
+  }
+}
+
+// read_opensm_log in polls of each batch size gives the reference's lines, last cursor (the
+// file's end), rediscovery and events.
+void check_polls(const std::filesystem::path& path, size_t newlines, const Ingested& want,
+                 std::initializer_list<size_t> batches) {
+  for (size_t batch : batches) {
+    INFO("batch " << batch);
+    const Ingested got = read_in_polls(path, batch);
+    CHECK(got.lines == newlines);
+    REQUIRE(got.last);
+    CHECK(got.last->offset == std::filesystem::file_size(path));
+    CHECK(got.rediscover == want.rediscover);
+    check_same_events(got.events, want.events);
+  }
 }
 
 }  // namespace
@@ -149,60 +235,95 @@ TEST_CASE("opensm ingest: same events as parsing every line", "[opensm]") {
   std::mt19937 rng(42);
   for (int i = 0; i < 2000; ++i) lines.push_back(generated_line(rng));
   const auto path = write_temp(lines);
-  size_t newlines = 0;  // generated lines may end in "\n" of their own
-  for (const auto& l : lines)
-    newlines += 1 + static_cast<size_t>(std::count(l.begin(), l.end(), '\n'));
-  // The reference: every line through parse_opensm_line and to_event, the daemon's old loop.
-  std::vector<Event> want;
-  bool want_rediscover = false;
-  {
-    FileTailer t(path.string(), std::nullopt);
-    for (const auto& line : t.poll()) {
-      auto r = parse_opensm_line(line.text, kCtx);
-      if (!r) continue;
-      want_rediscover |= (r->kind == OsmRecordKind::trap && r->trap_number == 128) ||
-                         (r->kind == OsmRecordKind::notice &&
-                          r->text.find("Link state change") != std::string::npos) ||
-                         r->kind == OsmRecordKind::subnet_up;
-      if (auto e = to_event(*r)) {
-        e->dedup_key = "opensm:" + line.after.serialize();
-        want.push_back(*e);
-      }
-    }
-  }
-  for (size_t batch : {size_t{100000}, size_t{7}}) {
-    FileTailer t(path.string(), std::nullopt);
-    std::vector<Event> got;
-    bool rediscover = false;
-    size_t n = 0;
-    std::optional<TailCursor> last;
-    for (;;) {
-      OsmBatch b = read_opensm_log(t, kCtx, batch);
-      if (b.lines == 0) break;
-      CHECK(b.lines <= batch);
-      n += b.lines;
-      rediscover |= b.rediscover;
-      last = b.cursor;
-      got.insert(got.end(), b.events.begin(), b.events.end());
-    }
-    CHECK(n == newlines);
-    REQUIRE(last);
-    CHECK(last->offset == std::filesystem::file_size(path));
-    CHECK(rediscover == want_rediscover);
-    REQUIRE(got.size() == want.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      INFO(want[i].message);
-      CHECK(got[i].dedup_key == want[i].dedup_key);
-      CHECK(got[i].kind == want[i].kind);
-      CHECK(got[i].message == want[i].message);
-      CHECK(got[i].time_us == want[i].time_us);
-      CHECK(got[i].severity == want[i].severity);
-      CHECK(got[i].trap_number == want[i].trap_number);
-      CHECK(got[i].lid == want[i].lid);
-      CHECK(got[i].node_guid == want[i].node_guid);
-      CHECK(got[i].port == want[i].port);
-    }
-  }
-  CHECK(want.size() > 100);
+  const size_t newlines = count_lines(lines);
+  const Ingested want = parse_every_line(path);
+  check_polls(path, newlines, want, {100000, 7});
+  CHECK(want.events.size() > 100);
+  std::filesystem::remove(path);
+}
+
+namespace {
+
+constexpr size_t kRead = 256 * 1024;  // FileTailer's pread() size (ingest/file_tailer.cpp)
+const std::string kHead = "Nov 22 02:47:03 513203 [F00D16C0] 0x02 -> ";
+
+// Lines of no interest (a dump's continuation lines) that fill exactly `bytes` bytes.
+void fill(std::vector<std::string>& lines, size_t bytes) {
+  for (; bytes > 200; bytes -= 100) lines.push_back("  - Fabric dump " + std::string(83, 'x'));
+  lines.push_back(std::string(bytes - 1, 'x'));
+}
+
+void append(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << text;
+}
+
+}  // namespace
+
+TEST_CASE("opensm ingest: lines across read boundaries and longer than one read", "[opensm]") {
+  std::vector<std::string> lines;
+  // A notice whose keyword "Reporting" is cut by the end of the first read ("Repo" | "rting").
+  const std::string notice = kHead +
+                             "log_notice: Reporting Urgent Notice \"Link state change\" from "
+                             "switch LID 2, GUID 0xb83fd20300000001";
+  const size_t notice_at = kRead - (notice.find("Reporting") + 4);
+  fill(lines, notice_at);
+  lines.push_back(notice);
+  lines.push_back(kHead + "ERR 0A01: a CRLF line\r");
+  lines.push_back(kHead + "ERR 0A02: " + std::string(kRead + 1000, 'y'));  // longer than a read
+  lines.push_back(std::string(3 * kRead, 'z'));                            // and one of no interest
+  std::mt19937 rng(7);  // then many lines of interest, so that later reads end inside them too
+  for (int i = 0; i < 20000; ++i) lines.push_back(generated_line(rng));
+  const auto path = write_temp(lines);
+  const size_t newlines = count_lines(lines);
+
+  const Ingested want = parse_every_line(path);
+  // The reference sees what this test placed: the cut notice and both long-line neighbours.
+  auto has = [&want](std::string_view text, size_t end) {
+    return std::any_of(want.events.begin(), want.events.end(), [&](const Event& e) {
+      return e.message.find(text) != std::string::npos &&
+             TailCursor::parse(e.dedup_key.substr(7))->offset == end;
+    });
+  };
+  const size_t crlf_end = notice_at + notice.size() + 1 + kHead.size() + 23;
+  CHECK(has("Link state change", notice_at + notice.size() + 1));
+  CHECK(has("a CRLF line", crlf_end));
+  CHECK(has("ERR 0A02: yyy", crlf_end + kHead.size() + 10 + kRead + 1000 + 1));
+  check_polls(path, newlines, want, {100000, 7, 1});
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("opensm ingest: a partial last line waits for its newline", "[opensm]") {
+  const auto path = write_temp({"  - a dump line"});
+  append(path, kHead + "ERR 01");  // the keyword itself is cut by the end of the file
+  FileTailer t(path.string(), std::nullopt);
+  OsmBatch b = read_opensm_log(t, kCtx);
+  CHECK(b.lines == 1);
+  CHECK(b.events.empty());
+  REQUIRE(b.cursor);
+  CHECK(b.cursor->offset == 16);
+
+  append(path, "02: now whole\r\n");
+  b = read_opensm_log(t, kCtx);
+  CHECK(b.lines == 1);
+  check_same_events(b.events, parse_every_line(path).events);
+  REQUIRE(b.events.size() == 1);
+  CHECK(b.events[0].message.find("ERR 0102: now whole") != std::string::npos);
+
+  // A partial line left in a rotated-away file is delivered alone (no "\n") when the tailer
+  // moves on to the new file, and is ingested as a line.
+  append(path, kHead + "ERR 0103: never ended");
+  const auto old_size = std::filesystem::file_size(path);
+  std::filesystem::rename(path, path.string() + ".1");
+  append(path, kHead + "SUBNET UP\n");
+  b = read_opensm_log(t, kCtx);
+  CHECK(b.lines == 2);
+  REQUIRE(b.events.size() == 2);
+  CHECK(b.events[0].kind == kind::sm_error);
+  CHECK(b.events[0].message.find("ERR 0103: never ended") != std::string::npos);
+  CHECK(TailCursor::parse(b.events[0].dedup_key.substr(7))->offset == old_size);
+  CHECK(b.events[1].kind == kind::subnet_up);
+  CHECK(b.rediscover);
+  std::filesystem::remove(path.string() + ".1");
   std::filesystem::remove(path);
 }
