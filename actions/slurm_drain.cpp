@@ -144,7 +144,7 @@ void SlurmDrainer::load(int64_t now_us, std::vector<core::DecisionRecord>& out) 
     if (drain) {
       s.reason = d.reason;
       s.link_key = d.link_key;
-      s.order_id = d.reason.find(": WO-") != std::string::npos ? 1 : 0;  // names an order
+      s.names_order = d.reason.find(": WO-") != std::string::npos;
     }
   }
   for (auto& d : pending) finish_intent(d, now_us, out);
@@ -222,7 +222,7 @@ void SlurmDrainer::update_reason(const SlurmHostView& v, NodeState& s, int64_t n
     write_intent(d);
     client_.drain(v.node, reason);
     s.reason = reason;
-    s.order_id = order_id;
+    s.names_order = true;
     s.link_key = v.link_key;
     complete(d, "done", "", out);
   } catch (const SlurmError& e) {
@@ -235,7 +235,7 @@ void SlurmDrainer::update_reason(const SlurmHostView& v, NodeState& s, int64_t n
 void SlurmDrainer::on_bad(const SlurmHostView& v, NodeState& s, int64_t now_us,
                           std::vector<core::DecisionRecord>& out) {
   s.whole_since_us = 0;
-  if (s.ours && !s.order_id && cfg_.drain && !cfg_.dry_run && now_us >= s.retry_at_us &&
+  if (s.ours && !s.names_order && cfg_.drain && !cfg_.dry_run && now_us >= s.retry_at_us &&
       !v.link_key.empty())
     return update_reason(v, s, now_us, out);
   if (s.ours || s.operator_owned || !cfg_.drain || now_us < s.retry_at_us) return;
@@ -261,7 +261,7 @@ void SlurmDrainer::on_bad(const SlurmHostView& v, NodeState& s, int64_t now_us,
     write_intent(d);
     drains_.push_back(now_us);
     if (!n.drain) client_.drain(v.node, reason);
-    s = NodeState{true, reason, v.link_key, order_id, 0, s.noted, false, 0, 0};
+    s = NodeState{true, reason, v.link_key, order_id != 0, 0, s.noted, false, 0, 0};
     if (stats_) stats_->ok(now_us);
     complete(d, "done", "", out);
   } catch (const SlurmError& e) {

@@ -100,7 +100,7 @@ class SlurmDrainer {
     bool ours = false;  // a drain of ibwarden's is in place
     std::string reason;
     std::string link_key;
-    int64_t order_id = 0;
+    bool names_order = false;        // its reason names the link's work order (WO-<id>)
     int64_t whole_since_us = 0;      // 0: not whole now
     std::vector<std::string> noted;  // held/skipped/dry_run recorded in this episode
     bool operator_owned = false;     // drained by someone else: left alone this episode
