@@ -98,8 +98,7 @@ struct FileTailer::Impl {
 
   // ingest/file_tailer.cpp
   // Delivers s's complete lines (at most max_lines, counted in n) in runs to take, as they are
-  // read;
-  // returns true once s is read to its end.
+  // read; returns true once s is read to its end.
   bool drain(Source& s, const RunTaker& take, size_t& n, size_t max_lines);
 };
 
