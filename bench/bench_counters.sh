@@ -11,10 +11,15 @@
 #  - the same after one error counter is set on every switch: ibqueryerrors reads a switch's
 #    AllPortSelect (port 0xFF) sum first and reads its ports one by one only when that sum
 #    shows errors, so on a clean fabric it sends far fewer MADs than a per-port sweep.
-# Our sweep always reads PortCounters and PortCountersExtended of every port (2 MADs/port:
-# 6,144 warm, + 1,072 ClassPortInfo cold). Counted with strace on this fabric, ibqueryerrors
+# Our sweeps (issue 32 item 4): an errors sweep reads one AllPortSelect sum per switch (48)
+# and one PortCounters per CA port (1,024): 1,072 MADs warm on a clean fabric, + 1,072
+# ClassPortInfo cold; a switch whose sum moved (or, cold, is not all zero) has its ports read
+# one by one in the same sweep. A full sweep (data counters for rates; the daemon's every
+# counters.data_interval) reads the sums and PortCounters and PortCountersExtended of every
+# port (6,192 MADs). Each timed process runs 6 sweeps with --data-every 3: sweeps 0 (cold), 1,
+# 3, 4 are errors sweeps, 2 and 5 full. Counted with strace on this fabric, ibqueryerrors
 # --load-cache --skip-sl sends 3,216 MADs when clean and 7,504 with the switch errors.
-# Target: the sweep >= 5x faster than ibqueryerrors.
+# Target: the errors sweep >= 5x (cold) / >= 10x (warm) faster than ibqueryerrors.
 # Usage: bench/bench_counters.sh [--quick]   (--quick: 8 leaves x 8 hosts, 4 spines)
 source "$(dirname "$0")/lib.sh"  # bench_result; its ratio() is replaced by this script's below
 runs=${RUNS:-5}
@@ -46,27 +51,32 @@ row() {
 }
 # field NAME: a numeric field of the last summary line in $work/out.
 field() { grep '"type":"summary"' "$work/out" | tail -1 | sed -E "s/.*\"$1\":([0-9]+).*/\\1/"; }
-# durations SWEEPS: in-process durations (s) of the summary lines in $work/out for the given
-# sweep numbers (a grep -E alternative such as "0" or "[1-9]"), fastest first.
+# durations SWEEPS [KIND]: in-process durations (s) of the summary lines in $work/out for the
+# given sweep numbers (a grep -E alternative such as "0" or "[1-9]") and kind (errors or full;
+# default both), fastest first.
 durations() {
-  grep '"type":"summary"' "$work/out" | grep -E "\"sweep\":($1)," |
+  grep '"type":"summary"' "$work/out" | grep -E "\"sweep\":($1)," | grep "\"kind\":\"${2:-}" |
     sed -E 's/.*"duration_us":([0-9]+).*/\1/' | sort -n | awk '{ printf "%.4f\n", $1 / 1e6 }'
 }
-# sweep_once ARGS...: one process running 4 sweeps; keeps the best cold (first) and warm
-# (later) in-process sweep times in cold and warm.
+# sweep_once ARGS...: one process running 6 sweeps (--data-every 3); keeps the best cold
+# (first), warm errors and warm full in-process sweep times in cold, warm and full, and the
+# MADs of the last warm errors and full sweeps in mads_errors and mads_full.
 sweep_once() {
-  "${on_sim[@]}" "$sweep" --cache "$work/fabric.cache" --quiet --sweeps 4 "$@" \
+  "${on_sim[@]}" "$sweep" --cache "$work/fabric.cache" --quiet --sweeps 6 --data-every 3 "$@" \
     >"$work/out" 2>/dev/null
-  keep_min cold "$(durations 0 | head -1)"
-  keep_min warm "$(durations '[1-9]' | head -1)"
+  keep_min cold "$(durations 0 errors | head -1)"
+  keep_min warm "$(durations '[1-9]' errors | head -1)"
+  keep_min full "$(durations '[1-9]' full | head -1)"
+  mads_errors=$(grep '"kind":"errors"' "$work/out" | tail -1 | sed -E 's/.*"mads_sent":([0-9]+).*/\1/')
+  mads_full=$(grep '"kind":"full"' "$work/out" | tail -1 | sed -E 's/.*"mads_sent":([0-9]+).*/\1/')
 }
 # cached_table: the cached-topology comparison.
 cached_table() {
-  cold="" warm="" t_cache="" q_cache="" q_cache_sl="" q_counters=""
+  cold="" warm="" full="" t_cache="" q_cache="" q_cache_sl="" q_counters=""
   local c=$work/fabric.cache
   for ((r = 0; r < runs; r++)); do
     sweep_once
-    timed t_cache "${on_sim[@]}" "$sweep" --cache "$c" --quiet
+    timed t_cache "${on_sim[@]}" "$sweep" --cache "$c" --quiet --data-every 2
     timed q_cache "${on_sim[@]}" ibqueryerrors --load-cache "$c"
     timed q_cache_sl "${on_sim[@]}" ibqueryerrors --load-cache "$c" --skip-sl
     timed q_counters "${on_sim[@]}" ibqueryerrors --load-cache "$c" --counters --skip-sl
@@ -79,11 +89,13 @@ cached_table() {
   row "ibqueryerrors --load-cache CACHE" "$q_cache"
   row "ibqueryerrors --load-cache CACHE --skip-sl" "$q_cache_sl"
   row "ibqueryerrors --load-cache CACHE --counters --skip-sl" "$q_counters"
-  row "counter sweep alone, cold (+ ClassPortInfo per LID)" "$cold" \
+  row "counter sweep alone, cold (errors; + ClassPortInfo per LID)" "$cold" \
     "$(ratio "$base" "$cold") over ibqueryerrors"
-  row "counter sweep alone, warm (capabilities cached)" "$warm" \
+  row "counter sweep alone, warm (errors; $mads_errors MADs)" "$warm" \
     "$(ratio "$base" "$warm") over ibqueryerrors"
-  row "ibw-bench-counter_sweep --cache CACHE (process, 1 sweep)" "$t_cache" \
+  row "counter sweep alone, warm full (data counters; $mads_full MADs)" "$full" \
+    "$(ratio "$base" "$full") over ibqueryerrors"
+  row "ibw-bench-counter_sweep --cache CACHE (process, 1 errors sweep)" "$t_cache" \
     "$(ratio "$base" "$t_cache") over ibqueryerrors"
   [[ ${1:-} == goals ]] || return 0
   local cold_x warm_x
@@ -121,7 +133,7 @@ echo
 echo "### Discovery + sweep, clean fabric (wall seconds)"
 t_all="" q_live="" q_live_sl="" disc=""
 for ((r = 0; r < runs; r++)); do
-  timed t_all "${on_sim[@]}" "$sweep" --all --quiet
+  timed t_all "${on_sim[@]}" "$sweep" --all --quiet --data-every 2
   timed q_live "${on_sim[@]}" ibqueryerrors
   timed q_live_sl "${on_sim[@]}" ibqueryerrors --skip-sl
   timed disc "${on_sim[@]}" ibnetdiscover
@@ -130,13 +142,13 @@ row "ibnetdiscover (discovery alone, for reference)" "$disc"
 row "ibqueryerrors" "$q_live"
 row "ibqueryerrors --skip-sl" "$q_live_sl"
 q_best=$(awk -v a="$q_live" -v b="$q_live_sl" 'BEGIN{ print (a < b) ? a : b }')
-row "ibw-bench-counter_sweep --all (discovery + 1 sweep)" "$t_all" \
+row "ibw-bench-counter_sweep --all (discovery + 1 errors sweep)" "$t_all" \
   "$(ratio "$q_best" "$t_all") over ibqueryerrors"
 
 echo
-echo "### Pipelining depth (sweep alone, warm)"
+echo "### Pipelining depth (sweep alone, warm errors sweep)"
 for w in 1 4 16 64 256; do
-  cold="" warm=""
+  cold="" warm="" full=""
   for ((r = 0; r < runs; r++)); do sweep_once --window $w; done
   row "--window $w" "$warm" "(max outstanding $(field max_outstanding))"
 done

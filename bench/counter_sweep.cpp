@@ -3,7 +3,10 @@
 //   {"type":"sample", ...}      one per answering port (omitted with --quiet)
 //   {"type":"unresponsive"|"failed", ...}
 //   {"type":"event", ...}       CounterTracker events between this run's sweeps
-//   {"type":"summary", ...}     per sweep: duration, MADs sent, retries, max outstanding
+//   {"type":"summary", ...}     per sweep: duration, MADs sent, retries, max outstanding, kind
+//                               (full or errors), switch sums answered, switches read per port
+// --data-every N: sweeps N-1, 2N-1, ... are full (data counters), the others errors sweeps
+// (switch sums); 1 (the default) = every sweep full. --no-switch-sums: every port one by one.
 // Targets: --all (live discovery, every port with a peer), --cache FILE (an ibnetdiscover
 // cache), or explicit --lid L --port P[,P...] [--guid G] groups. Must run attached to a fabric
 // (on ibsim: under umad2sim). Used by tests/integration/test_counters_lab.cpp and
@@ -36,6 +39,7 @@ struct Args {
   ibw::ingest::PollerOptions poller;
   int sweeps = 1;
   int interval_ms = 0;
+  int data_every = 1;
   bool quiet = false;
 };
 
@@ -45,7 +49,7 @@ struct Args {
                "[--guid G] ...)\n"
                "       [--sweeps N] [--interval-ms MS] [--window N] [--timeout-ms MS] "
                "[--retries N]\n"
-               "       [--ca NAME] [--ca-port N] [--quiet]\n";
+               "       [--data-every N] [--no-switch-sums] [--ca NAME] [--ca-port N] [--quiet]\n";
   std::exit(2);
 }
 
@@ -92,6 +96,11 @@ Args parse_args(int argc, char** argv) {
       a.poller.ca = f.value();
     } else if (flag == "--ca-port") {
       a.poller.ca_port = static_cast<int>(number(f.value(), flag));
+    } else if (flag == "--data-every") {
+      a.data_every = static_cast<int>(number(f.value(), flag));
+      if (a.data_every < 1) usage("--data-every must be at least 1");
+    } else if (flag == "--no-switch-sums") {
+      a.poller.switch_sums = false;
     } else if (flag == "--quiet") {
       a.quiet = true;
     } else {
@@ -182,7 +191,9 @@ int main(int argc, char** argv) {
     for (int sweep = 0; sweep < args.sweeps; ++sweep) {
       if (sweep > 0 && args.interval_ms > 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(args.interval_ms));
-      auto r = poller->sweep(args.targets);
+      bool full = sweep % args.data_every == args.data_every - 1;
+      auto r = poller->sweep(args.targets,
+                             full ? ibw::ingest::SweepKind::full : ibw::ingest::SweepKind::errors);
       std::vector<ibw::ingest::Event> events;
       // Lists are in target order: walk the targets and take from each list in turn.
       size_t si = 0, ui = 0, fi = 0;
@@ -222,6 +233,9 @@ int main(int argc, char** argv) {
                         {"retries", r.retries},
                         {"class_port_info", r.class_port_info},
                         {"max_outstanding", r.max_outstanding},
+                        {"kind", r.full ? "full" : "errors"},
+                        {"switch_sums", r.switch_sums},
+                        {"switches_read", r.switches_read},
                         {"window", args.poller.window}}
                 << std::endl;
     }

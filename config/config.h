@@ -42,6 +42,9 @@ struct CountersSection {
   unsigned timeout_ms = 200;
   unsigned retries = 2;
   uint64_t jump_threshold = 100;  // error-counter delta in one sweep that is an event
+  // Data/packet counters (rates) are read in a full sweep at most this often; the sweeps in
+  // between read error counters only (switch AllPortSelect sums, per port where one moved).
+  int64_t data_interval_us = 60'000'000;
 };
 
 // Active probes (ingest/prober.h, `ibwarden probe`): SMPs sent from the local port to every

@@ -40,7 +40,8 @@ Keys counters_keys(Parse& p) {
           {"window", r.set_integer(&c.window, 1, 4096)},
           {"timeout", r.set_millis(&c.timeout_ms, 60'000'000, "60s")},
           {"retries", r.set_integer(&c.retries, 0, 10)},
-          {"jump_threshold", r.set_integer(&c.jump_threshold, 1, 1LL << 40)}};
+          {"jump_threshold", r.set_integer(&c.jump_threshold, 1, 1LL << 40)},
+          {"data_interval", r.set_duration(&c.data_interval_us)}};
 }
 
 Keys probes_keys(Parse& p) {

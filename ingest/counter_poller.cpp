@@ -3,6 +3,10 @@
 //
 // Per sweep, each target goes through: ClassPortInfo of its LID (unless cached) ->
 // PortCounters and, when advertised, PortCountersExtended (both in flight together) -> sample.
+// A switch LID (two or more targets, AllPortSelect advertised) first sends its sum (Query::sum,
+// + sum_ext with extended error counters); on its answer SwitchSums either gives its ports'
+// samples or the ports go through the per-port path. An errors sweep asks one attribute per
+// port: PortCountersExtended with extended error counters, else PortCounters.
 // Each attempt has a deadline here (steady clock); the kernel's ETIMEDOUT answer (umad status,
 // which ibsim imitates at once for a dropped MAD) takes the same path. A retry gets a fresh
 // TID, so a late answer to an abandoned attempt is ignored. Not supported: ClassPortInfo
@@ -10,102 +14,14 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#include <array>
-#include <chrono>
 #include <cstring>
-#include <deque>
-#include <optional>
 #include <random>
 #include <stdexcept>
-#include <unordered_map>
 
-#include "ingest/counter_poller.h"
-
-#include "fabric/smp_port.h"
+#include "ingest/poller_detail.h"
 
 namespace ibw::ingest {
 namespace poller_detail {
-
-using SteadyClock = std::chrono::steady_clock;
-
-enum class Query : uint8_t { class_port_info, counters, counters_ext };
-
-struct Request {
-  Query query;
-  uint32_t index;  // target index; for ClassPortInfo, index of the first target on the LID
-  unsigned attempt = 0;
-};
-
-uint16_t attribute_of(Query q) {
-  switch (q) {
-    case Query::class_port_info:
-      return CLASS_PORT_INFO;
-    case Query::counters:
-      return IB_GSI_PORT_COUNTERS;
-    case Query::counters_ext:
-      return IB_GSI_PORT_COUNTERS_EXT;
-  }
-  return 0;
-}
-
-struct InFlight {
-  Request request;
-  uint16_t attr = 0;
-};
-
-struct TargetState {
-  std::array<uint8_t, IB_PC_DATA_SZ> pc{};
-  std::array<uint8_t, IB_PC_DATA_SZ> pce{};
-  PmaCapabilities caps;
-  bool want_ext = false;
-  bool caps_known = false;  // PortCounters goes out before ClassPortInfo answers; the sample waits
-  bool pc_done = false, pce_done = false, pce_ok = false;
-  bool finished = false;
-  int64_t time_us = 0;
-  std::optional<CounterSample> sample;
-};
-
-struct CachedCaps {
-  uint64_t node_guid = 0;
-  PmaCapabilities caps;
-};
-
-class UmadPoller final : public CounterPoller {
- public:
-  UmadPoller(fabric::MadLocks& locks, const PollerOptions& options, const Clock& clock);
-  ~UmadPoller() override;
-  SweepResult sweep(const std::vector<PollTarget>& targets) override;
-
- private:
-  // State of one sweep.
-  struct Sweep {
-    const std::vector<PollTarget>* targets = nullptr;
-    std::vector<TargetState> state;
-    std::unordered_map<uint16_t, std::vector<uint32_t>> waiting_for_caps;  // LID -> targets
-    std::deque<Request> pending;
-    std::unordered_map<uint32_t, InFlight> in_flight;                    // TID -> request
-    std::deque<std::pair<SteadyClock::time_point, uint32_t>> deadlines;  // send order
-    std::vector<uint8_t> unresponsive, failed;
-    SweepResult result;
-  };
-
-  void send(Sweep& s, const Request& r);
-  void on_answer(Sweep& s, const InFlight& f, int mad_status, const uint8_t* data);
-  void on_timeout(Sweep& s, const InFlight& f);
-  void caps_known(Sweep& s, uint16_t lid, const PmaCapabilities* caps, bool cache);
-  void start_counters(Sweep& s, uint32_t index, const PmaCapabilities& caps);
-  void finish(Sweep& s, uint32_t index);
-  bool receive(Sweep& s, int wait_ms);
-  void expire(Sweep& s);
-
-  PollerOptions options_;
-  const Clock& clock_;
-  int fd_ = -1;
-  int agent_ = -1;
-  uint32_t next_tid_ = 1;
-  std::unordered_map<uint16_t, CachedCaps> caps_;  // key: LID
-  std::vector<uint64_t> buf_;                      // umad + MAD, 8-byte aligned
-};
 
 UmadPoller::UmadPoller(fabric::MadLocks& locks, const PollerOptions& options, const Clock& clock)
     : options_(options), clock_(clock) {
@@ -131,12 +47,13 @@ UmadPoller::~UmadPoller() {
 }
 
 void UmadPoller::send(Sweep& s, const Request& r) {
-  const PollTarget& t = (*s.targets)[r.index];
+  const PollTarget& t = (*s.targets)[is_sum(r.query) ? s.groups[r.index].targets.front() : r.index];
   uint16_t attr = attribute_of(r.query);
   std::array<uint8_t, IB_PC_DATA_SZ> data{};
-  uint32_t port = static_cast<uint32_t>(t.port);
-  if (r.query == Query::counters) mad_encode_field(data.data(), IB_PC_PORT_SELECT_F, &port);
-  if (r.query == Query::counters_ext) mad_encode_field(data.data(), IB_PC_EXT_PORT_SELECT_F, &port);
+  uint32_t port = is_sum(r.query) ? 0xFF : static_cast<uint32_t>(t.port);  // 0xFF: AllPortSelect
+  if (attr == IB_GSI_PORT_COUNTERS) mad_encode_field(data.data(), IB_PC_PORT_SELECT_F, &port);
+  if (attr == IB_GSI_PORT_COUNTERS_EXT)
+    mad_encode_field(data.data(), IB_PC_EXT_PORT_SELECT_F, &port);
 
   uint32_t tid = next_tid_++;
   if (tid == 0) tid = next_tid_++;
@@ -166,106 +83,6 @@ void UmadPoller::send(Sweep& s, const Request& r) {
                            tid);
   s.result.max_outstanding =
       std::max(s.result.max_outstanding, static_cast<unsigned>(s.in_flight.size()));
-}
-
-// caps null: the LID did not answer, its targets are unresponsive.
-void UmadPoller::caps_known(Sweep& s, uint16_t lid, const PmaCapabilities* caps, bool cache) {
-  auto it = s.waiting_for_caps.find(lid);
-  if (it == s.waiting_for_caps.end()) return;
-  std::vector<uint32_t> waiting = std::move(it->second);
-  s.waiting_for_caps.erase(it);
-  if (caps && cache) caps_[lid] = CachedCaps{(*s.targets)[waiting.front()].node_guid, *caps};
-  for (uint32_t i : waiting) {
-    if (caps) {
-      TargetState& st = s.state[i];  // PortCounters is already on its way (sweep())
-      st.caps = *caps;
-      st.want_ext = caps->extended();
-      st.caps_known = true;
-      if (st.want_ext && !st.finished) s.pending.push_back(Request{Query::counters_ext, i});
-      finish(s, i);
-    } else {
-      s.unresponsive[i] = 1;
-      s.state[i].finished = true;
-    }
-  }
-}
-
-void UmadPoller::start_counters(Sweep& s, uint32_t index, const PmaCapabilities& caps) {
-  TargetState& st = s.state[index];
-  st.caps = caps;
-  st.want_ext = caps.extended();
-  st.caps_known = true;
-  s.pending.push_back(Request{Query::counters, index});
-  if (st.want_ext) s.pending.push_back(Request{Query::counters_ext, index});
-}
-
-void UmadPoller::finish(Sweep& s, uint32_t index) {
-  TargetState& st = s.state[index];
-  if (st.finished || !st.caps_known || !st.pc_done || (st.want_ext && !st.pce_done)) return;
-  st.finished = true;
-  const PollTarget& t = (*s.targets)[index];
-  CounterSample sample =
-      decode_port_counters(st.pc.data(), st.pce_ok ? st.pce.data() : nullptr, st.caps);
-  sample.time_us = st.time_us;
-  sample.node_guid = t.node_guid;
-  sample.port = t.port;
-  st.sample = sample;
-}
-
-void UmadPoller::on_answer(Sweep& s, const InFlight& f, int mad_status, const uint8_t* data) {
-  uint32_t i = f.request.index;
-  TargetState& st = s.state[i];
-  switch (f.request.query) {
-    case Query::class_port_info: {
-      // A PMA must implement ClassPortInfo; one that rejects it gets the classic attribute only
-      // (not cached: the next sweep asks again).
-      PmaCapabilities caps = mad_status == 0 ? decode_class_port_info(data) : PmaCapabilities{};
-      caps_known(s, (*s.targets)[i].lid, &caps, mad_status == 0);
-      return;
-    }
-    case Query::counters:
-      if (st.finished) return;
-      if (mad_status != 0) {  // e.g. a port number the PMA does not have
-        s.failed[i] = 1;
-        st.finished = true;
-        return;
-      }
-      std::memcpy(st.pc.data(), data, st.pc.size());
-      st.pc_done = true;
-      st.time_us = clock_.now_us();
-      break;
-    case Query::counters_ext:
-      if (st.finished) return;
-      st.pce_done = true;
-      st.pce_ok = mad_status == 0;
-      if (st.pce_ok) std::memcpy(st.pce.data(), data, st.pce.size());
-      break;
-  }
-  finish(s, i);
-}
-
-void UmadPoller::on_timeout(Sweep& s, const InFlight& f) {
-  Request r = f.request;
-  uint32_t i = r.index;
-  if (r.query != Query::class_port_info && s.state[i].finished) return;
-  if (r.attempt < options_.retries) {
-    ++r.attempt;
-    s.pending.push_front(r);
-    return;
-  }
-  switch (r.query) {
-    case Query::class_port_info:
-      caps_known(s, (*s.targets)[i].lid, nullptr, false);
-      return;
-    case Query::counters:
-      s.unresponsive[i] = 1;
-      s.state[i].finished = true;
-      return;
-    case Query::counters_ext:  // the classic counters still make a sample
-      s.state[i].pce_done = true;
-      finish(s, i);
-      return;
-  }
 }
 
 // Handles at most one MAD; false when none came within wait_ms.
@@ -309,15 +126,20 @@ void UmadPoller::expire(Sweep& s) {
   }
 }
 
-SweepResult UmadPoller::sweep(const std::vector<PollTarget>& targets) {
+SweepResult UmadPoller::sweep(const std::vector<PollTarget>& targets, SweepKind kind) {
   Sweep s;
   s.targets = &targets;
+  s.full = kind == SweepKind::full;
+  s.result.full = s.full;
   s.state.resize(targets.size());
   s.unresponsive.assign(targets.size(), 0);
   s.failed.assign(targets.size(), 0);
   s.result.started_us = clock_.now_us();
   auto t0 = SteadyClock::now();
 
+  // Targets by LID, LIDs in the order of their first target.
+  std::vector<uint16_t> lids;
+  std::unordered_map<uint16_t, std::vector<uint32_t>> by_lid;
   for (uint32_t i = 0; i < targets.size(); ++i) {
     const PollTarget& t = targets[i];
     if (t.lid == 0 || t.port < 0 || t.port > 255) {
@@ -325,24 +147,33 @@ SweepResult UmadPoller::sweep(const std::vector<PollTarget>& targets) {
       s.state[i].finished = true;
       continue;
     }
-    auto cached = caps_.find(t.lid);
-    if (cached != caps_.end() && cached->second.node_guid == t.node_guid) {
-      start_counters(s, i, cached->second.caps);
+    auto& on_lid = by_lid[t.lid];
+    if (on_lid.empty()) lids.push_back(t.lid);
+    on_lid.push_back(i);
+  }
+  for (uint16_t lid : lids) {
+    const std::vector<uint32_t>& on_lid = by_lid[lid];
+    auto cached = caps_.find(lid);
+    if (cached != caps_.end() && cached->second.node_guid == targets[on_lid.front()].node_guid) {
+      start_lid(s, lid, on_lid, cached->second.caps);
       continue;
     }
+    s.pending.push_back(Request{Query::class_port_info, on_lid.front()});
+    s.waiting_for_caps[lid] = on_lid;
     // Cold: PortCounters needs no capability, so it goes out with the LID's ClassPortInfo
-    // instead of after it; only PortCountersExtended waits for the answer (caps_known).
-    auto& waiting = s.waiting_for_caps[t.lid];
-    if (waiting.empty()) s.pending.push_back(Request{Query::class_port_info, i});
-    waiting.push_back(i);
-    s.pending.push_back(Request{Query::counters, i});
+    // instead of after it (only PortCountersExtended waits for the answer, caps_known) --
+    // except on a switch, whose sum may make it unnecessary.
+    if (on_lid.size() >= 2 && options_.switch_sums) continue;
+    for (uint32_t i : on_lid) s.pending.push_back(Request{Query::counters, i});
   }
 
   while (!s.pending.empty() || !s.in_flight.empty()) {
     while (s.in_flight.size() < options_.window && !s.pending.empty()) {
       Request r = s.pending.front();
       s.pending.pop_front();
-      if (r.query != Query::class_port_info && s.state[r.index].finished) continue;
+      if (is_sum(r.query) ? s.groups[r.index].finished
+                          : r.query != Query::class_port_info && s.state[r.index].finished)
+        continue;
       send(s, r);
     }
     if (s.in_flight.empty()) continue;
@@ -357,6 +188,7 @@ SweepResult UmadPoller::sweep(const std::vector<PollTarget>& targets) {
     expire(s);
   }
 
+  remember_groups(s);
   for (uint32_t i = 0; i < targets.size(); ++i) {
     if (s.state[i].sample) s.result.samples.push_back(*s.state[i].sample);
     if (s.unresponsive[i]) s.result.unresponsive.push_back(targets[i]);

@@ -11,6 +11,14 @@
 // 64-bit data/packet counters replace the 32-bit ones; CapabilityMask2 bit 1 => its 64-bit
 // error counters and PortXmitWait replace the narrow, saturating PortCounters fields too.
 // PortXmitWait from PortCounters is only reported when CapabilityMask bit 12 is set.
+//
+// Switch sums (issue 32): a LID with two or more targets whose PMA advertises AllPortSelect
+// (CapabilityMask bit 8) is read first as one PortCounters (+ PortCountersExtended when it has
+// extended error counters) with PortSelect 0xFF; ingest/switch_sums.h judges that sum against
+// the previous one. In an errors sweep an unchanged (or all-zero) sum gives every port of the
+// switch its known error counters without a MAD of its own; a moved, saturated or unknown sum
+// has its ports read one by one in the same sweep. A full sweep reads every port in full
+// (data counters for rates) after the sum, so the sum stays the baseline of the next sweep.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +44,15 @@ struct PollerOptions {
   unsigned window = 64;       // outstanding MADs
   unsigned timeout_ms = 200;  // per MAD attempt
   unsigned retries = 2;
+  bool switch_sums = true;  // false: every port one by one (the behaviour before issue 32)
 };
+
+// What a sweep reads. full: every port's PortCounters and PortCountersExtended (data counters
+// for rates and error counters). errors: error counters and PortXmitWait only: the switch
+// sums, and per port only where a sum moved and on LIDs without AllPortSelect (CA ports: one
+// PortCounters each); samples then carry no data counters (valid bits clear) unless the PMA
+// answered PortCountersExtended anyway (extended error counters).
+enum class SweepKind : uint8_t { full, errors };
 
 struct SweepResult {
   // Each list is in target order; every target is in exactly one of them.
@@ -49,12 +65,16 @@ struct SweepResult {
   uint64_t retries = 0;          // MADs sent again after a timeout
   uint64_t class_port_info = 0;  // ClassPortInfo queries sent (cache misses, with retries)
   unsigned max_outstanding = 0;  // most MADs in flight at once during the sweep
+  bool full = true;              // the sweep's kind was SweepKind::full
+  uint64_t switch_sums = 0;      // switches read as one AllPortSelect sum (answered)
+  uint64_t switches_read = 0;    // of those, switches whose ports were then read one by one
 };
 
 // What a PMA's ClassPortInfo advertises (Performance Management class, attribute 0x0001).
 struct PmaCapabilities {
   static constexpr uint16_t kExtendedWidth = 1u << 9;         // IB_PM_EXT_WIDTH_SUPPORTED
   static constexpr uint16_t kExtendedWidthNoIetf = 1u << 10;  // IB_PM_EXT_WIDTH_NOIETF_SUP
+  static constexpr uint16_t kAllPortSelect = 1u << 8;         // IB_PM_ALL_PORT_SELECT
   static constexpr uint16_t kXmitWait = 1u << 12;             // IB_PM_PC_XMIT_WAIT_SUP
   static constexpr uint32_t kAdditionalExtended = 1u << 1;    // IB_PM_IS_ADDL_PORT_CTRS_EXT_SUP
 
@@ -68,6 +88,7 @@ struct PmaCapabilities {
   // PortCountersExtended also carries 64-bit error counters and PortXmitWait.
   bool extended_errors() const { return mask2 & kAdditionalExtended; }
   bool xmit_wait() const { return mask & kXmitWait; }
+  bool all_port_select() const { return mask & kAllPortSelect; }
 };
 
 // Pure decoders of PMA attribute data (the bytes from MAD offset 64, IB_PC_DATA_OFFS), exposed
@@ -84,7 +105,8 @@ class CounterPoller {
   static std::unique_ptr<CounterPoller> open(fabric::MadLocks& locks, const PollerOptions& options,
                                              const Clock& clock);
   virtual ~CounterPoller() = default;
-  virtual SweepResult sweep(const std::vector<PollTarget>& targets) = 0;
+  virtual SweepResult sweep(const std::vector<PollTarget>& targets,
+                            SweepKind kind = SweepKind::full) = 0;
 };
 
 }  // namespace ibw::ingest

@@ -12,6 +12,9 @@ constexpr uint32_t kWidthSwitchingCounters = (1u << static_cast<unsigned>(Counte
                                              (1u << static_cast<unsigned>(Counter::PortXmitPkts)) |
                                              (1u << static_cast<unsigned>(Counter::PortRcvPkts));
 
+constexpr unsigned kFirstData = static_cast<unsigned>(Counter::PortXmitData);
+static_assert(kWidthSwitchingCounters == 0xFu << kFirstData);
+
 uint64_t port_key(uint64_t node_guid, int port) {
   return node_guid * 256 + static_cast<uint64_t>(port & 0xff);
 }
@@ -48,13 +51,16 @@ CounterDelta CounterTracker::update(const CounterSample& sample, std::vector<Eve
   d.sample = sample;
   State& st = ports_[port_key(sample.node_guid, sample.port)];
   st.unresponsive = false;  // it answered
+  const bool has_data = sample.valid & kWidthSwitchingCounters;
   if (!st.have) {
     st.last = sample;
+    st.data_time_us = sample.time_us;
     st.have = true;
     return d;
   }
   const CounterSample& prev = st.last;
   d.interval_us = sample.time_us - prev.time_us;
+  const int64_t data_interval_us = sample.time_us - st.data_time_us;
   // A switch between 32-bit and 64-bit data counters is a new baseline, not a reset.
   uint32_t comparable = sample.valid & prev.valid;
   if (sample.extended != prev.extended) comparable &= ~kWidthSwitchingCounters;
@@ -77,9 +83,20 @@ CounterDelta CounterTracker::update(const CounterSample& sample, std::vector<Eve
     }
     if (sample.saturated & bit) d.at_least |= bit;
     d.valid |= bit;
-    d.rate[i] = d.interval_us > 0
-                    ? static_cast<double>(d.delta[i]) * 1e6 / static_cast<double>(d.interval_us)
-                    : 0.0;
+    int64_t interval = (bit & kWidthSwitchingCounters) ? data_interval_us : d.interval_us;
+    d.rate[i] =
+        interval > 0 ? static_cast<double>(d.delta[i]) * 1e6 / static_cast<double>(interval) : 0.0;
+  }
+  for (unsigned k = 0; k < st.data_rate.size(); ++k) {
+    uint32_t bit = 1u << (kFirstData + k);
+    if (has_data) {  // these rates are the ones to carry from now on
+      st.data_rate[k] = static_cast<float>(d.rate[kFirstData + k]);
+      st.data_rate_known = static_cast<uint8_t>((st.data_rate_known & ~(1u << k)) |
+                                                ((d.valid & bit) ? 1u << k : 0u));
+    } else if (st.data_rate_known >> k & 1u) {
+      d.rate[kFirstData + k] = st.data_rate[k];
+      d.rate_carried |= bit;
+    }
   }
 
   if (events) {
@@ -103,7 +120,17 @@ CounterDelta CounterTracker::update(const CounterSample& sample, std::vector<Eve
           counter_event(sample, kind::counter_jump, Severity::warning, std::move(msg), name));
     }
   }
-  st.last = sample;
+  if (has_data) {
+    st.last = sample;
+    st.data_time_us = sample.time_us;
+  } else {  // keep the data counters' baseline
+    CounterSample merged = sample;
+    for (unsigned i = kFirstData; i < kFirstData + 4; ++i) merged.value[i] = prev.value[i];
+    merged.valid |= prev.valid & kWidthSwitchingCounters;
+    merged.saturated |= prev.saturated & kWidthSwitchingCounters;
+    merged.extended = prev.extended;
+    st.last = merged;
+  }
   return d;
 }
 
@@ -125,6 +152,8 @@ void CounterTracker::unresponsive(uint64_t node_guid, int port, int64_t time_us,
 void CounterTracker::seed(const CounterSample& sample) {
   State& st = ports_[tracker_detail::port_key(sample.node_guid, sample.port)];
   st.last = sample;
+  st.data_time_us = sample.time_us;
+  st.data_rate_known = 0;
   st.have = true;
   st.unresponsive = false;
 }

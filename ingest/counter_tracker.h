@@ -7,7 +7,11 @@
 //  - an error counter jumping by at least `jump_threshold` in one sweep gives counter_jump;
 //  - a port that stops answering gives port_unresponsive once, until it answers again;
 //  - when a port's data/packet counters switch between 32-bit PortCounters and 64-bit
-//    PortCountersExtended (extended flag flips), those four start a new baseline (no delta).
+//    PortCountersExtended (extended flag flips), those four start a new baseline (no delta);
+//  - a reading without the data/packet counters (the MAD poller's errors sweeps read them on a
+//    slower cadence) leaves their baseline as it was: the next reading that has them gets its
+//    delta and rate over the interval since they were last read (no spike), and meanwhile
+//    each delta carries the last rate of those four (rate_carried; no dip to zero).
 // Events carry node_guid, port and the sample time; error-counter jumps are warnings, resets
 // are info.
 // No I/O, no clock: times come from the samples. Not thread-safe.
@@ -30,7 +34,10 @@ struct CounterDelta {
   uint32_t valid = 0;     // bit i: delta/rate i are known (needs a previous reading)
   uint32_t at_least = 0;  // bit i: saturated, the true delta may be larger
   uint32_t reset = 0;     // bit i: the counter was reset since the previous reading
-  int64_t interval_us = 0;
+  // bit i: counter i was not in this reading; rate i is the one of its last reading (the
+  // delta is not valid). Rates are known for valid | rate_carried.
+  uint32_t rate_carried = 0;
+  int64_t interval_us = 0;  // since the previous reading (of the data counters: see rate)
 };
 
 struct TrackerOptions {
@@ -49,7 +56,10 @@ class CounterTracker {
 
  private:
   struct State {
-    CounterSample last;
+    CounterSample last;        // the data/packet counters: of the last reading that had them
+    int64_t data_time_us = 0;  // time of that reading
+    std::array<float, 4> data_rate{};  // their last rates, carried through readings without them
+    uint8_t data_rate_known = 0;       // bit k: data_rate[k] is known
     bool have = false;
     bool unresponsive = false;
   };

@@ -105,7 +105,7 @@ struct PortRecord {
 inline void set_counters(PortRecord& r, const ingest::CounterDelta& d) {
   r.counters = d.sample;
   r.rates = d.rate;
-  r.rates_valid = d.valid;
+  r.rates_valid = d.valid | d.rate_carried;
   r.deltas = d.delta;
   r.deltas_valid = d.valid;
   r.deltas_at_least = d.at_least;

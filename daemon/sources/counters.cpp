@@ -1,8 +1,13 @@
 // CounterSweep: every counters.interval, PortCounters of every linked port of the cached
-// topology over pipelined MADs (ingest/counter_poller.h), through the counter-ingest path
+// topology over pipelined MADs (ingest/counter_poller.h): a full sweep (data counters for
+// rates) first and then at most every counters.data_interval, errors sweeps (switch sums)
+// in between; through the counter-ingest path
 // (daemon/sources/counter_ingest.h), its tracker seeded with the readings stored before the
 // start. Not started when UFM Telemetry replaces it. Health "counters": down while a sweep
 // fails (the MAD port is reopened for the next one).
+#include <chrono>
+#include <optional>
+
 #include "daemon/sources/sources.h"
 
 #include "daemon/logger.h"
@@ -31,6 +36,7 @@ void CounterSweep::run(SourceContext& ctx) {
   using Clock = std::chrono::steady_clock;
   const config::Config& cfg = ctx.cfg();
   std::unique_ptr<ingest::CounterPoller> poller;
+  std::optional<Clock::time_point> last_full;
   while (ctx.running()) {
     auto topo = ctx.topology();
     if (!topo) {
@@ -48,9 +54,19 @@ void CounterSweep::run(SourceContext& ctx) {
         po.retries = cfg.counters.retries;
         poller = ingest::CounterPoller::open(ctx.mad(), po, ctx.clock());
       }
-      ingest::SweepResult res = poller->sweep(topo->targets);
+      // Half an interval of slack: sweeps start a little late, not early.
+      auto data_interval =
+          std::chrono::microseconds(cfg.counters.data_interval_us - cfg.counters.interval_us / 2);
+      bool full = !last_full || started - *last_full >= data_interval;
+      ingest::SweepResult res =
+          poller->sweep(topo->targets, full ? ingest::SweepKind::full : ingest::SweepKind::errors);
+      if (full) last_full = started;
       log(LogLevel::debug, "counter sweep",
           {{"ports", topo->targets.size()},
+           {"full", full},
+           {"mads", res.mads_sent},
+           {"switch_sums", res.switch_sums},
+           {"switches_read", res.switches_read},
            {"answered", res.samples.size()},
            {"unresponsive", res.unresponsive.size()},
            {"duration_ms", res.duration_us / 1000.0}});
@@ -63,6 +79,7 @@ void CounterSweep::run(SourceContext& ctx) {
       ctx.report({"counters", ingest::HealthState::down, e.what(), 0, ctx.clock().now_us()});
       log(LogLevel::error, "counter sweep failed", {{"error", e.what()}});
       poller.reset();
+      last_full.reset();
     }
     auto elapsed = Clock::now() - started;
     auto interval = std::chrono::microseconds(cfg.counters.interval_us);

@@ -1,7 +1,8 @@
 // Integration: the pipelined PMA counter poller on a real ibsim + OpenSM fat tree. The poller
 // must run under umad2sim, so the test drives it through ibw-bench-counter_sweep (JSON lines)
 // and feeds the samples to an in-process CounterTracker. Counters are set with ibsim's
-// PerformanceSet console command; ibsim's `Error` command makes a port drop every MAD.
+// PerformanceSet console command; ibsim's `Error` command makes a port drop every MAD. The
+// second test covers the switch sums (AllPortSelect) of errors sweeps.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -33,7 +34,7 @@ std::string sweep_binary() {
 }
 
 struct Run {
-  std::vector<json> samples, unresponsive, failed, events;
+  std::vector<json> samples, unresponsive, failed, events, summaries;
   json summary, discovery;
 };
 
@@ -54,7 +55,7 @@ Run sweep(const SimLab& sim, std::vector<std::string> args) {
     if (type == "unresponsive") out.unresponsive.push_back(j);
     if (type == "failed") out.failed.push_back(j);
     if (type == "event") out.events.push_back(j);
-    if (type == "summary") out.summary = j;
+    if (type == "summary") out.summary = j, out.summaries.push_back(j);
     if (type == "discovery") out.discovery = j;
   }
   REQUIRE(out.summary.is_object());
@@ -136,8 +137,11 @@ TEST_CASE("counters: pipelined sweep of a live fat tree", "[integration][counter
     CHECK(s["counters"].contains("PortXmitWait"));  // ... and bit 12
   }
   const json& sum = first.summary;
-  CHECK(sum["class_port_info"] == lids.size());     // once per LID
-  CHECK(sum["mads_sent"] == lids.size() + 2 * 48);  // + PortCounters and PortCountersExtended
+  CHECK(sum["class_port_info"] == lids.size());  // once per LID
+  // + the AllPortSelect sum of each of the 6 switches, then PortCounters and
+  // PortCountersExtended of every port (a full sweep, the default of the bench binary)
+  CHECK(sum["mads_sent"] == lids.size() + 6 + 2 * 48);
+  CHECK(sum["switch_sums"] == 6);
   CHECK(sum["retries"] == 0);
   // Pipelining: the window is filled (22 ClassPortInfo queries are ready at once).
   CHECK(sum["max_outstanding"] == 16);
@@ -262,5 +266,89 @@ TEST_CASE("counters: pipelined sweep of a live fat tree", "[integration][counter
     sim.console("Error \"node0006 mlx5_0\"[1] 100");
     settle();
     CHECK(of_kind(track(tracker, sweep(sim, args)), ingest::kind::port_unresponsive).size() == 1);
+  }
+}
+
+// Issue 32 item 4: errors sweeps read one AllPortSelect sum per switch and one PortCounters per
+// CA port; a moved sum has its switch's ports read in the same sweep; full sweeps on a slower
+// cadence keep the data rates.
+TEST_CASE("counters: switch sums on a clean fat tree and an error found in the same sweep",
+          "[integration][counters][sums]") {
+  REQUIRE(std::filesystem::exists(sweep_binary()));
+  FatTreeSpec spec;
+  spec.leaves = 4, spec.spines = 2, spec.hosts_per_leaf = 4;  // 6 switches, 16 CA ports
+  Lab lab = make_fat_tree(spec);
+  SimLab sim({to_ibsim_net(lab)});
+  std::string cache = sim.dir() + "/fabric.cache";
+  REQUIRE(sim.run({"ibnetdiscover", "--cache", cache}).status == 0);
+  const int switches = 6, ca_ports = 16, lids = switches + ca_ports, ports = 48;
+
+  // Sweeps 0, 1, 3, 4: errors; 2 and 5: full.
+  Run clean =
+      sweep(sim, {"--cache", cache, "--sweeps", "6", "--data-every", "3", "--interval-ms", "200"});
+  REQUIRE(clean.summaries.size() == 6);
+  for (const auto& s : clean.summaries) {
+    INFO(s.dump());
+    CHECK(s["samples"] == ports);
+    CHECK(s["switch_sums"] == switches);
+    CHECK(s["retries"] == 0);
+    bool full = s["kind"] == "full";
+    CHECK(full == (s["sweep"] == 2 || s["sweep"] == 5));
+    int cpi = s["sweep"] == 0 ? lids : 0;
+    // Clean: about one MAD per switch and one per CA port; full: every port, both attributes.
+    CHECK(s["mads_sent"] == cpi + switches + (full ? 2 * ports : ca_ports));
+    CHECK(s["switches_read"] == (full ? switches : 0));
+  }
+  // Errors sweeps carry every error counter and PortXmitWait but no data counters.
+  ingest::CounterTracker tracker;
+  std::map<int, std::vector<ingest::CounterDelta>> by_sweep;
+  for (const auto& j : clean.samples) {
+    ingest::CounterSample s = to_sample(j);
+    bool full = j["sweep"] == 2 || j["sweep"] == 5;
+    CHECK(s.has(ingest::Counter::SymbolErrorCounter));
+    CHECK(s.has(ingest::Counter::PortXmitWait));
+    CHECK(s.has(ingest::Counter::PortXmitData) == full);
+    by_sweep[j["sweep"]].push_back(tracker.update(s, nullptr));
+  }
+  // Rates: the second full sweep has data rates (our own MADs cross the switches); the errors
+  // sweeps before it carry the first full sweep's (none known yet: only one data reading).
+  auto xmit = static_cast<size_t>(ingest::Counter::PortXmitData);
+  int moving = 0;
+  for (const auto& d : by_sweep[5]) {
+    CHECK((d.valid >> xmit & 1u) == 1u);
+    if (d.rate[xmit] > 0) ++moving;
+    CHECK(d.rate_carried == 0);
+  }
+  CHECK(moving > 0);
+  for (const auto& d : by_sweep[4]) CHECK((d.valid >> xmit & 1u) == 0u);
+
+  // An error set on one switch port while a process sweeps every 1.5 s: the sweep that first
+  // sees it reads that switch port by port and attributes it to exactly that port.
+  std::thread injector([&sim] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    sim.console("PerformanceSet \"leaf002\"[3] PortCounters.SymbolErrorCounter=5000");
+  });
+  Run run = sweep(
+      sim, {"--cache", cache, "--sweeps", "4", "--data-every", "100", "--interval-ms", "1500"});
+  injector.join();
+  REQUIRE(run.summaries.size() == 4);
+  int first = -1;
+  for (const auto& j : run.samples) {
+    uint64_t errors = j["counters"]["SymbolErrorCounter"];
+    bool target = j["node"] == "leaf002" && j["port"] == 3;
+    if (!target) CHECK(errors == 0);
+    if (target && errors > 0) {
+      CHECK(errors == 5000);
+      if (first < 0) first = j["sweep"];
+    }
+    if (target && first >= 0) CHECK(errors == 5000);  // and in every later sweep
+  }
+  REQUIRE(first >= 0);
+  CHECK(run.summaries[first]["switches_read"] == 1);  // only leaf002
+  CHECK(run.summaries[first]["mads_sent"].get<int>() ==
+        (first == 0 ? lids : 0) + switches + ca_ports + 6);  // + leaf002's 6 linked ports
+  for (int s = first + 1; s < 4; ++s) {
+    CHECK(run.summaries[s]["switches_read"] == 0);  // its sum is unchanged: known
+    CHECK(run.summaries[s]["mads_sent"] == switches + ca_ports);
   }
 }
