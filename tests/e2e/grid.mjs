@@ -67,10 +67,12 @@ export async function clickCell(page, label, { modifiers = [], ...options } = {}
   for (const key of modifiers) await page.keyboard.up(key);
 }
 
-// The colour the canvas shows at a viewport point, as "rgb(r, g, b)".
+// The colour the grid's canvas (a tile) shows at a viewport point, as "rgb(r, g, b)".
 export function pixelAt(page, x, y) {
   return page.evaluate(([px, py]) => {
-    const canvas = document.querySelector('[data-testid=port-grid] canvas'), box = canvas.getBoundingClientRect();
+    const canvas = document.elementsFromPoint(px, py).find((e) => e.tagName === 'CANVAS');
+    if (!canvas) return 'no canvas';
+    const box = canvas.getBoundingClientRect();
     const dpr = canvas.width / box.width;
     const [r, g, b] = canvas.getContext('2d').getImageData(Math.floor((px - box.left) * dpr),
       Math.floor((py - box.top) * dpr), 1, 1).data;

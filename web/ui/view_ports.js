@@ -7,9 +7,9 @@
 // scale of its own, blue through purple, so it is never read as errors.
 //
 // Only what is on screen exists: the grid's height comes from the port count (`total` of the
-// first page); the cells in view are painted on one viewport-sized canvas (grid_canvas.js:
-// ~5,500 DOM cells cost 66-150 ms frames at 393k ports, issue 32), sticky in the scroll
-// container so the browser still scrolls and draws the scrollbar; the rows in view (plus a
+// first page); the cells near the view are painted on canvas tiles of kTileRows rows placed at
+// their offset (grid_canvas.js: ~5,500 DOM cells cost 66-300 ms frames at 393k ports, issue
+// 32), which the browser scrolls itself; the rows in view (plus a
 // margin) are small DOM elements at their offset: the row label, and a description of what
 // the canvas shows for tests and assistive tech ([data-testid=grid-row][data-row=N],
 // data-ports: a JSON list of "node/port", data-pending while a page it shows is coming).
@@ -24,7 +24,7 @@
 import { api } from './api.js';
 import { debounce } from './actions.js';
 import { errorRate, h, panel, replace } from './ui.js';
-import { cellLook, congestionHeat, heat, kNameWidth, kPitch, kRowHeight, painter } from './grid_canvas.js';
+import { cellLook, congestionHeat, heat, kNameWidth, kPitch, kRowHeight, kTileMargin, kTileRows, paintTile } from './grid_canvas.js';
 import { gridInput } from './grid_input.js';
 import { page } from './grid_pages.js';
 
@@ -68,10 +68,8 @@ export function render(root, ctx) {
     h('option', { value: 'errors' }, 'heat: errors'), h('option', { value: 'congestion' }, 'heat: congestion'));
   view.mode = 'errors';
   const info = h('span', { class: 'dim', 'data-testid': 'grid-info' });
-  const canvas = h('canvas', { class: 'vgrid-canvas', 'aria-hidden': 'true' });
   const inner = h('div', { class: 'vgrid-inner' });
   const grid = h('div', { class: 'vgrid', 'data-testid': 'port-grid', tabindex: '0' }, inner);
-  const paint = painter(canvas);
   const legend = h('div', { class: 'legend' },
     h('span', { class: 'cell s-active' }), 'active, clean',
     h('span', { class: 'cell s-active', style: null }), 'active with errors (heat)',
@@ -147,20 +145,35 @@ export function render(root, ctx) {
     for (const row of rows.values()) { row.el.remove(); spare.push(row.el); }
     rows.clear();
     input.reset();
+    for (const t of tiles.values()) { t.el.remove(); spareTiles.push(t.el); }
+    tiles.clear();
   }
-  // Paints the cells in view: the canvas sits at the top of the view (sticky), except past the
-  // end of a grid shorter than the view.
-  function paintCells(nrows) {
-    const height = grid.clientHeight;
-    paint.resize(grid.clientWidth, height);
-    const top = Math.min(grid.scrollTop, Math.max(0, nrows * kRowHeight - height));
-    paint.paint(top, {
-      first: Math.floor(top / kRowHeight),
-      last: Math.min(nrows, Math.ceil((top + height) / kRowHeight)),
-      cells: (r) => Math.min(total, (r + 1) * cols) - r * cols,
-      look: (r, c) => { const p = port(r * cols + c); return p ? lookOf(p) : null; },
-    });
+  // The canvas tiles (grid_canvas.js) over the rows [first, last): kept while in reach,
+  // painted when new or when their ports changed (dirty).
+  const tiles = new Map();  // tile index -> {el, dirty}
+  const spareTiles = [];
+  function paintTiles(first, last, nrows) {
+    const a = Math.floor(first / kTileRows), b = Math.floor((last - 1) / kTileRows);
+    for (const [t, tile] of tiles) {
+      if (t < a || t > b) { tile.el.remove(); spareTiles.push(tile.el); tiles.delete(t); }
+    }
+    const cells = (r) => (r < nrows ? Math.min(total, (r + 1) * cols) - r * cols : 0);
+    const look = (r, c) => { const p = port(r * cols + c); return p ? lookOf(p) : null; };
+    for (let t = a; t <= b; ++t) {
+      let tile = tiles.get(t);
+      if (tile && !tile.dirty) continue;
+      if (!tile) {
+        const el = spareTiles.pop() || h('canvas', { class: 'vgrid-tile', 'aria-hidden': 'true' });
+        el.style.top = `${t * kTileRows * kRowHeight}px`;
+        el.style.left = `${kNameWidth - kTileMargin}px`;
+        inner.append(el);
+        tiles.set(t, (tile = { el }));
+      }
+      tile.dirty = false;
+      paintTile(tile.el, t * kTileRows, cols, cells, look);
+    }
   }
+  const dirtyTiles = () => { for (const t of tiles.values()) t.dirty = true; };
 
   // Draws the cells in view and the rows' labels (rows that left the view are moved to the rows
   // that entered it; a row is filled again only when a page it shows arrived) and asks for the
@@ -170,12 +183,12 @@ export function render(root, ctx) {
     if (error) { replace(inner, h('p', { class: 'error' }, error)); rows.clear(); return; }
     if (total === 0) { replace(inner, h('p', { class: 'empty' }, 'no ports match')); rows.clear(); return; }
     if (total < 0) return;
-    if (canvas.parentNode !== inner) replace(inner, canvas, ...input.elements);
+    if (input.elements[0].parentNode !== inner) { replace(inner, ...input.elements); tiles.clear(); }
     const nrows = Math.ceil(total / cols);
     const height = `${nrows * kRowHeight}px`;
     if (inner.style.height !== height) inner.style.height = height;
-    paintCells(nrows);
     const [first, last] = visibleRows();
+    paintTiles(first, last, nrows);
     const free = [];
     for (const [r, row] of rows) {
       if (r < first || r >= last) { free.push(row.el); rows.delete(r); }
@@ -215,6 +228,9 @@ export function render(root, ctx) {
         if (got.total !== total) setTotal(got.total);
         for (const [r, row] of rows) {  // its rows are drawn again with the new ports
           if (Math.floor((r * cols) / kPage) <= k && Math.floor(((r + 1) * cols - 1) / kPage) >= k) row.dirty = true;
+        }
+        for (const [t, tile] of tiles) {  // its tiles are painted again
+          if (Math.floor((t * kTileRows * cols) / kPage) <= k && Math.floor(((t + 1) * kTileRows * cols - 1) / kPage) >= k) tile.dirty = true;
         }
         evict(k);
       }).catch((e) => {
@@ -267,6 +283,7 @@ export function render(root, ctx) {
     }).catch(() => { view.congested = new Map(); }).finally(() => {
       ++view.version;
       for (const row of rows.values()) row.dirty = true;
+      dirtyTiles();
       redraw();
     });
   }
@@ -281,7 +298,7 @@ export function render(root, ctx) {
   grid.addEventListener('scroll', redraw, { passive: true });
   const onResize = debounce(() => {
     const firstPort = Math.floor(grid.scrollTop / kRowHeight) * cols;
-    if (!measure()) { redraw(); return; }  // the same columns: the canvas takes the new size
+    if (!measure()) { dirtyTiles(); redraw(); return; }  // the same columns (a new zoom: sharp tiles)
     dropRows();
     if (total >= 0) setTotal(total);
     grid.scrollTop = Math.floor(firstPort / cols) * kRowHeight;
@@ -297,6 +314,7 @@ export function render(root, ctx) {
     if (view.mode === 'congestion') return loadCongestion();
     ++view.version;
     for (const row of rows.values()) row.dirty = true;
+    dirtyTiles();
     redraw();
   });
   refilter();
