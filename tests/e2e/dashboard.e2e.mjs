@@ -15,6 +15,7 @@
 //   7. unlinks a whole leaf and sees the burst of link-down events as one storm line.
 // Any uncaught page error or console error (a CSP violation, say) fails the test.
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { clickCell, gridSettled } from './grid.mjs';
 import { helpers, launchChromium, openPage, setup } from './harness.mjs';
 
 const { env, out } = setup('dashboard.e2e.mjs', 'run.sh', ['IBW_URL', 'IBW_OPERATOR', 'IBW_CONSOLE'], 330);
@@ -92,13 +93,13 @@ try {
 
   // 5. The other pages.
   await page.goto(url + '#/ports');
-  await page.locator('[data-testid=port-grid] .cell[data-port]').first().waitFor({ timeout: 15000 });
+  await gridSettled(page, 15000);
   const fabric = await apiGet('/fabric');
   await page.waitForFunction((n) => document.querySelector('[data-testid=port-grid]').dataset.total === String(n),
     fabric.ports, { timeout: 15000 });
   check(true, `the grid holds every port (${fabric.ports}; tests/e2e/grid_large.e2e.mjs scrolls a large one)`);
   await page.screenshot({ path: `${out}/5-ports.png`, fullPage: true });
-  await page.locator(`[data-testid=port-grid] .cell[data-port="${kPort}"]`).click();
+  await clickCell(page, kPort);  // on the canvas, at the cell's place
   await page.getByTestId('counter-chart').waitFor({ timeout: 15000 });
   check(true, 'the link page draws a counter chart');
   await page.screenshot({ path: `${out}/6-link.png`, fullPage: true });

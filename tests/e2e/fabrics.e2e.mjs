@@ -9,6 +9,7 @@
 //      ports only; the header names beta and host-b; the overview counts beta's ports;
 //   4. a reload keeps beta (the URL carries it); choosing alpha again brings alpha back.
 // Any uncaught page error or console error fails the test.
+import { gridPorts } from './grid.mjs';
 import { helpers, launchChromium, openPage, reportFailure, setup } from './harness.mjs';
 
 const { env, out } = setup('fabrics.e2e.mjs', 'run_fabrics.sh', ['IBW_URL', 'IBW_VIEWER'], 150);
@@ -20,11 +21,11 @@ const { step, check, apiGet } = helpers('e2e-fabrics', url, viewer);
 async function gridNodes(page, n) {
   await page.waitForFunction((want) => {
     const g = document.querySelector('[data-testid=port-grid]');
-    return g && g.dataset.total === String(want) &&
-      document.querySelectorAll('[data-testid=port-grid] .cell[data-port]').length === want;
+    const rows = [...document.querySelectorAll('[data-testid=port-grid] [data-testid=grid-row]')];
+    return g && g.dataset.total === String(want) && rows.every((r) => !r.dataset.pending) &&
+      rows.flatMap((r) => JSON.parse(r.dataset.ports || '[]')).length === want;
   }, n, { timeout: 20000 });
-  const ports = await page.locator('[data-testid=port-grid] .cell[data-port]')
-    .evaluateAll((els) => els.map((e) => e.dataset.port));
+  const ports = await gridPorts(page);
   return [...new Set(ports.map((p) => p.slice(0, p.lastIndexOf('/'))))];
 }
 

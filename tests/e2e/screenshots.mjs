@@ -7,6 +7,7 @@
 // It first waits (up to 4 min) until the demo's schedule has played: the symbol-error disable
 // at 20 s and the cursed link found and disabled after 110 s.
 import { helpers, launchChromium, openPage, setup } from './harness.mjs';
+import { gridSettled } from './grid.mjs';
 
 const { env, out } = setup('screenshots.mjs', 'screenshots.sh', ['IBW_URL', 'IBW_OPERATOR'], 420);
 const { IBW_URL: url, IBW_OPERATOR: operator } = env;
@@ -51,8 +52,8 @@ try {
   await shot('dashboard-overview');
 
   await page.goto(url + '#/ports');
-  await page.locator('[data-testid=port-grid] .cell[data-port]').first().waitFor({ timeout: 15000 });
-  await shot('dashboard-ports', page.locator('[data-testid=port-grid] .cell[data-port]').last());
+  await gridSettled(page, 15000);
+  await shot('dashboard-ports', page.locator('[data-testid=port-grid] [data-testid=grid-row]').last());
 
   await page.goto(url + '#/');
   const row = page.locator('[data-testid=disabled-port][data-port="leaf005/10"]');

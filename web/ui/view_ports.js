@@ -7,37 +7,33 @@
 // scale of its own, blue through purple, so it is never read as errors.
 //
 // Only what is on screen exists: the grid's height comes from the port count (`total` of the
-// first page), the rows in view (plus a margin) are DOM nodes placed at their offset, and the
-// ports they show are fetched from /api/v1/ports (by a Web Worker, grid_worker.js, that parses
-// them off the main thread) a page of kPage at a time, nearest to the
+// first page); the cells near the view are painted on canvas tiles of kTileRows rows placed at
+// their offset (grid_canvas.js: ~5,500 DOM cells cost 66-300 ms frames at 393k ports, issue
+// 32), which the browser scrolls itself; the rows in view (plus a
+// margin) are small DOM elements at their offset: the row label, and a description of what
+// the canvas shows for tests and assistive tech ([data-testid=grid-row][data-row=N],
+// data-ports: a JSON list of "node/port", data-pending while a page it shows is coming).
+// Clicks, the tooltip and the keyboard go through two real links (grid_input.js). The ports
+// are fetched from /api/v1/ports (grid_pages.js, by a Web Worker that parses them off the
+// main thread) a page of kPage at a time, nearest to the
 // view first, at most two requests at once; a row whose page is still coming shows grey
 // placeholders. At most kKeepPages pages are kept (those farthest from the view are dropped).
 // Filters are the API's own (node name or 0xGUID, state, with errors), so a filtered grid
 // pages the same way. Live changes (link events, decisions) and a 15 s timer refetch the
 // pages in view; the old cells stay until the new ones arrive.
-import { api, token, withFabric } from './api.js';
+import { api } from './api.js';
 import { debounce } from './actions.js';
-import { errorRate, h, panel, portHref, replace } from './ui.js';
+import { errorRate, h, panel, replace } from './ui.js';
+import { cellLook, congestionHeat, heat, kNameWidth, kPitch, kRowHeight, kTileMargin, kTileRows, paintTile } from './grid_canvas.js';
+import { gridInput } from './grid_input.js';
+import { page } from './grid_pages.js';
 
 const kPage = 500;        // ports per request (~750 KB of JSON, a few ms to parse)
 const kKeepPages = 40;    // pages kept in memory
-const kRowHeight = 18;    // px: a 14 px cell, borders and the gap (style.css .vrow)
-const kPitch = 16;        // px per cell across
-const kNameWidth = 198;   // px: the row label and the gap
-const kOverscan = 8;      // rows drawn above and below the view
-
-export function heat(rate) {
-  const x = Math.min(1, Math.log10(1 + rate) / 4);
-  return `hsl(${Math.round(120 - 120 * x)}, 70%, ${Math.round(38 + 10 * x)}%)`;
-}
+const kOverscan = 8;      // row labels kept above and below the view
 
 // The heat shown: 'errors' or 'congestion'; `congested` maps "0xGUID/port" to its finding.
 const view = { mode: 'errors', congested: new Map(), version: 0 };
-export function congestionHeat(c) {
-  const drops = c.discards_per_s > 0 ? Math.log10(1 + c.discards_per_s) / 4 : 0;
-  const x = Math.min(1, Math.max((c.wait_ratio || 0) / 0.5, drops));
-  return `hsl(${Math.round(210 + 80 * x)}, 70%, ${Math.round(62 - 22 * x)}%)`;
-}
 const congestionOf = (p) => view.congested.get(`${p.node_guid}/${p.port}`);
 
 // The tooltip of a cell, built when the pointer first rests on it (not for every cell drawn).
@@ -53,69 +49,14 @@ function title(p) {
       `${c.discards_per_s.toFixed(0)} discards/s` : '');
 }
 
-const portOf = new WeakMap();  // cell -> its port, for the tooltip
-
-// Cells and rows are recycled, not created per draw (a jump redraws ~70 rows of ~80 cells):
-// a cell is an <a> made to show a port, or a grey placeholder (no href, no data-port).
-function setCell(a, p) {
-  const v = String(view.version);
-  if (portOf.get(a) === p && a.dataset.v === v) return;  // the same port and heat: nothing changed
-  portOf.set(a, p);
-  a.dataset.v = v;
-  const off = p.disabled_by_ibwarden || p.phys_state === 'Disabled';
-  const state = off ? 'disabled' : (p.state || '?').toLowerCase();
-  a.className = `cell s-${state}${p.cable_id ? ' planned' : ''}`;
-  a.setAttribute('href', portHref(p.node, p.port));
-  a.dataset.port = `${p.node}/${p.port}`;
-  if (a.title) a.removeAttribute('title');
-  if (view.mode === 'congestion') {
-    const c = congestionOf(p);
-    a.style.backgroundColor = c ? congestionHeat(c) : '';
-    if (c) a.classList.add('congested');
-    return;
-  }
-  const rate = state === 'active' ? errorRate(p) : 0;
-  a.style.backgroundColor = rate > 0 ? heat(rate) : '';
-}
-
-function setPending(a) {
-  if (a.className === 'cell pending') return;
-  portOf.delete(a);
-  a.className = 'cell pending';
-  a.removeAttribute('href');
-  a.removeAttribute('data-port');
-  a.removeAttribute('title');
-  a.style.backgroundColor = '';
-}
-
-// A /ports page, fetched and parsed by grid_worker.js (one for the dashboard, started at the
-// first use); the page's own api() when there is no worker or the worker could not get it.
-let worker = null, nextId = 0;
-const waiting = new Map();  // message id -> {path, resolve}
-function page(path) {
-  if (worker === null) {
-    try {
-      worker = new Worker(new URL('./grid_worker.js', import.meta.url), { type: 'module' });
-      worker.onmessage = (e) => {
-        const w = waiting.get(e.data.id);
-        waiting.delete(e.data.id);
-        if (w) w.resolve(e.data.failed ? api(w.path) : { total: e.data.total, ports: e.data.ports });
-      };
-      worker.onerror = () => {  // no worker after all: whatever it had left goes to api()
-        worker = false;
-        for (const w of waiting.values()) w.resolve(api(w.path));
-        waiting.clear();
-      };
-    } catch {
-      worker = false;
-    }
-  }
-  if (!worker) return api(path);
-  return new Promise((resolve) => {
-    const id = ++nextId;
-    waiting.set(id, { path, resolve });
-    worker.postMessage({ id, path: withFabric(path), token: token() });
-  });
+// A port's look on the canvas, computed once per port and heat (view.version), not per frame.
+const looks = new WeakMap();  // port -> {v, look}
+function lookOf(p) {
+  const have = looks.get(p);
+  if (have && have.v === view.version) return have.look;
+  const look = cellLook(p, view.mode, congestionOf(p), errorRate(p));
+  looks.set(p, { v: view.version, look });
+  return look;
 }
 
 export function render(root, ctx) {
@@ -161,6 +102,7 @@ export function render(root, ctx) {
     return true;
   }
   measure();
+  const input = gridInput(grid, inner, { cols: () => cols, total: () => Math.max(0, total), port, title });
 
   function port(i) {
     const p = pages.get(Math.floor(i / kPage));
@@ -172,47 +114,81 @@ export function render(root, ctx) {
     const nrows = Math.ceil(Math.max(0, total) / cols);
     return [first, Math.min(nrows, first + count)];
   }
-  // Makes a row element (recycled, or new) show row r; false while a page it needs is missing.
+  // Makes a row element (recycled, or new) describe row r: its label and the ports the canvas
+  // shows there; false while a page it needs is missing.
   function fillRow(el, r) {
     const from = r * cols, to = Math.min(total, from + cols);
-    const [name, box] = el.children;
-    while (box.children.length < to - from) box.append(document.createElement('a'));
-    while (box.children.length > to - from) box.lastChild.remove();
+    const labels = [];
     let ready = true, firstNode = '', lastNode = '';
-    let c = box.firstElementChild;
-    for (let i = from; i < to; ++i, c = c.nextElementSibling) {
+    for (let i = from; i < to; ++i) {
       const p = port(i);
-      if (!p) { ready = false; setPending(c); continue; }
+      if (!p) { ready = false; continue; }
       if (!firstNode) firstNode = p.node;
       lastNode = p.node;
-      setCell(c, p);
+      labels.push(`${p.node}/${p.port}`);
     }
     const label = firstNode === lastNode ? firstNode : `${firstNode} … ${lastNode}`;
+    const name = el.firstChild;
     if (name.textContent !== label) { name.textContent = label; name.title = label; }
+    const list = JSON.stringify(labels);
+    if (el.dataset.ports !== list) el.dataset.ports = list;
+    if (ready) el.removeAttribute('data-pending'); else el.dataset.pending = 'true';
     el.dataset.row = String(r);
     el.style.top = `${r * kRowHeight}px`;
     return ready;
   }
   const spare = [];  // row elements out of the document, for reuse
   function newRowEl() {
-    return spare.pop() || h('div', { class: 'vrow', 'data-testid': 'grid-row' },
-      h('span', { class: 'name' }), h('div', { class: 'cells' }));
+    return spare.pop() || h('div', { class: 'vrow', 'data-testid': 'grid-row' }, h('span', { class: 'name' }));
   }
   function dropRows() {
     for (const row of rows.values()) { row.el.remove(); spare.push(row.el); }
     rows.clear();
+    input.reset();
+    for (const t of tiles.values()) { t.el.remove(); spareTiles.push(t.el); }
+    tiles.clear();
   }
+  // The canvas tiles (grid_canvas.js) over the rows [first, last): kept while in reach,
+  // painted when new or when their ports changed (dirty).
+  const tiles = new Map();  // tile index -> {el, dirty}
+  const spareTiles = [];
+  function paintTiles(first, last, nrows) {
+    const a = Math.floor(first / kTileRows), b = Math.floor((last - 1) / kTileRows);
+    for (const [t, tile] of tiles) {
+      if (t < a || t > b) { tile.el.remove(); spareTiles.push(tile.el); tiles.delete(t); }
+    }
+    const cells = (r) => (r < nrows ? Math.min(total, (r + 1) * cols) - r * cols : 0);
+    const look = (r, c) => { const p = port(r * cols + c); return p ? lookOf(p) : null; };
+    for (let t = a; t <= b; ++t) {
+      let tile = tiles.get(t);
+      if (tile && !tile.dirty) continue;
+      if (!tile) {
+        const el = spareTiles.pop() || h('canvas', { class: 'vgrid-tile', 'aria-hidden': 'true' });
+        el.style.top = `${t * kTileRows * kRowHeight}px`;
+        el.style.left = `${kNameWidth - kTileMargin}px`;
+        inner.append(el);
+        tiles.set(t, (tile = { el }));
+      }
+      tile.dirty = false;
+      paintTile(tile.el, t * kTileRows, cols, cells, look);
+    }
+  }
+  const dirtyTiles = () => { for (const t of tiles.values()) t.dirty = true; };
 
-  // Draws the rows in view (rows that left it are moved to the rows that entered it; a row is
-  // filled again only when a page it shows arrived) and asks for the pages they need.
+  // Draws the cells in view and the rows' labels (rows that left the view are moved to the rows
+  // that entered it; a row is filled again only when a page it shows arrived) and asks for the
+  // pages they need.
   function draw() {
     if (stopped) return;
     if (error) { replace(inner, h('p', { class: 'error' }, error)); rows.clear(); return; }
     if (total === 0) { replace(inner, h('p', { class: 'empty' }, 'no ports match')); rows.clear(); return; }
     if (total < 0) return;
-    if (!inner.querySelector('.vrow')) replace(inner);
-    inner.style.height = `${Math.ceil(total / cols) * kRowHeight}px`;
+    if (input.elements[0].parentNode !== inner) { replace(inner, ...input.elements); tiles.clear(); }
+    const nrows = Math.ceil(total / cols);
+    const height = `${nrows * kRowHeight}px`;
+    if (inner.style.height !== height) inner.style.height = height;
     const [first, last] = visibleRows();
+    paintTiles(first, last, nrows);
     const free = [];
     for (const [r, row] of rows) {
       if (r < first || r >= last) { free.push(row.el); rows.delete(r); }
@@ -229,6 +205,7 @@ export function render(root, ctx) {
       rows.set(r, { el, ready: fillRow(el, r), dirty: false });
     }
     for (const el of free) { el.remove(); spare.push(el); }
+    input.refresh();
     for (let r = first; r < last; ++r) {
       const a = Math.floor((r * cols) / kPage), b = Math.floor((Math.min(total, (r + 1) * cols) - 1) / kPage);
       for (let k = a; k <= b; ++k) if (!pages.has(k) || pages.get(k).stale) need.add(k);
@@ -251,6 +228,9 @@ export function render(root, ctx) {
         if (got.total !== total) setTotal(got.total);
         for (const [r, row] of rows) {  // its rows are drawn again with the new ports
           if (Math.floor((r * cols) / kPage) <= k && Math.floor(((r + 1) * cols - 1) / kPage) >= k) row.dirty = true;
+        }
+        for (const [t, tile] of tiles) {  // its tiles are painted again
+          if (Math.floor((t * kTileRows * cols) / kPage) <= k && Math.floor(((t + 1) * kTileRows * cols - 1) / kPage) >= k) tile.dirty = true;
         }
         evict(k);
       }).catch((e) => {
@@ -303,6 +283,7 @@ export function render(root, ctx) {
     }).catch(() => { view.congested = new Map(); }).finally(() => {
       ++view.version;
       for (const row of rows.values()) row.dirty = true;
+      dirtyTiles();
       redraw();
     });
   }
@@ -315,13 +296,9 @@ export function render(root, ctx) {
   }
 
   grid.addEventListener('scroll', redraw, { passive: true });
-  grid.addEventListener('mouseover', (e) => {
-    const p = portOf.get(e.target);
-    if (p && !e.target.title) e.target.title = title(p);
-  });
   const onResize = debounce(() => {
     const firstPort = Math.floor(grid.scrollTop / kRowHeight) * cols;
-    if (!measure()) return;
+    if (!measure()) { dirtyTiles(); redraw(); return; }  // the same columns (a new zoom: sharp tiles)
     dropRows();
     if (total >= 0) setTotal(total);
     grid.scrollTop = Math.floor(firstPort / cols) * kRowHeight;
@@ -337,6 +314,7 @@ export function render(root, ctx) {
     if (view.mode === 'congestion') return loadCongestion();
     ++view.version;
     for (const row of rows.values()) row.dirty = true;
+    dirtyTiles();
     redraw();
   });
   refilter();
