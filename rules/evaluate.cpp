@@ -1,8 +1,6 @@
 // Rule evaluation (see rules/evaluate.h for the semantics). The no-fire path allocates
-// nothing: explanations and evidence vectors are built only for signals that fire. Two
-// passes: the first only decides which ports fire how often (no text), so the verdicts are
-// then written once into a vector of the exact size (no regrowth: on a fabric failing
-// everywhere that was 2x the verdicts' memory, freshly faulted in, per sweep).
+// nothing: explanations and evidence vectors are built only for signals that fire. One pass
+// over the ports: each port's verdicts are built while its data is in cache.
 #include "rules/evaluate.h"
 
 #include <algorithm>
@@ -264,6 +262,8 @@ bool cannot_fire(const Rule& r, const PortWindow& p, const PortWindow* peer) {
       uint64_t counted = std::max(b->total[i], pb ? pb->total[i] : 0);
       return std::max(downs, counted) < static_cast<uint64_t>(std::max(r.cycles, 0));
     }
+    case RuleType::congestion:  // no wait ticks and no discards: the ratio and rate are 0
+      return !b->xmit_wait && b->total[at(Counter::PortXmitDiscards)] == 0;
     default:
       return false;
   }
@@ -303,6 +303,19 @@ int fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t now
   return 0;
 }
 
+// How many ports ahead evaluate() asks for a port's data: a History-lent window's deltas and
+// bounds lie apart from the window (one heap block per port), so walking them port after port
+// waits on memory each time; asked for early, the loads of several ports overlap.
+constexpr size_t kPrefetchAhead = 4;
+void prefetch(const PortWindow& w) {
+  auto ds = w.all_deltas();
+  for (const auto& d : ds) __builtin_prefetch(&d.time_us);  // time, flags and first counters
+  if (w.bounds) {
+    const char* b = reinterpret_cast<const char*>(w.bounds);
+    for (size_t at = 0; at < sizeof(DeltaBounds); at += 64) __builtin_prefetch(b + at);
+  }
+}
+
 uint64_t port_key(uint64_t guid, int port) {
   return guid * 257 + static_cast<uint64_t>(port);
 }
@@ -322,30 +335,17 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
     return at ? &ports[*at] : nullptr;
   };
 
-  // Pass 1: how many verdicts, and which ports give them (no text, no evidence).
+  // One pass, a port at a time: its deltas, bounds and peer are still in cache when its
+  // verdicts are built (a first pass that only counted, then a second that built, read every
+  // port's data twice from memory). Most ports give at most one verdict, so room for one per
+  // window is reserved: the vector grows (once) only when ports fire several rules each.
   EvalCache sums(rules);
-  std::vector<uint32_t> firing;
-  size_t count = 0;
+  std::vector<Verdict> out;
+  out.reserve(ports.size());
+  std::vector<Signal> signals, peer_signals;
   for (size_t i = 0; i < ports.size(); ++i) {
     const PortWindow& p = ports[i];
-    sums.reset(&p);
-    const PortWindow* peer = nullptr;
-    bool peer_looked = false;
-    size_t n = 0;
-    for (const auto& r : rules.rules) {
-      if (!r.enabled) continue;
-      if (r.type == RuleType::link_flap && !peer_looked) peer = peer_of(p), peer_looked = true;
-      n += static_cast<size_t>(fire(r, p, peer, now_us, sums, Sink{}));
-    }
-    if (n) firing.push_back(static_cast<uint32_t>(i)), count += n;
-  }
-
-  // Pass 2: the verdicts of the firing ports, written in place.
-  std::vector<Verdict> out;
-  out.reserve(count);
-  std::vector<Signal> signals, peer_signals;
-  for (uint32_t at : firing) {
-    const PortWindow& p = ports[at];
+    if (i + kPrefetchAhead < ports.size()) prefetch(ports[i + kPrefetchAhead]);
     sums.reset(&p);
     const PortWindow* peer = nullptr;
     bool peer_looked = false;
