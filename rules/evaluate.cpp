@@ -320,20 +320,43 @@ uint64_t port_key(uint64_t guid, int port) {
   return guid * 257 + static_cast<uint64_t>(port);
 }
 
+// The window of a port's peer among `ports` (one window per port). History::windows lists
+// a link's two ends next to each other, so the neighbours are tried first; the index (a
+// random memory access per port on a large fabric) is built only when a neighbour misses.
+class PeerFinder {
+ public:
+  explicit PeerFinder(const std::vector<PortWindow>& ports) : ports_(ports) {}
+  const PortWindow* peer_of(size_t i) {
+    const PortWindow& p = ports_[i];
+    if (!p.peer_guid) return nullptr;
+    uint64_t k = port_key(p.peer_guid, p.peer_port);
+    if (k == kNoKey) return nullptr;  // as the index: that key is never stored
+    if (i + 1 < ports_.size() && key_at(i + 1) == k) return &ports_[i + 1];
+    if (i && key_at(i - 1) == k) return &ports_[i - 1];
+    if (!built_) {
+      index_.reserve(ports_.size());
+      for (size_t j = 0; j < ports_.size(); ++j)
+        index_.emplace(key_at(j), static_cast<uint32_t>(j));
+      built_ = true;
+    }
+    auto at = index_.find(k);
+    return at ? &ports_[*at] : nullptr;
+  }
+
+ private:
+  static constexpr uint64_t kNoKey = UINT64_MAX;
+  uint64_t key_at(size_t j) const { return port_key(ports_[j].node_guid, ports_[j].port); }
+  const std::vector<PortWindow>& ports_;
+  fabric::FlatMap64 index_;
+  bool built_ = false;
+};
+
 }  // namespace eval_detail
 
 std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow>& ports,
                               int64_t now_us) {
   using namespace eval_detail;
-  fabric::FlatMap64 index;
-  index.reserve(ports.size());
-  for (size_t i = 0; i < ports.size(); ++i)
-    index.emplace(port_key(ports[i].node_guid, ports[i].port), static_cast<uint32_t>(i));
-  auto peer_of = [&](const PortWindow& p) -> const PortWindow* {
-    if (!p.peer_guid) return nullptr;
-    auto at = index.find(port_key(p.peer_guid, p.peer_port));
-    return at ? &ports[*at] : nullptr;
-  };
+  PeerFinder peers(ports);
 
   // One pass, a port at a time: its deltas, bounds and peer are still in cache when its
   // verdicts are built (a first pass that only counted, then a second that built, read every
@@ -351,11 +374,12 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
     bool peer_looked = false;
     for (const auto& r : rules.rules) {
       if (!r.enabled) continue;
-      if (r.type == RuleType::link_flap && !peer_looked) peer = peer_of(p), peer_looked = true;
+      if (r.type == RuleType::link_flap && !peer_looked)
+        peer = peers.peer_of(i), peer_looked = true;
       signals.clear();
       fire(r, p, peer, now_us, sums, Sink{&signals, &p, &r.name});
       if (signals.empty()) continue;
-      if (!peer_looked) peer = peer_of(p), peer_looked = true;
+      if (!peer_looked) peer = peers.peer_of(i), peer_looked = true;
       for (auto& s : signals) {
         Verdict& v = out.emplace_back();
         v.rule = r.name, v.type = r.type, v.action = r.action, v.severity = r.severity;
