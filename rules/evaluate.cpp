@@ -306,7 +306,7 @@ int fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t now
 // How many ports ahead evaluate() asks for a port's data: a History-lent window's deltas and
 // bounds lie apart from the window (one heap block per port), so walking them port after port
 // waits on memory each time; asked for early, the loads of several ports overlap.
-constexpr size_t kPrefetchAhead = 4;
+constexpr size_t kPrefetchAhead = 8;
 void prefetch(const PortWindow& w) {
   auto ds = w.all_deltas();
   for (const auto& d : ds) __builtin_prefetch(&d.time_us);  // time, flags and first counters
