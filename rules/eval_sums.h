@@ -36,16 +36,21 @@ struct Sum {
   int64_t last_time = 0;  // latest sample with a non-zero delta
 };
 // The deltas of p that can lie in (now - window, now]. History's view (delta_view) is
-// time-ordered, so only its tail is looked at; hand-made `deltas` are taken whole.
+// time-ordered, so its bounds are found by binary search unless it lies wholly in the window
+// (a linear walk from the end read every delta of a long window once more); hand-made
+// `deltas` are taken whole.
 inline std::span<const WindowDelta> window_deltas(const PortWindow& p, int64_t now,
                                                   int64_t window) {
   if (p.delta_view.empty()) return p.deltas;
   auto ds = p.delta_view;
-  size_t hi = ds.size();
-  while (hi && ds[hi - 1].time_us > now) --hi;
-  size_t lo = hi;
-  while (lo && ds[lo - 1].time_us > now - window) --lo;
-  return ds.subspan(lo, hi - lo);
+  // Usually the whole view (a History window spans the longest rule window): the first and
+  // the last delta are read at once, where a search would wait on one read after another.
+  if (ds.front().time_us > now - window && ds.back().time_us <= now) return ds;
+  auto hi = std::partition_point(ds.begin(), ds.end(),
+                                 [&](const WindowDelta& d) { return d.time_us <= now; });
+  auto lo = std::partition_point(ds.begin(), hi,
+                                 [&](const WindowDelta& d) { return d.time_us <= now - window; });
+  return {lo, hi};
 }
 inline Sum counter_sum(const PortWindow& p, Counter c, int64_t now, int64_t window) {
   Sum sum;

@@ -1,8 +1,6 @@
 // Rule evaluation (see rules/evaluate.h for the semantics). The no-fire path allocates
-// nothing: explanations and evidence vectors are built only for signals that fire. Two
-// passes: the first only decides which ports fire how often (no text), so the verdicts are
-// then written once into a vector of the exact size (no regrowth: on a fabric failing
-// everywhere that was 2x the verdicts' memory, freshly faulted in, per sweep).
+// nothing: explanations and evidence vectors are built only for signals that fire. One pass
+// over the ports: each port's verdicts are built while its data is in cache.
 #include "rules/evaluate.h"
 
 #include <algorithm>
@@ -264,6 +262,8 @@ bool cannot_fire(const Rule& r, const PortWindow& p, const PortWindow* peer) {
       uint64_t counted = std::max(b->total[i], pb ? pb->total[i] : 0);
       return std::max(downs, counted) < static_cast<uint64_t>(std::max(r.cycles, 0));
     }
+    case RuleType::congestion:  // no wait ticks and no discards: the ratio and rate are 0
+      return !b->xmit_wait && b->total[at(Counter::PortXmitDiscards)] == 0;
     default:
       return false;
   }
@@ -303,59 +303,83 @@ int fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t now
   return 0;
 }
 
+// How many ports ahead evaluate() asks for a port's data: a History-lent window's deltas and
+// bounds lie apart from the window (one heap block per port), so walking them port after port
+// waits on memory each time; asked for early, the loads of several ports overlap.
+constexpr size_t kPrefetchAhead = 8;
+void prefetch(const PortWindow& w) {
+  auto ds = w.all_deltas();
+  for (const auto& d : ds) __builtin_prefetch(&d.time_us);  // time, flags and first counters
+  if (w.bounds) {
+    const char* b = reinterpret_cast<const char*>(w.bounds);
+    for (size_t at = 0; at < sizeof(DeltaBounds); at += 64) __builtin_prefetch(b + at);
+  }
+}
+
 uint64_t port_key(uint64_t guid, int port) {
   return guid * 257 + static_cast<uint64_t>(port);
 }
+
+// The window of a port's peer among `ports` (one window per port). History::windows lists
+// a link's two ends next to each other, so the neighbours are tried first; the index (a
+// random memory access per port on a large fabric) is built only when a neighbour misses.
+class PeerFinder {
+ public:
+  explicit PeerFinder(const std::vector<PortWindow>& ports) : ports_(ports) {}
+  const PortWindow* peer_of(size_t i) {
+    const PortWindow& p = ports_[i];
+    if (!p.peer_guid) return nullptr;
+    uint64_t k = port_key(p.peer_guid, p.peer_port);
+    if (k == kNoKey) return nullptr;  // as the index: that key is never stored
+    if (i + 1 < ports_.size() && key_at(i + 1) == k) return &ports_[i + 1];
+    if (i && key_at(i - 1) == k) return &ports_[i - 1];
+    if (!built_) {
+      index_.reserve(ports_.size());
+      for (size_t j = 0; j < ports_.size(); ++j)
+        index_.emplace(key_at(j), static_cast<uint32_t>(j));
+      built_ = true;
+    }
+    auto at = index_.find(k);
+    return at ? &ports_[*at] : nullptr;
+  }
+
+ private:
+  static constexpr uint64_t kNoKey = UINT64_MAX;
+  uint64_t key_at(size_t j) const { return port_key(ports_[j].node_guid, ports_[j].port); }
+  const std::vector<PortWindow>& ports_;
+  fabric::FlatMap64 index_;
+  bool built_ = false;
+};
 
 }  // namespace eval_detail
 
 std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow>& ports,
                               int64_t now_us) {
   using namespace eval_detail;
-  fabric::FlatMap64 index;
-  index.reserve(ports.size());
-  for (size_t i = 0; i < ports.size(); ++i)
-    index.emplace(port_key(ports[i].node_guid, ports[i].port), static_cast<uint32_t>(i));
-  auto peer_of = [&](const PortWindow& p) -> const PortWindow* {
-    if (!p.peer_guid) return nullptr;
-    auto at = index.find(port_key(p.peer_guid, p.peer_port));
-    return at ? &ports[*at] : nullptr;
-  };
+  PeerFinder peers(ports);
 
-  // Pass 1: how many verdicts, and which ports give them (no text, no evidence).
+  // One pass, a port at a time: its deltas, bounds and peer are still in cache when its
+  // verdicts are built (a first pass that only counted, then a second that built, read every
+  // port's data twice from memory). Most ports give at most one verdict, so room for one per
+  // window is reserved: the vector grows (once) only when ports fire several rules each.
   EvalCache sums(rules);
-  std::vector<uint32_t> firing;
-  size_t count = 0;
+  std::vector<Verdict> out;
+  out.reserve(ports.size());
+  std::vector<Signal> signals, peer_signals;
   for (size_t i = 0; i < ports.size(); ++i) {
     const PortWindow& p = ports[i];
-    sums.reset(&p);
-    const PortWindow* peer = nullptr;
-    bool peer_looked = false;
-    size_t n = 0;
-    for (const auto& r : rules.rules) {
-      if (!r.enabled) continue;
-      if (r.type == RuleType::link_flap && !peer_looked) peer = peer_of(p), peer_looked = true;
-      n += static_cast<size_t>(fire(r, p, peer, now_us, sums, Sink{}));
-    }
-    if (n) firing.push_back(static_cast<uint32_t>(i)), count += n;
-  }
-
-  // Pass 2: the verdicts of the firing ports, written in place.
-  std::vector<Verdict> out;
-  out.reserve(count);
-  std::vector<Signal> signals, peer_signals;
-  for (uint32_t at : firing) {
-    const PortWindow& p = ports[at];
+    if (i + kPrefetchAhead < ports.size()) prefetch(ports[i + kPrefetchAhead]);
     sums.reset(&p);
     const PortWindow* peer = nullptr;
     bool peer_looked = false;
     for (const auto& r : rules.rules) {
       if (!r.enabled) continue;
-      if (r.type == RuleType::link_flap && !peer_looked) peer = peer_of(p), peer_looked = true;
+      if (r.type == RuleType::link_flap && !peer_looked)
+        peer = peers.peer_of(i), peer_looked = true;
       signals.clear();
       fire(r, p, peer, now_us, sums, Sink{&signals, &p, &r.name});
       if (signals.empty()) continue;
-      if (!peer_looked) peer = peer_of(p), peer_looked = true;
+      if (!peer_looked) peer = peers.peer_of(i), peer_looked = true;
       for (auto& s : signals) {
         Verdict& v = out.emplace_back();
         v.rule = r.name, v.type = r.type, v.action = r.action, v.severity = r.severity;

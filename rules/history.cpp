@@ -63,14 +63,25 @@ bool below_expected(const LinkInfo& l) {
 
 }  // namespace history_detail
 
+size_t History::locate(uint64_t k, size_t near, size_t near2) const {
+  // Keys are unique in entries_ except UINT64_MAX, which the index cannot hold (never found).
+  if (k == UINT64_MAX) return npos;
+  if (near < entries_.size() && entries_[near].key == k) return near;
+  if (near2 < entries_.size() && entries_[near2].key == k) return near2;
+  auto at = index_.find(k);
+  return at ? *at : npos;
+}
+
 History::Entry& History::slot(uint64_t guid, int port) {
   uint64_t k = key(guid, port);
-  auto [at, inserted] = index_.emplace(k, static_cast<uint32_t>(entries_.size()));
-  if (inserted || at >= entries_.size()) {  // the latter: the one key FlatMap64 cannot hold
-    if (!inserted) at = static_cast<uint32_t>(entries_.size());
+  size_t at = locate(k, next_);
+  if (at == npos) {  // new (or the one key FlatMap64 cannot hold: a new entry each time)
+    at = entries_.size();
+    index_.emplace(k, static_cast<uint32_t>(at));
     entries_.emplace_back();
     entries_.back().key = k;
   }
+  next_ = at + 1;
   Entry& e = entries_[at];
   if (e.empty()) ++live_;
   return e;
@@ -204,9 +215,9 @@ int64_t History::floor_of(uint64_t node_guid, int port) const {
 }
 
 const History::Entry* History::find(uint64_t guid, int port) const {
-  auto at = index_.find(key(guid, port));
-  if (!at) return nullptr;
-  const Entry& e = entries_[*at];
+  size_t at = locate(key(guid, port), npos);
+  if (at == npos) return nullptr;
+  const Entry& e = entries_[at];
   return e.empty() ? nullptr : &e;
 }
 
@@ -257,11 +268,22 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
   std::vector<const Entry*> own(m, nullptr), peer(m, nullptr);
   fabric::FlatMap64 wanted;  // peer key -> position in `found`
   size_t taken = 0;
+  // Entries are found by guess first (locate): a port's entry after the previous link's,
+  // its peer's next to its own (a sweep reads a link's two ends one after the other).
+  auto live_at = [&](size_t at) -> const Entry* {
+    return at == npos || entries_[at].empty() ? nullptr : &entries_[at];
+  };
+  size_t next = 0;
   for (size_t i = 0; i < n; ++i) {
     const auto& l = links[i];
     if (live_) {
-      own[i] = find(l.node_guid, l.port);
-      peer[i] = l.peer_guid ? find(l.peer_guid, l.peer_port) : nullptr;
+      size_t at = locate(key(l.node_guid, l.port), next);
+      own[i] = live_at(at);
+      if (at != npos) next = at + 1;
+      if (l.peer_guid) {
+        uint64_t pk = key(l.peer_guid, l.peer_port);
+        peer[i] = live_at(at == npos ? locate(pk, npos) : locate(pk, at + 1, at - 1));
+      }
     }
     bool data = m && (own[i] || peer[i]);
     if (!data && !history_detail::below_expected(l)) continue;

@@ -18,6 +18,7 @@
 // and lends them with its windows.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -113,6 +114,11 @@ class History {
   };
   static uint64_t key(uint64_t guid, int port) { return guid * 257 + static_cast<uint64_t>(port); }
   const Entry* find(uint64_t guid, int port) const;
+  // The position of key k in entries_, trying `near` and `near2` (where the caller expects
+  // it) before the index: a sweep and a link list name ports in the order their entries were
+  // made, so a right guess saves a random index access per port. npos when missing.
+  static constexpr size_t npos = SIZE_MAX;
+  size_t locate(uint64_t k, size_t near, size_t near2 = npos) const;
   // The port's entry, made when missing; counts it live again when it was empty.
   Entry& slot(uint64_t guid, int port);
   void release(Entry& e);  // frees an emptied entry's memory
@@ -124,6 +130,7 @@ class History {
   std::vector<Entry> entries_;
   fabric::FlatMap64 index_;  // key -> entries_ position (emptied entries keep theirs)
   size_t live_ = 0;
+  size_t next_ = 0;  // slot()'s guess: the entry after the one it returned last
   std::unordered_map<uint64_t, int64_t> floors_;  // key -> repair time (few: repaired ports)
 };
 

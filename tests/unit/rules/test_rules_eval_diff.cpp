@@ -7,6 +7,7 @@
 // explanation text included.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -218,6 +219,30 @@ TEST_CASE("rules eval diff: random fabrics give the reference verdicts", "[rules
   }
   CHECK(total > 1000);  // the rounds did produce verdicts of every kind to compare
   for (size_t t = 0; t < 5; ++t) CHECK(by_type[t] > 20);
+}
+
+TEST_CASE("rules eval diff: windows in any order give the reference verdicts", "[rules]") {
+  // evaluate() looks for a port's peer next to it before its index: shuffled windows make
+  // it miss (and find the peer further away or not at all), as hand-made lists may.
+  std::mt19937_64 rng(20261128);
+  size_t total = 0, confirmed = 0;
+  for (int round = 0; round < 120; ++round) {
+    RuleSet rs = variant(round % 6);
+    Fabric f = random_fabric(rng, 1 + static_cast<int>(rng() % 40), round % 2 == 0);
+    if (round % 3)
+      std::shuffle(f.windows.begin(), f.windows.end(), rng);
+    else
+      std::reverse(f.windows.begin(), f.windows.end());  // every peer on the other side
+    auto want = reference_evaluate(rs, f.windows, kNow);
+    auto got = evaluate(rs, f.windows, kNow);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) check_same(got[i], want[i]);
+    total += got.size();
+    for (const auto& v : got)
+      confirmed += v.confirmed && v.explanation.find("confirmed on peer") != std::string::npos;
+  }
+  CHECK(total > 500);
+  CHECK(confirmed > 10);  // peers were found out of place
 }
 
 TEST_CASE("rules eval diff: append_sci2 writes what printf's %.2e writes", "[rules]") {

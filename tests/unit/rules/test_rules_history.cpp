@@ -5,8 +5,10 @@
 // live port count right.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "rules/history.h"
 #include "tests/test_paths.h"
@@ -123,6 +125,52 @@ TEST_CASE("history deltas and bounds lent to evaluate judge like plain copies",
     }
   }
   CHECK(verdicts > 100);  // the fabrics do fire rules
+}
+
+TEST_CASE("history entries found by guess or by index give the same windows", "[rules][history]") {
+  // add_delta and windows() try the entry after the last one (and a peer's next to its own)
+  // before the index: a history fed sweep by sweep in link order (guesses hit) and one fed
+  // the same deltas shuffled (guesses miss) must lend the same windows.
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    auto links = random_links(rng, 30);
+    std::vector<ingest::CounterDelta> deltas;
+    for (int sweep = 0; sweep < 14; ++sweep) {
+      std::set<std::pair<uint64_t, int>> fed;  // a duplicated link reads its port once
+      for (const auto& l : links) {
+        if (rng() % 4 == 0 || !fed.emplace(l.node_guid, l.port).second) continue;
+        ingest::CounterDelta d;
+        d.sample.node_guid = l.node_guid, d.sample.port = l.port;
+        d.sample.time_us = kNow - (13 - sweep) * kSweep;
+        d.valid = ~0u, d.interval_us = kSweep;
+        d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)] = 1 + rng() % 500;
+        deltas.push_back(d);
+      }
+    }
+    rules::History in_order(rules::longest_window(defaults())),
+        shuffled(rules::longest_window(defaults()));
+    for (const auto& d : deltas) in_order.add_delta(d);
+    auto mixed = deltas;
+    std::shuffle(mixed.begin(), mixed.end(), rng);
+    for (const auto& d : mixed) shuffled.add_delta(d);
+    for (auto* h : {&in_order, &shuffled}) h->prune(kNow);
+    auto a = in_order.windows(links), b = shuffled.windows(links);
+    REQUIRE(a.size() == b.size());
+    REQUIRE(a.size() > links.size() / 2);
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].node_guid == b[i].node_guid);
+      CHECK(a[i].port == b[i].port);
+      REQUIRE(a[i].delta_view.size() == b[i].delta_view.size());
+      for (size_t k = 0; k < a[i].delta_view.size(); ++k) {
+        CHECK(a[i].delta_view[k].time_us == b[i].delta_view[k].time_us);
+        CHECK(a[i].delta_view[k].delta == b[i].delta_view[k].delta);
+      }
+    }
+    for (const auto& l : links) {  // and both agree with the index-only lookup
+      CHECK(in_order.window(l).delta_view.size() == shuffled.window(l).delta_view.size());
+      CHECK(in_order.has_data(l) == shuffled.has_data(l));
+    }
+  }
 }
 
 TEST_CASE("history prune and clear keep the live port count", "[rules][history]") {
