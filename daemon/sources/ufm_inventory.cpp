@@ -62,7 +62,7 @@ UfmInventoryResult UfmInventory::poll_ports(const Topology* topo, int64_t now_us
   auto states =
       ingest::ufm_port_states(ports.parsed.items, have_links_ ? &links_ : nullptr, now_us);
   for (auto& s : states) d::rekey(topo, s);
-  index_ = std::make_shared<const ingest::UfmPortIndex>(std::move(ports.parsed.items));
+  index_ = std::make_shared<const ingest::UfmPortIndex>(ports.parsed.items);
   ingest::UfmPortChanges changes = ports_.update(std::move(states), now_us);
   out.changed = changes.upsert.size();
   out.removed = changes.removed.size();

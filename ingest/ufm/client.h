@@ -135,6 +135,18 @@ struct UfmActionResult {
   int polls = 0;
 };
 
+// The consumer of a 2xx answer read as it arrives, for a list too large to hold whole (the
+// fabric's ports and links); the answer's size is bounded by max_body_bytes all the same.
+class UfmBodyStream {
+ public:
+  virtual ~UfmBodyStream() = default;
+  virtual void begin() = 0;  // an attempt starts: forget what an earlier one fed
+  // The next bytes of the body; false when it is unusable already (the transfer stops, and
+  // the attempt fails as a rejected answer: retried).
+  virtual bool feed(std::string_view bytes) = 0;
+  virtual std::string end() = 0;  // the body is complete: "" when usable, else why not
+};
+
 class UfmClient {
  public:
   using Sleeper = std::function<void(int64_t us)>;
@@ -150,6 +162,9 @@ class UfmClient {
   // validate(body) returns "" to accept a 2xx answer, or why it is unusable (retried).
   using Validator = std::function<std::string(const std::string& body)>;
   UfmResponse get(const std::string& path, const Validator& validate = {});
+  // A GET whose 2xx body goes to stream as it arrives (the response's body stays empty);
+  // retried as the validating get() is, stream.begin() starting each attempt.
+  UfmResponse get(const std::string& path, UfmBodyStream& stream);
   UfmResponse post(const std::string& path, const std::string& json_body);
   UfmResponse put(const std::string& path, const std::string& json_body);
 
@@ -180,7 +195,7 @@ class UfmClient {
  private:
   struct Transport;
   UfmResponse call(const char* method, const std::string& path, const std::string* body,
-                   const Validator* validate);
+                   const Validator* validate, UfmBodyStream* stream = nullptr);
   // v3 without a configured token: an access token for user/password (D-TK) into the
   // transport; on failure sets r.error and whether it is worth retrying.
   void fetch_token(Transport& t, UfmResponse& r, bool& retryable, bool& auth_failed);

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <regex>
 
 #include "fabric/json_text.h"
@@ -19,6 +20,40 @@ UfmFetched<T> fetch(UfmClient& client, const std::string& path, Parse parse) {
     out.parsed = parse(body);
     return out.parsed.ok ? std::string() : out.parsed.error;
   });
+  if (!out.response.ok) out.parsed.ok = false;
+  return out;
+}
+
+// A list read as it arrives (ports, links): one ListStream per attempt.
+template <typename T>
+class ListBody : public UfmBodyStream {
+ public:
+  using Make = ufm_json_detail::ListStream<T> (*)();
+  explicit ListBody(Make make) : make_(make) {}
+  void begin() override {
+    list_.emplace(make_());
+    parsed = {};
+  }
+  bool feed(std::string_view bytes) override { return list_->feed(bytes); }
+  std::string end() override {
+    parsed = list_->finish();
+    list_.reset();
+    return parsed.ok ? std::string() : parsed.error;
+  }
+  UfmParsed<T> parsed;
+
+ private:
+  Make make_;
+  std::optional<ufm_json_detail::ListStream<T>> list_;
+};
+
+template <typename T>
+UfmFetched<T> fetch_streamed(UfmClient& client, const std::string& path,
+                             typename ListBody<T>::Make make) {
+  UfmFetched<T> out;
+  ListBody<T> body(make);
+  out.response = client.get(path, body);
+  out.parsed = std::move(body.parsed);
   if (!out.response.ok) out.parsed.ok = false;
   return out;
 }
@@ -117,14 +152,13 @@ UfmFetched<UfmAlarm> UfmClient::alarms(const UfmTimeContext& tc) {
 }
 
 UfmFetched<UfmPort> UfmClient::ports(const std::string& query) {
-  return ufm_client_api_detail::fetch<UfmPort>(
-      *this, query.empty() ? "/resources/ports" : "/resources/ports?" + query,
-      [](const std::string& body) { return parse_ufm_ports(body); });
+  return ufm_client_api_detail::fetch_streamed<UfmPort>(
+      *this, query.empty() ? "/resources/ports" : "/resources/ports?" + query, &ufm_ports_stream);
 }
 
 UfmFetched<UfmLink> UfmClient::links() {
-  return ufm_client_api_detail::fetch<UfmLink>(
-      *this, "/resources/links", [](const std::string& body) { return parse_ufm_links(body); });
+  return ufm_client_api_detail::fetch_streamed<UfmLink>(*this, "/resources/links",
+                                                        &ufm_links_stream);
 }
 
 UfmFetched<UfmUnhealthyPort> UfmClient::unhealthy_ports() {

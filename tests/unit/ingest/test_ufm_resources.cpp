@@ -121,7 +121,9 @@ TEST_CASE("ufm resources: the port index completes ports named by label", "[ufm]
   auto ports = parse_ufm_ports(ibw::test::ufm_recording("ports.json"));
   REQUIRE(ports.ok);
   UfmPortIndex index(ports.items);
-  CHECK(index.by_name("9c0591030090e000_52")->number == 52);
+  CHECK(index.size() == ports.items.size());
+  CHECK(index.by_guid(0x9c0591030090e000, 52)->number == 52);
+  CHECK(index.by_guid(0x9c0591030090e000, 999) == nullptr);
   CHECK(index.by_guid(0xfc6a1c0300244e00, 8)->system_name == "sw-spine-02");
   CHECK(index.by_label("sw-leaf-07", "1/17/1")->number == 33);
   CHECK(index.by_label("sw-leaf-07", "33")->number == 33);
