@@ -40,6 +40,12 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
       return 0;  // unusable already: stop reading it
     }
   }
+  if (sink->body.empty()) {  // room for the whole answer at once: no regrowth copies
+    curl_off_t length = -1;  // (the telemetry CSV is tens of megabytes; -1 when not given)
+    curl_easy_getinfo(sink->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    if (length > 0 && static_cast<size_t>(length) <= sink->max)
+      sink->body.reserve(static_cast<size_t>(length));
+  }
   sink->body.append(data, n);
   return n;
 }

@@ -147,6 +147,15 @@ class UfmBodyStream {
   virtual std::string end() = 0;  // the body is complete: "" when usable, else why not
 };
 
+// Takes the records of GET /resources/ports as they are read, in batches, instead of the
+// result keeping them: for a list too large to hold beside what is made of it.
+class UfmPortsSink {
+ public:
+  virtual ~UfmPortsSink() = default;
+  virtual void begin() = 0;  // an attempt starts: forget the records an earlier one gave
+  virtual void take(std::vector<UfmPort>& ports) = 0;  // the next records, in list order
+};
+
 class UfmClient {
  public:
   using Sleeper = std::function<void(int64_t us)>;
@@ -172,6 +181,8 @@ class UfmClient {
   UfmFetched<UfmEvent> events(const UfmTimeContext& tc, const std::string& query = {});
   UfmFetched<UfmAlarm> alarms(const UfmTimeContext& tc);
   UfmFetched<UfmPort> ports(const std::string& query = {});  // e.g. "active=true"
+  // The same list handed to sink as it is read; the result's items stay empty.
+  UfmFetched<UfmPort> ports(UfmPortsSink& sink);
   UfmFetched<UfmLink> links();
   UfmFetched<UfmUnhealthyPort> unhealthy_ports();
   // For a `plain` client on a telemetry endpoint: path such as "/csv/metrics".

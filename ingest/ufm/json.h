@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -153,6 +154,9 @@ class ListStream {
     }
     return array_.feed(bytes, on_element()) && !rejected_;
   }
+
+  // The records read so far, handed over (for a caller that does not keep them all).
+  std::vector<T> take_items() { return std::exchange(result_.items, {}); }
 
   // The end of the document: what was read, or why the document is unusable.
   UfmParsed<T> finish() {

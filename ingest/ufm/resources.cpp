@@ -232,21 +232,28 @@ int ufm_physical_state(std::string_view state) {
 
 UfmPortIndex::UfmPortIndex(const std::vector<UfmPort>& ports) {
   ports_.reserve(ports.size());
-  for (const UfmPort& p : ports) {
-    const auto at = static_cast<uint32_t>(ports_.size());
-    ports_.push_back({p.node_guid, p.system_guid, p.number, p.dname, p.system_name});
-    if (p.node_guid) by_guid_.push_back({p.node_guid, p.number, at});
-    if (p.system_guid && p.system_guid != p.node_guid)
-      by_guid_.push_back({p.system_guid, p.number, at});
-    if (!p.system_name.empty()) {
-      by_label_.emplace(ufm_resources_detail::label_key(p.system_name, p.dname), at);
-      by_label_.emplace(ufm_resources_detail::label_key(p.system_name, std::to_string(p.number)),
-                        at);
-    }
+  for (const UfmPort& p : ports) add(p);
+  seal();
+}
+
+void UfmPortIndex::add(const UfmPort& p) {
+  const auto at = static_cast<uint32_t>(ports_.size());
+  ports_.push_back({p.node_guid, p.system_guid, p.number, p.dname, p.system_name});
+  if (p.node_guid) by_guid_.push_back({p.node_guid, p.number, at});
+  if (p.system_guid && p.system_guid != p.node_guid)
+    by_guid_.push_back({p.system_guid, p.number, at});
+  if (!p.system_name.empty()) {
+    by_label_.emplace(ufm_resources_detail::label_key(p.system_name, p.dname), at);
+    by_label_.emplace(ufm_resources_detail::label_key(p.system_name, std::to_string(p.number)), at);
   }
+}
+
+void UfmPortIndex::seal() {
   // Stable: of two ports with one key the first listed wins, as a map's emplace kept it.
   std::stable_sort(by_guid_.begin(), by_guid_.end(),
                    [](const GuidEntry& a, const GuidEntry& b) { return a.key() < b.key(); });
+  ports_.shrink_to_fit();
+  by_guid_.shrink_to_fit();
 }
 
 const UfmPortKey* UfmPortIndex::by_guid(uint64_t guid, int number) const {

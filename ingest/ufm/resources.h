@@ -155,6 +155,11 @@ struct UfmPortKey {
 class UfmPortIndex {
  public:
   explicit UfmPortIndex(const std::vector<UfmPort>& ports);
+  // Built port by port (a list read as it arrives): add() each in list order, then seal()
+  // once, before the first lookup.
+  UfmPortIndex() = default;
+  void add(const UfmPort& port);
+  void seal();
   const UfmPortKey* by_guid(uint64_t guid, int number) const;
   const UfmPortKey* by_label(std::string_view system, std::string_view label) const;
   // Fills guid and port of ref from the port it names (by GUID + number, else system name

@@ -179,6 +179,32 @@ TEST_CASE("ufm client: a ports list read as it arrives is retried when malformed
   CHECK(rig.client.health().state == HealthState::degraded);
 }
 
+TEST_CASE("ufm client: a ports list handed to a sink as it is read", "[ufm][emulator]") {
+  struct Sink : UfmPortsSink {
+    void begin() override {
+      ++attempts;
+      names.clear();
+    }
+    void take(std::vector<UfmPort>& ports) override {
+      for (const UfmPort& p : ports) names.push_back(p.name);
+    }
+    int attempts = 0;
+    std::vector<std::string> names;
+  };
+  UfmEmulator emu;
+  Rig rig(emu.client_options(UfmApi::v3));
+  auto kept = rig.client.ports();
+  REQUIRE(kept.ok());
+  emu.fail("malformed", 1);  // what the first attempt gave is forgotten
+  Sink sink;
+  auto handed = rig.client.ports(sink);
+  CHECK(handed.ok());
+  CHECK(handed.parsed.items.empty());
+  CHECK(sink.attempts == 2);
+  REQUIRE(sink.names.size() == kept.parsed.items.size());
+  for (size_t i = 0; i < sink.names.size(); ++i) CHECK(sink.names[i] == kept.parsed.items[i].name);
+}
+
 TEST_CASE("ufm client: 401 fails at once except that a v2 session logs in again",
           "[ufm][emulator]") {
   UfmEmulator emu;
