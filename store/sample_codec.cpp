@@ -341,6 +341,11 @@ void get_values(Reader& r, std::array<uint64_t, ingest::kCounterCount>& v) {
 std::string encode_port_state(const PortRecord& p) {
   std::string out;
   out.reserve(160);
+  append_port_state(out, p);
+  return out;
+}
+
+void append_port_state(std::string& out, const PortRecord& p) {
   out.push_back(static_cast<char>(kVersion));
   const ingest::CounterSample& c = p.counters;
   put_varint(out, zigzag(c.time_us));
@@ -363,7 +368,6 @@ std::string encode_port_state(const PortRecord& p) {
     if (bits == 0) continue;
     for (int k = 0; k < 8; ++k) out.push_back(static_cast<char>(bits >> (8 * k)));
   }
-  return out;
 }
 
 void decode_port_state(std::string_view blob, PortRecord& p) {
