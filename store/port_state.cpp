@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "store/codec_io.h"
 #include "store/sample_codec.h"
 #include "store/sample_tables.h"
 
@@ -13,77 +14,51 @@ namespace ibw::store::port_state {
 
 namespace port_state_detail {
 
+using codec_io::put_varint;
+
 constexpr char kVersion = 1;
 
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-uint64_t zigzag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-
 void put_key(std::string& out, uint64_t guid, int port) {
-  for (int k = 0; k < 8; ++k) out.push_back(static_cast<char>(guid >> (8 * k)));
-  put_varint(out, zigzag(port));
+  char buf[8 + codec_io::kMaxVarint];
+  for (int k = 0; k < 8; ++k) buf[k] = static_cast<char>(guid >> (8 * k));
+  out.append(buf, static_cast<size_t>(put_varint(buf + 8, codec_io::zigzag(port)) - buf));
+}
+
+std::string where(int part) {
+  return "table port_state, partition " + std::to_string(part);
 }
 
 [[noreturn]] void malformed(int part, const std::string& what) {
-  throw StoreError("table port_state, partition " + std::to_string(part) + ": " + what);
+  throw StoreError(where(part) + ": " + what);
 }
 
 // Walks the entries of one partition's blob, checking their framing and order.
 class Cursor {
  public:
-  Cursor(int part, std::string_view blob) : part_(part), b_(blob) {
-    if (b_.empty()) return;
-    if (b_[0] != kVersion)
-      malformed(part_, "unknown encoding version " + std::to_string(static_cast<uint8_t>(b_[0])));
-    pos_ = 1;
+  Cursor(int part, std::string_view blob) : where_(where(part)), r_(blob, where_) {
+    if (blob.empty()) return;
+    const uint8_t v = r_.byte();
+    if (v != kVersion) r_.fail("unknown encoding version " + std::to_string(v));
   }
   // The next entry; false at the end. raw: the whole entry (key, length and state).
   bool next(uint64_t& guid, int& port, std::string_view& state, std::string_view& raw) {
-    if (pos_ >= b_.size()) return false;
-    const size_t start = pos_;
-    need(8);
+    if (r_.done()) return false;
+    const std::string_view g = r_.bytes(8);
     guid = 0;
     for (int k = 0; k < 8; ++k)
-      guid |= static_cast<uint64_t>(static_cast<uint8_t>(b_[pos_ + k])) << (8 * k);
-    pos_ += 8;
-    const uint64_t z = varint();
-    port = static_cast<int>(static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1));
-    const uint64_t len = varint();
-    need(len);
-    state = b_.substr(pos_, len);
-    pos_ += len;
-    raw = b_.substr(start, pos_ - start);
+      guid |= static_cast<uint64_t>(static_cast<uint8_t>(g[k])) << (8 * k);
+    port = static_cast<int>(codec_io::unzigzag(r_.varint()));
+    state = r_.bytes(r_.varint());
+    raw = std::string_view(g.data(), static_cast<size_t>(state.data() + state.size() - g.data()));
     if (any_ && std::tie(guid, port) <= std::tie(last_guid_, last_port_))
-      malformed(part_, "entries out of order");
+      r_.fail("entries out of order");
     any_ = true, last_guid_ = guid, last_port_ = port;
     return true;
   }
 
  private:
-  void need(uint64_t n) const {
-    if (b_.size() - pos_ < n) malformed(part_, "truncated blob");
-  }
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      need(1);
-      const auto c = static_cast<uint8_t>(b_[pos_++]);
-      v |= static_cast<uint64_t>(c & 0x7f) << shift;
-      if (!(c & 0x80)) return v;
-    }
-    malformed(part_, "malformed varint");
-  }
-  int part_;
-  std::string_view b_;
-  size_t pos_ = 0;
+  std::string where_;
+  codec_io::Reader r_;
   bool any_ = false;
   uint64_t last_guid_ = 0;
   int last_port_ = 0;
