@@ -196,6 +196,7 @@ void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
   {
     // The counter state of the ports above, then of the readings: packed per partition.
     port_state::Updates states;
+    states.reserve(batch.ports.size() + batch.port_counters.size());
     for (const PortRecord& p : batch.ports) states.add(p);
     for (const ingest::CounterDelta& d : batch.port_counters) states.add(d);
     port_state::write(db_, fabric_, states);

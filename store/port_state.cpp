@@ -96,6 +96,12 @@ void Updates::add(const ingest::CounterDelta& d) {
   push(d.sample.node_guid, d.sample.port, off);
 }
 
+void Updates::reserve(size_t n) {
+  if (n < 4 * kParts) return;  // small writes (events, a link change): grow as needed
+  arena_.reserve(arena_.size() + n * 160);
+  for (auto& p : parts_) p.reserve(p.size() + n / kParts + n / (4 * kParts));
+}
+
 std::vector<int> Updates::parts() const {
   std::vector<int> out;
   for (int p = 0; p < kParts; ++p)

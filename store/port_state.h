@@ -44,6 +44,8 @@ class Updates {
  public:
   void add(const PortRecord& p);            // the counter part of a whole record
   void add(const ingest::CounterDelta& d);  // what set_counters(d) gives a record
+  // Room for n states (a scrape adds one per port: no regrowing of a 50 MB buffer).
+  void reserve(size_t n);
   bool empty() const { return count_ == 0; }
   // Partitions with at least one new state, ascending.
   std::vector<int> parts() const;

@@ -14,7 +14,7 @@ void write(sqlite_detail::Db& db, Updates& u) {
     const std::string blob = u.merge(part, get->step() ? get->column_blob(0) : "");
     get->reset();
     put->bind(1, int64_t{part});
-    put->bind_blob(2, blob);
+    put->bind_blob_static(2, blob);  // lives until the reset below
     put->run();
     put->reset();
   }
