@@ -83,7 +83,7 @@ void fill(std::vector<PortRecord>& records, const BlobSource& blob_of);
 void write(sqlite_detail::Db& db, Updates& u);
 void fill(sqlite_detail::Db& db, std::vector<PortRecord>& records);
 // SQLite migration 6: the counter columns of every `ports` row (JSON text) become entries of
-// port_state, then `ports` is rebuilt without them.
+// port_state, then the columns are dropped.
 void convert_legacy(sqlite_detail::Db& db);
 
 // PostgreSQL (table port_state (fabric, part, data)): the same for one fabric. write() locks

@@ -255,7 +255,7 @@ CREATE TABLE sample_blocks (
     {5, "workorders: affected jobs", "", add_affected},
     // The counter state of ports packed per partition of ports (store/port_state.h) instead of
     // twelve columns of every `ports` row: a scrape of 393,216 ports rewrote them all (2.2-3.3 s).
-    // port_state::convert_legacy moves the columns' data, then rebuilds `ports` without them.
+    // port_state::convert_legacy moves the columns' data, then drops them.
     {6, "port_state: counter state of ports packed per partition", R"sql(
 CREATE TABLE port_state (
   part INTEGER PRIMARY KEY,              -- partition of the ports (sample_tables::part_of)

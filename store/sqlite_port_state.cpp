@@ -58,29 +58,11 @@ void convert_legacy(sqlite_detail::Db& db) {
     }
   }
   write(db, u);
-  db.exec(R"sql(
-CREATE TABLE ports_v6 (
-  node_guid INTEGER NOT NULL,
-  port INTEGER NOT NULL,
-  node TEXT NOT NULL,
-  lid INTEGER NOT NULL,
-  peer_guid INTEGER NOT NULL,
-  peer_node TEXT NOT NULL,
-  peer_port INTEGER NOT NULL,
-  cable_id TEXT NOT NULL,
-  state INTEGER NOT NULL,
-  phys_state INTEGER NOT NULL,
-  width INTEGER NOT NULL,
-  speed TEXT NOT NULL,
-  last_change_us INTEGER NOT NULL,
-  PRIMARY KEY (node_guid, port)
-);
-INSERT INTO ports_v6 SELECT node_guid, port, node, lid, peer_guid, peer_node, peer_port,
-  cable_id, state, phys_state, width, speed, last_change_us FROM ports;
-DROP TABLE ports;
-ALTER TABLE ports_v6 RENAME TO ports;
-CREATE INDEX ports_node ON ports (node);
-)sql");
+  // One column at a time (SQLite rewrites the table for each): a one-off at start-up.
+  for (const char* c : {"counters_time_us", "counters_node_guid", "counters_port", "counter_values",
+                        "counters_valid", "counters_saturated", "counters_extended", "rates",
+                        "rates_valid", "deltas", "deltas_valid", "deltas_at_least"})
+    db.exec(std::string("ALTER TABLE ports DROP COLUMN ") + c);
 }
 
 }  // namespace ibw::store::port_state
