@@ -59,7 +59,7 @@ PortReading PortController::query(const PortAddress& node, int port) {
     throw std::runtime_error("port query: bad address " + pd::where(node, port));
   ib_portid_t id = pd::portid(node);
   uint8_t info[IB_SMP_DATA_SIZE] = {};
-  if (!fabric::smp_get(port_, info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port)))
+  if (!smp_query_via(info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), 0, port_.get()))
     throw std::runtime_error("PortInfo Get failed for " + pd::where(node, port) +
                              " (no answer: unknown LID, unreachable, or no such port)");
   return pd::reading(info);
@@ -80,14 +80,14 @@ PortChange PortController::set_phys_state(const PortAddress& node, int port, uin
     throw std::runtime_error(std::string(op) + ": bad address " + pd::where(node, port));
   ib_portid_t id = pd::portid(node);
   uint8_t info[IB_SMP_DATA_SIZE] = {};
-  if (!fabric::smp_get(port_, info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port)))
+  if (!smp_query_via(info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), 0, port_.get()))
     throw std::runtime_error(std::string(op) + ": PortInfo Get failed for " +
                              pd::where(node, port));
   PortChange change;
   change.before = pd::reading(info);
   mad_set_field(info, 0, IB_PORT_PHYS_STATE_F, phys_state);
   mad_set_field(info, 0, IB_PORT_STATE_F, pd::kPortStateNop);
-  if (!fabric::smp_set(port_, info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port)))
+  if (!smp_set_via(info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), 0, port_.get()))
     throw std::runtime_error(std::string(op) + ": PortInfo Set failed for " +
                              pd::where(node, port) + " (no answer or error status)");
   change.set_reply = pd::reading(info);

@@ -76,7 +76,7 @@ class Asker {
     for (unsigned a = 0; a < o_.attempts && !expired(); ++a) {
       std::memset(out, 0, IB_SMP_DATA_SIZE);
       ++sent;
-      if (smp_get(port_, out, &id, attr, mod, o_.timeout_ms)) return true;
+      if (smp_query_via(out, &id, attr, mod, o_.timeout_ms, port_.get())) return true;
       ++lost;
     }
     return false;

@@ -125,7 +125,7 @@ class LftReader {
   // One SMP question, asked up to kAttempts times.
   bool query(uint8_t* out, ib_portid_t* id, int attr, unsigned mod) {
     for (int a = 0; a < kAttempts; ++a)
-      if (smp_get(port_, out, id, attr, mod)) return true;
+      if (smp_query_via(out, id, attr, mod, 0, port_.get())) return true;
     return false;
   }
 

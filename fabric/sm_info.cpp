@@ -57,7 +57,7 @@ std::optional<SmInfo> SmQuerier::sm_info(uint16_t lid) {
   uint8_t buf[IB_SMP_DATA_SIZE] = {};
   ib_portid_t id{};
   id.lid = lid;
-  if (!smp_get(port_, buf, &id, IB_ATTR_SMINFO, 0, timeout_ms_)) return std::nullopt;
+  if (!smp_query_via(buf, &id, IB_ATTR_SMINFO, 0, timeout_ms_, port_.get())) return std::nullopt;
   return decode_sm_info(buf, lid);
 }
 
@@ -65,7 +65,8 @@ std::optional<PortSmFields> SmQuerier::port_fields(uint16_t lid, int port) {
   uint8_t buf[IB_SMP_DATA_SIZE] = {};
   ib_portid_t id{};
   id.lid = lid;  // 0: directed route with no hops, the local port
-  if (!smp_get(port_, buf, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), timeout_ms_))
+  if (!smp_query_via(buf, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), timeout_ms_,
+                     port_.get()))
     return std::nullopt;
   return decode_port_sm_fields(buf);
 }

@@ -4,42 +4,11 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#include <chrono>
 #include <stdexcept>
-#include <vector>
 
 namespace ibw::fabric {
 
-void drain_late_answers(int fd, int ms) {
-  if (fd < 0) return;
-  std::vector<uint8_t> buf(static_cast<size_t>(umad_size()) + IB_MAD_SIZE);
-  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    until - std::chrono::steady_clock::now())
-                    .count();
-    if (left <= 0) return;
-    int len = IB_MAD_SIZE;
-    umad_recv(fd, buf.data(), &len, static_cast<int>(left));
-  }
-}
-
-bool smp_get(SmpPort& port, uint8_t* buf, portid* id, unsigned attr, unsigned mod,
-             unsigned timeout_ms) {
-  if (smp_query_via(buf, id, attr, mod, timeout_ms, port.get())) return true;
-  port.get_deleter().unanswered = true;
-  return false;
-}
-
-bool smp_set(SmpPort& port, uint8_t* buf, portid* id, unsigned attr, unsigned mod,
-             unsigned timeout_ms) {
-  if (smp_set_via(buf, id, attr, mod, timeout_ms, port.get())) return true;
-  port.get_deleter().unanswered = true;
-  return false;
-}
-
 void SmpPortCloser::operator()(ibmad_port* p) const {
-  if (unanswered) drain_late_answers(mad_rpc_portid(p), 1000);
   // Unregister the agents first: the kernel would on close, but umad2sim frees only one
   // agent per closed descriptor, and its 32 slots run out in a long-running process.
   for (int mgmt : {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS})

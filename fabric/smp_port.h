@@ -9,30 +9,13 @@
 #include <string>
 
 struct ibmad_port;
-struct portid;  // libibmad's ib_portid_t
 
 namespace ibw::fabric {
 
-// Closes the port. If a MAD on it went unanswered (smp_get/smp_set marked it), the answer may
-// still come: the closer first reads what arrives for up to a second. umad2sim (the lab's
-// umad) dereferences the agent of an answer without checking it, so an answer arriving after
-// its agent was unregistered crashes the process; a kernel would just drop it.
 struct SmpPortCloser {
-  mutable bool unanswered = false;
   void operator()(ibmad_port* p) const;
 };
 using SmpPort = std::unique_ptr<ibmad_port, SmpPortCloser>;
-
-// Reads and drops whatever arrives on umad descriptor fd for `ms` milliseconds: called before
-// unregistering an agent whose MADs went unanswered (every umad user of this process does).
-void drain_late_answers(int fd, int ms);
-
-// smp_query_via / smp_set_via on `port` (timeout_ms 0: the port's); false when no answer came,
-// and then the port is marked for its closer (above). Every SMP sent on an SmpPort goes here.
-bool smp_get(SmpPort& port, uint8_t* buf, portid* id, unsigned attr, unsigned mod,
-             unsigned timeout_ms = 0);
-bool smp_set(SmpPort& port, uint8_t* buf, portid* id, unsigned attr, unsigned mod,
-             unsigned timeout_ms = 0);
 
 // The locks of one process's MAD users: made once per process (the daemon's DaemonProcess,
 // each CLI command that sends MADs) and passed by reference to everything that opens umad

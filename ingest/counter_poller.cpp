@@ -42,7 +42,6 @@ UmadPoller::UmadPoller(fabric::MadLocks& locks, const PollerOptions& options, co
 }
 
 UmadPoller::~UmadPoller() {
-  if (unanswered_) fabric::drain_late_answers(fd_, static_cast<int>(2 * options_.timeout_ms));
   if (agent_ >= 0) umad_unregister(fd_, agent_);
   if (fd_ >= 0) umad_close_port(fd_);
 }

@@ -123,7 +123,6 @@ class UmadPoller final : public CounterPoller {
   const Clock& clock_;
   int fd_ = -1;
   int agent_ = -1;
-  bool unanswered_ = false;  // a MAD timed out: drain late answers before closing
   uint32_t next_tid_ = 1;
   std::unordered_map<uint16_t, CachedCaps> caps_;  // key: LID
   SwitchSums sums_;

@@ -189,7 +189,6 @@ void UmadPoller::on_answer(Sweep& s, const InFlight& f, int mad_status, const ui
 }
 
 void UmadPoller::on_timeout(Sweep& s, const InFlight& f) {
-  unanswered_ = true;
   Request r = f.request;
   uint32_t i = r.index;
   if (is_sum(r.query) ? s.groups[i].finished

@@ -83,7 +83,6 @@ class UmadProber final : public Prober {
   std::string where_;
   int fd_ = -1;
   int smi_agent_ = -1, dr_agent_ = -1;
-  bool unanswered_ = false;  // a MAD was lost: drain late answers before closing
   uint32_t next_tid_ = 1;
   Vantage vantage_;
   std::vector<uint64_t> buf_;  // umad + MAD, 8-byte aligned
@@ -153,7 +152,6 @@ UmadProber::UmadProber(fabric::MadLocks& locks, const ProbeOptions& options, con
 }
 
 UmadProber::~UmadProber() {
-  if (unanswered_) fabric::drain_late_answers(fd_, static_cast<int>(2 * options_.timeout_ms));
   if (fd_ >= 0) umad_close_port(fd_);
 }
 
@@ -202,7 +200,6 @@ bool UmadProber::receive(int wait_ms, const std::vector<Wire>& wires, std::vecto
   if (umad_status(buf_.data()) != 0) {  // handed back unanswered (ETIMEDOUT)
     in_flight_.erase(it);
     ++t.lost;
-    unanswered_ = true;
     return true;
   }
   unsigned mclass = mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
@@ -262,7 +259,6 @@ std::vector<Tally> UmadProber::run(const std::vector<Wire>& wires, unsigned coun
       uint32_t tid = deadlines_.front().second;
       deadlines_.pop_front();
       ++tally[in_flight_.at(tid).wire].lost;
-      unanswered_ = true;
       in_flight_.erase(tid);
       prune();
     }
