@@ -19,10 +19,14 @@
 # With --profile the daemon runs under heaptrack and the run ends with its heap at the peak by
 # the ibwarden function that allocated it (the innermost ibw:: frame of each allocation's
 # stack). The run's figures are then heaptrack's (slower, more memory): no RESULT lines.
+# With --store postgres the daemon's store is a private PostgreSQL 15 started here (as
+# bench_store.sh starts it: Unix socket, fsync on, synchronous_commit=off, shared_buffers=1GB)
+# instead of a SQLite file.
 # Usage: bench/bench_lab.sh [--quick] [--duration S] [--interval S] [--k K] [--profile]
+#                           [--store sqlite|postgres]
 #   full (default): k=64, 60 s interval, 300 s; --quick: k=32 (49,152 ports), 15 s, 50 s.
 source "$(dirname "$0")/lib.sh"
-k=64 interval=60 duration=300 profile=0
+k=64 interval=60 duration=300 profile=0 store=sqlite
 while (($#)); do
   case $1 in
     --quick) k=32 interval=15 duration=50 ;;
@@ -30,7 +34,9 @@ while (($#)); do
     --duration) duration=$2; shift ;;
     --interval) interval=$2; shift ;;
     --k) k=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--duration S] [--interval S] [--k K] [--profile]" >&2; exit 2 ;;
+    --store) store=$2; shift ;;
+    *) echo "usage: $0 [--quick] [--duration S] [--interval S] [--k K] [--profile]" \
+      "[--store sqlite|postgres]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -48,6 +54,18 @@ ufmlab_start "$lab" "$work" --tiers 3 --k "$k" --duration $((duration + 600))
 cat "$work/ufmlab.log"
 cp config/rules.yaml "$work/rules.yaml"
 ufmlab_config "$work" "${interval}s" "$work/rules.yaml" >"$work/ibwarden.yaml"
+if [[ $store == postgres ]]; then
+  chmod 711 "$work"  # the server's user (postgres, when run as root) reaches $work/pg
+  source scripts/lib/pg.sh
+  at_exit 'stop_private_pg "$work/pg"'  # after the daemon's bench_kill (registered first)
+  start_private_pg "$work/pg" --durable -c shared_buffers=1GB >/dev/null
+  url=$(create_db lab)
+  awk -v url="$url" '/^  path: / { print "  backend: postgres"; print "  url: \"" url "\""; next }
+    { print }' "$work/ibwarden.yaml" >"$work/ibwarden.yaml.pg"
+  mv "$work/ibwarden.yaml.pg" "$work/ibwarden.yaml"
+elif [[ $store != sqlite ]]; then
+  echo "bench_lab: --store is sqlite or postgres" >&2; exit 2
+fi
 # Under heaptrack the daemon must not re-exec itself for its allocator settings (the new
 # process would go untraced): they are given here, as the re-exec would set them.
 wrap=()
@@ -93,7 +111,7 @@ while kill -0 "$daemon_pid" 2>/dev/null; do sleep 0.2; done  # (not our child un
 daemon_pid=
 
 echo
-echo "fabric: k=$k 3-tier fat tree; scrape interval ${interval} s; run ${duration} s" \
+echo "fabric: k=$k 3-tier fat tree; scrape interval ${interval} s; run ${duration} s; store $store" \
   "(daemon start-up to first scrape: ${startup} s)"
 # Per scrape: telemetry thread + store write (nth "telemetry sweep" with nth "counters stored").
 python3 - "$work/daemon.log" >"$work/scrapes" <<'PY'
@@ -182,7 +200,7 @@ if ((profile)); then  # heaptrack's figures, not the goal's: the breakdown, no R
   exit 0
 fi
 ports=$(sed -n 's/.* rows=\([0-9]*\) .*/\1/p' "$work/scrapes" | tail -1)
-label="daemon on UFM telemetry lab (${ports:-?} ports, k=$k)"
+label="daemon on UFM telemetry lab (${ports:-?} ports, k=$k$([[ $store == sqlite ]] || echo ", $store"))"
 bench_result "$label: peak RSS" "$((hwm / 1024)) MiB" "goal <= 2048 MiB" \
   "$(awk -v a="$hwm" 'BEGIN{ printf "%.0f%% of goal", 100 * a / 1024 / 2048 }')" \
   "$(met le "$hwm" $((2048 * 1024)))"

@@ -24,7 +24,8 @@ struct Signal {
   std::string what;  // the explanation without the confirmation note: prefix + the finding
   Evidence ev;
 };
-// Where a rule function puts its findings: `out` nullptr only counts them (the first pass);
+// Where a rule function puts its findings: `out` nullptr only counts them (a peer's
+// confirmation);
 // otherwise each Signal's `what` starts with "<port label>: <rule name>: " (when `rule` is
 // set), so the explanation is that string plus the note, without a copy.
 struct Sink {
@@ -67,7 +68,7 @@ std::optional<uint64_t> exact_total(const PortWindow& p, Counter c, int64_t now,
 int symbol_errors(const Rule& r, const PortWindow& p, int64_t now, EvalCache& sums, Sink sink) {
   double bits = fabric::lane_gbps(p.active_speed) * 1e9 * p.active_width *
                 (static_cast<double>(r.window_us) / 1e6);
-  if (!sink.out && bits > 0)  // the first pass: the BER test alone may decide (no walk)
+  if (!sink.out && bits > 0)  // only counting: the BER test alone may decide (no walk)
     if (auto total = exact_total(p, Counter::SymbolErrorCounter, now, r.window_us)) {
       double limit = r.ber_threshold[static_cast<size_t>(p.active_speed)];
       if (*total && limit > 0 && static_cast<double>(*total) / bits >= limit) return 1;
@@ -391,11 +392,16 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
           if (!peer) {
             v.explanation += "; not confirmed: peer not observed";
           } else {
-            peer_signals.clear();
-            fire(r, *peer, &p, now_us, sums, Sink{&peer_signals});
-            v.confirmed =
-                std::any_of(peer_signals.begin(), peer_signals.end(),
-                            [&](const Signal& ps) { return ps.ev.counter == s.ev.counter; });
+            if (r.type != RuleType::symbol_errors && r.type != RuleType::link_flap &&
+                r.type != RuleType::link_degraded) {  // the same counter must fire there
+              peer_signals.clear();
+              fire(r, *peer, &p, now_us, sums, Sink{&peer_signals});
+              v.confirmed =
+                  std::any_of(peer_signals.begin(), peer_signals.end(),
+                              [&](const Signal& ps) { return ps.ev.counter == s.ev.counter; });
+            } else {  // one counter or none: counting the peer's signals is enough
+              v.confirmed = fire(r, *peer, &p, now_us, sums, Sink{}) > 0;
+            }
             v.explanation += v.confirmed ? "; confirmed on peer " : "; not confirmed: peer ";
             append_port_label(&v.explanation, p.peer_guid, p.peer_port);
             if (!v.confirmed) v.explanation += " is clean";

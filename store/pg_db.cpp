@@ -319,7 +319,7 @@ Result Db::exec(const std::string& sql) {
   return check(PQexec(conn_, sql.c_str()), sql);
 }
 
-Result Db::exec(const std::string& sql, const Params& params) {
+Result Db::exec(const std::string& sql, const Params& params, bool binary_result) {
   if (tx_depth_ == 0) revive();
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
@@ -330,11 +330,11 @@ Result Db::exec(const std::string& sql, const Params& params) {
   const std::vector<const char*> p = params.pointers();
   if (!params.any_binary())
     return check(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(p.size()), p.data(),
-                                nullptr, nullptr, 0),
+                                nullptr, nullptr, binary_result ? 1 : 0),
                  sql);
   const std::vector<int> lengths = params.lengths(), formats = params.formats();
   return check(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(p.size()), p.data(),
-                              lengths.data(), formats.data(), 0),
+                              lengths.data(), formats.data(), binary_result ? 1 : 0),
                sql);
 }
 

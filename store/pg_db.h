@@ -99,11 +99,15 @@ class Db {
   // The url with any password masked: for messages.
   const std::string& server() const { return server_; }
   PGconn* handle() { return conn_; }
+  // A Transaction of this connection is open.
+  bool in_transaction() const { return tx_depth_ > 0; }
 
   // Runs SQL without parameters (simple protocol: may hold several statements).
   Result exec(const std::string& sql);
   // Runs one statement with text parameters ($1..$n); prepared on first use, then reused.
-  Result exec(const std::string& sql, const Params& params);
+  // binary_result: every column in its binary wire format (Result::text gives the raw bytes:
+  // a bytea as is, an integer big-endian), for large bytea results.
+  Result exec(const std::string& sql, const Params& params, bool binary_result = false);
   // "store <server>: <what>: <detail>" as a StoreError.
   [[noreturn]] void fail(const std::string& what, const std::string& detail) const;
   // Runs a session setting now (e.g. "SET lock_timeout = '500ms'") and again after every

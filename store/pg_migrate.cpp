@@ -4,6 +4,7 @@
 #include "store/pg_fields.h"
 #include "store/pg_rows.h"
 #include "store/pg_samples.h"
+#include "store/port_state.h"
 #include "store/sample_codec.h"
 
 namespace ibw::store::pg_migrate {
@@ -42,6 +43,30 @@ void to_v2(pg_detail::Db& db) {
       "counters_valid, DROP COLUMN counters_saturated, DROP COLUMN counters_extended, DROP "
       "COLUMN rates, DROP COLUMN rates_valid, DROP COLUMN deltas, DROP COLUMN deltas_valid, DROP "
       "COLUMN deltas_at_least, ALTER COLUMN counters SET NOT NULL");
+}
+
+void to_v4(pg_detail::Db& db) {
+  const pg_detail::Result r =
+      db.exec("SELECT fabric, node_guid, port, counters FROM ports ORDER BY fabric");
+  for (int i = 0; i < r.rows();) {
+    const std::string fabric = r.str(i, 0);
+    port_state::Updates u;
+    for (; i < r.rows() && r.text(i, 0) == fabric; ++i) {
+      PortRecord p;
+      p.node_guid = r.u64(i, 1);
+      p.port = r.i32(i, 2);
+      try {
+        sample_codec::decode_port_state(r.bytea(i, 3), p);
+      } catch (const StoreError& e) {
+        throw StoreError("ports.counters of fabric " + fabric + " port " +
+                         std::to_string(p.node_guid) + ":" + std::to_string(p.port) + ": " +
+                         e.what());
+      }
+      u.add(p);
+    }
+    port_state::write(db, fabric, u);
+  }
+  db.exec("ALTER TABLE ports DROP COLUMN counters");
 }
 
 }  // namespace ibw::store::pg_migrate

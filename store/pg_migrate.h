@@ -11,4 +11,8 @@ namespace ibw::store::pg_migrate {
 // then the old table and columns are dropped.
 void to_v2(pg_detail::Db& db);
 
+// Version 4: each port's `counters` state (every fabric) becomes an entry of its partition in
+// port_state (store/port_state.h); then the column is dropped.
+void to_v4(pg_detail::Db& db);
+
 }  // namespace ibw::store::pg_migrate

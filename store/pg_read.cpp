@@ -3,11 +3,13 @@
 // (COLLATE "C"), as SQLite's BINARY collation does, whatever the database's collation.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "fabric/model.h"
 #include "store/pg_rows.h"
 #include "store/pg_samples.h"
 #include "store/pg_store.h"
+#include "store/port_state.h"
 
 namespace ibw::store {
 
@@ -69,10 +71,18 @@ std::vector<PortRecord> PgStore::ports(const std::string& node_filter) {
     else
       p.null();
   }
-  const pg_detail::Result r = db_.exec(pg_read_detail::ports_sql(filtered), p);
+  // The rows and the partitions of their counter state from one snapshot (unless the caller's
+  // transaction is open already, e.g. write_guarded's decide).
+  std::optional<pg_detail::Transaction> tx;
+  if (!db_.in_transaction()) tx.emplace(db_, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   std::vector<PortRecord> out;
-  out.reserve(static_cast<size_t>(r.rows()));
-  for (int i = 0; i < r.rows(); ++i) out.push_back(pg_rows::read_port(r, i));
+  {
+    const pg_detail::Result r = db_.exec(pg_read_detail::ports_sql(filtered), p);
+    out.reserve(static_cast<size_t>(r.rows()));
+    for (int i = 0; i < r.rows(); ++i) out.push_back(pg_rows::read_port(r, i));
+  }
+  port_state::fill(db_, fabric_, out);
+  if (tx) tx->commit();
   return out;
 }
 

@@ -1,7 +1,6 @@
 #include "store/pg_rows.h"
 
 #include "store/pg_fields.h"
-#include "store/sample_codec.h"
 
 namespace ibw::store::pg_rows {
 
@@ -15,11 +14,11 @@ constexpr Col kEvent[] = {
     {"peer_guid", "bigint"}, {"cable_id", "text"},       {"dedup_key", "text"}};
 
 constexpr Col kPort[] = {
-    {"node_guid", "bigint"},      {"port", "integer"},     {"node", "text"},
-    {"lid", "integer"},           {"peer_guid", "bigint"}, {"peer_node", "text"},
-    {"peer_port", "integer"},     {"cable_id", "text"},    {"state", "integer"},
-    {"phys_state", "integer"},    {"width", "integer"},    {"speed", "text"},
-    {"last_change_us", "bigint"}, {"counters", "bytea"}};
+    {"node_guid", "bigint"},     {"port", "integer"},     {"node", "text"},
+    {"lid", "integer"},          {"peer_guid", "bigint"}, {"peer_node", "text"},
+    {"peer_port", "integer"},    {"cable_id", "text"},    {"state", "integer"},
+    {"phys_state", "integer"},   {"width", "integer"},    {"speed", "text"},
+    {"last_change_us", "bigint"}};
 
 constexpr Col kSample[] = {{"node_guid", "bigint"}, {"port", "integer"},
                            {"time_us", "bigint"},   {"counter_values", "bigint[]"},
@@ -104,8 +103,7 @@ StoredEvent read_event(const pg_detail::Result& r, int row) {
 PortRecord read_port(const pg_detail::Result& r, int row) {
   PortRecord p;
   row_read::port_head(pg_detail::PgRow{r, row}, p);
-  p.last_change_us = r.i64(row, 12);
-  sample_codec::decode_port_state(r.bytea(row, 13), p);
+  p.last_change_us = r.i64(row, 12);  // the counter state: port_state::fill()
   const int first = static_cast<int>(kPortCols.size());
   if (r.cols() > first && !r.is_null(row, first)) p.ufm = read_ufm_port(r, row, first);
   return p;

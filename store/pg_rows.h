@@ -2,7 +2,7 @@
 // only inside store/: one column list per table (name and SQL type, in bind and read order),
 // the bulk-write SELECT over unnest()ed array parameters built from it, and readers of result
 // rows. Counter arrays travel as array literals ("{1,2,3}") and are stored as BIGINT[] (uint64
-// bit patterns); a port's counter state is one bytea (sample_codec::encode_port_state).
+// bit patterns); a port's counter state is not a column of `ports` (store/port_state.h).
 #pragma once
 
 #include <array>

@@ -12,9 +12,9 @@
 //   constraint and index; a store reads and writes only its fabric's rows.
 // - GUIDs and 64-bit counters are BIGINT holding the uint64 bit pattern (exact both ways).
 // - Counter arrays are BIGINT[] (values, as bit patterns), in ingest::Counter order; masks are
-//   BIGINT bit sets, bit i = counter i. Hot-path counter data is packed bytea instead (since
-//   migration 2): raw samples in sample_chunks (store/pg_samples.h) and a port's counter state
-//   in ports.counters (sample_codec::encode_port_state).
+//   BIGINT bit sets, bit i = counter i. Hot-path counter data is packed bytea instead: raw
+//   samples in sample_chunks (since migration 2, store/pg_samples.h) and the counter state of
+//   ports per partition in port_state (since migration 4, store/port_state.h).
 // - Ids are identity columns (never reused, so after_id paging stays valid); times are UTC
 //   microseconds (BIGINT).
 #pragma once

@@ -1,8 +1,9 @@
 // PgStore::write and the core rows of a batch: one transaction (after the fence check), each
 // kind of row written with one statement per chunk of rows, whole columns passed as array
 // parameters and unnest()ed (see pg_rows.h), instead of one round trip per row. A counter
-// sweep, the largest write, skips the server's text parsing: port states go as binary arrays
-// of bytea (sample_codec::encode_port_state), samples as packed chunks (store/pg_samples.h).
+// sweep, the largest write, skips the server's text parsing: the counter state of ports goes
+// as binary blobs per partition (store/port_state.h), samples as packed chunks
+// (store/pg_samples.h).
 #include <algorithm>
 #include <map>
 #include <span>
@@ -15,7 +16,7 @@
 #include "store/pg_rows.h"
 #include "store/pg_samples.h"
 #include "store/pg_store.h"
-#include "store/sample_codec.h"
+#include "store/port_state.h"
 #include "store/write_rules.h"
 
 namespace ibw::store {
@@ -109,11 +110,10 @@ void fill_port(const PortRecord& p, std::vector<ArrayText>& c) {
   c[10].i64(p.width);
   c[11].text(p.speed);
   c[12].i64(p.last_change_us);
-  c[13].text(pg_detail::bytea_hex(sample_codec::encode_port_state(p)));
 }
 
 struct Sql {
-  std::string events, ports, port_counters, ufm_ports, ufm_removed, cursors;
+  std::string events, ports, ufm_ports, ufm_removed, cursors;
 };
 
 const Sql& sql() {
@@ -126,10 +126,6 @@ const Sql& sql() {
     q.ports = "INSERT INTO ports (fabric, " + names(kPortCols) + ") " +
               unnest_select(kPortCols, false) +
               " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " + set_excluded(kPortCols);
-    q.port_counters =
-        "UPDATE ports p SET counters = t.counters FROM unnest($2::bigint[], $3::integer[], "
-        "$4::bytea[]) AS t(node_guid, port, counters) WHERE p.fabric = $1 AND p.node_guid = "
-        "t.node_guid AND p.port = t.port";
     q.ufm_ports = "INSERT INTO ufm_ports (fabric, " + names(pg_rows::ufm_cols()) + ") " +
                   unnest_select(pg_rows::ufm_cols(), false) +
                   " ON CONFLICT (fabric, node_guid, port) DO UPDATE SET " +
@@ -197,24 +193,13 @@ void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
     });
     bulk(db_, q.ports, fabric_, std::span(ports), pg_rows::kPortCols.size(), fill_port);
   }
-  if (!batch.port_counters.empty()) {
-    const auto deltas = last_per_key<ingest::CounterDelta, PortKey>(
-        batch.port_counters, [](const ingest::CounterDelta& d) {
-          return PortKey{d.sample.node_guid, d.sample.port};
-        });
-    using pg_detail::ArrayBinary;
-    using pg_detail::ElemType;
-    ArrayBinary guid(ElemType::int8), port(ElemType::int4), state(ElemType::bytea);
-    PortRecord p;  // the counter part only: what set_counters() gives a record
-    for (const ingest::CounterDelta* dp : deltas) {
-      const ingest::CounterDelta& d = *dp;
-      set_counters(p, d);
-      guid.u64(d.sample.node_guid);
-      port.i32(d.sample.port);
-      state.bytes(sample_codec::encode_port_state(p));
-    }
-    db_.exec(q.port_counters,
-             Params().text(fabric_).binary(guid.take()).binary(port.take()).binary(state.take()));
+  {
+    // The counter state of the ports above, then of the readings: packed per partition.
+    port_state::Updates states;
+    states.reserve(batch.ports.size() + batch.port_counters.size());
+    for (const PortRecord& p : batch.ports) states.add(p);
+    for (const ingest::CounterDelta& d : batch.port_counters) states.add(d);
+    port_state::write(db_, fabric_, states);
   }
   if (!batch.ufm_ports.empty()) {
     const auto ufm = last_per_key<ingest::UfmPortState, PortKey>(

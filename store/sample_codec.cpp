@@ -5,29 +5,22 @@
 #include <cstdint>
 #include <utility>
 
+#include "store/codec_io.h"
+
 namespace ibw::store::sample_codec {
 
 namespace codec_detail {
 
+using codec_io::put_varint;
+using codec_io::Reader;
+using codec_io::unzigzag;
+using codec_io::zigzag;
+
 constexpr uint8_t kVersion = 1;
 
-uint64_t zigzag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-int64_t unzigzag(uint64_t v) {
-  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
-}
 int64_t diff(uint64_t a, uint64_t b) {
   return static_cast<int64_t>(a - b);
 }  // wraps
-
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 
 int width_of(uint64_t max) {
   return max == 0 ? 0 : 64 - std::countl_zero(max);
@@ -50,57 +43,6 @@ void put_packed(std::string& out, const std::vector<uint64_t>& v, size_t from, i
   }
   if (bits > 0) out.push_back(static_cast<char>(acc & 0xff));
 }
-
-class Reader {
- public:
-  explicit Reader(std::string_view b) : b_(b) {}
-  bool done() const { return pos_ == b_.size(); }
-  uint8_t byte() {
-    need(1);
-    return static_cast<uint8_t>(b_[pos_++]);
-  }
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      const uint8_t c = byte();
-      v |= static_cast<uint64_t>(c & 0x7f) << shift;
-      if (!(c & 0x80)) return v;
-    }
-    throw StoreError("counter samples: malformed varint");
-  }
-  // count values of the width given by the next byte.
-  void packed(size_t count, std::vector<uint64_t>& out) {
-    const int width = byte();
-    if (width > 64) throw StoreError("counter samples: bad bit width");
-    if (width == 0) {
-      out.insert(out.end(), count, 0);
-      return;
-    }
-    const size_t bytes = (count * static_cast<size_t>(width) + 7) / 8;
-    need(bytes);
-    const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-    unsigned __int128 acc = 0;
-    int bits = 0;
-    size_t p = pos_;
-    for (size_t i = 0; i < count; ++i) {
-      while (bits < width) {
-        acc |= static_cast<unsigned __int128>(static_cast<uint8_t>(b_[p++])) << bits;
-        bits += 8;
-      }
-      out.push_back(static_cast<uint64_t>(acc) & mask);
-      acc >>= width;
-      bits -= width;
-    }
-    pos_ += bytes;
-  }
-
- private:
-  void need(size_t n) const {
-    if (b_.size() - pos_ < n) throw StoreError("counter samples: truncated blob");
-  }
-  std::string_view b_;
-  size_t pos_ = 0;
-};
 
 // A column of n >= 1 values: 0 = all equal the first; 1 = first, then packed zigzag
 // differences; 2 = first, first difference, then packed zigzag differences of differences.
@@ -167,28 +109,31 @@ void check_version(Reader& r) {
 using namespace codec_detail;
 
 std::string encode_chunk(const std::vector<const ingest::CounterSample*>& samples) {
-  std::string out;
-  out.reserve(samples.size() * 32 + 8);
-  out.push_back(static_cast<char>(kVersion));
-  put_varint(out, samples.size());
+  // Written in place into a buffer sized for the widest samples, then cut to size.
+  constexpr size_t kMaxSample = codec_io::kMaxVarint * (6 + ingest::kCounterCount) + 1;
+  std::string out(1 + codec_io::kMaxVarint + samples.size() * kMaxSample, '\0');
+  char* w = out.data();
+  *w++ = static_cast<char>(kVersion);
+  w = put_varint(w, samples.size());
   uint64_t guid = 0;
   int64_t time = 0;
   for (const ingest::CounterSample* s : samples) {
-    put_varint(out, zigzag(diff(s->node_guid, guid)));
-    put_varint(out, zigzag(s->port));
-    put_varint(out, zigzag(s->time_us - time));
+    w = put_varint(w, zigzag(diff(s->node_guid, guid)));
+    w = put_varint(w, zigzag(s->port));
+    w = put_varint(w, zigzag(s->time_us - time));
     guid = s->node_guid;
     time = s->time_us;
-    put_varint(out, s->valid);
-    put_varint(out, s->saturated);
-    out.push_back(s->extended ? 1 : 0);
+    w = put_varint(w, s->valid);
+    w = put_varint(w, s->saturated);
+    *w++ = s->extended ? 1 : 0;
     uint32_t nonzero = 0;
     for (size_t i = 0; i < ingest::kCounterCount; ++i)
       if (s->value[i] != 0) nonzero |= 1u << i;
-    put_varint(out, nonzero);
+    w = put_varint(w, nonzero);
     for (size_t i = 0; i < ingest::kCounterCount; ++i)
-      if (s->value[i] != 0) put_varint(out, s->value[i]);
+      if (s->value[i] != 0) w = put_varint(w, s->value[i]);
   }
+  out.resize(static_cast<size_t>(w - out.data()));
   return out;
 }
 
@@ -318,77 +263,6 @@ void decode_block(std::string_view blob, uint64_t node_guid, int port,
     for (size_t i = 0; i < n; ++i) s[i].value[c] = col[i];
   }
   if (!r.done()) throw StoreError("counter samples: trailing bytes in block");
-}
-
-namespace codec_detail {
-
-void put_values(std::string& out, const std::array<uint64_t, ingest::kCounterCount>& v) {
-  uint64_t nonzero = 0;
-  for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] != 0) nonzero |= uint64_t{1} << i;
-  put_varint(out, nonzero);
-  for (uint64_t x : v)
-    if (x != 0) put_varint(out, x);
-}
-
-void get_values(Reader& r, std::array<uint64_t, ingest::kCounterCount>& v) {
-  const uint64_t nonzero = r.varint();
-  for (size_t i = 0; i < v.size(); ++i) v[i] = nonzero & (uint64_t{1} << i) ? r.varint() : 0;
-}
-
-}  // namespace codec_detail
-
-std::string encode_port_state(const PortRecord& p) {
-  std::string out;
-  out.reserve(160);
-  out.push_back(static_cast<char>(kVersion));
-  const ingest::CounterSample& c = p.counters;
-  put_varint(out, zigzag(c.time_us));
-  put_varint(out, c.node_guid);
-  put_varint(out, zigzag(c.port));
-  put_varint(out, c.valid);
-  put_varint(out, c.saturated);
-  out.push_back(c.extended ? 1 : 0);
-  put_values(out, c.value);
-  put_varint(out, p.rates_valid);
-  put_varint(out, p.deltas_valid);
-  put_varint(out, p.deltas_at_least);
-  put_values(out, p.deltas);
-  uint64_t nonzero = 0;  // by bit pattern: -0.0 and NaN payloads come back as they were
-  for (size_t i = 0; i < p.rates.size(); ++i)
-    if (std::bit_cast<uint64_t>(p.rates[i]) != 0) nonzero |= uint64_t{1} << i;
-  put_varint(out, nonzero);
-  for (double d : p.rates) {
-    const auto bits = std::bit_cast<uint64_t>(d);
-    if (bits == 0) continue;
-    for (int k = 0; k < 8; ++k) out.push_back(static_cast<char>(bits >> (8 * k)));
-  }
-  return out;
-}
-
-void decode_port_state(std::string_view blob, PortRecord& p) {
-  Reader r(blob);
-  if (r.byte() != kVersion) throw StoreError("port counter state: unknown encoding version");
-  ingest::CounterSample& c = p.counters;
-  c.time_us = unzigzag(r.varint());
-  c.node_guid = r.varint();
-  c.port = static_cast<int>(unzigzag(r.varint()));
-  c.valid = static_cast<uint32_t>(r.varint());
-  c.saturated = static_cast<uint32_t>(r.varint());
-  c.extended = r.byte() != 0;
-  get_values(r, c.value);
-  p.rates_valid = static_cast<uint32_t>(r.varint());
-  p.deltas_valid = static_cast<uint32_t>(r.varint());
-  p.deltas_at_least = static_cast<uint32_t>(r.varint());
-  get_values(r, p.deltas);
-  const uint64_t nonzero = r.varint();
-  for (size_t i = 0; i < p.rates.size(); ++i) {
-    uint64_t bits = 0;
-    if (nonzero & (uint64_t{1} << i))
-      for (int k = 0; k < 8; ++k) bits |= static_cast<uint64_t>(r.byte()) << (8 * k);
-    p.rates[i] = std::bit_cast<double>(bits);
-  }
-  if (!r.done()) throw StoreError("port counter state: trailing bytes");
 }
 
 }  // namespace ibw::store::sample_codec

@@ -38,9 +38,11 @@ void decode_block(std::string_view blob, uint64_t node_guid, int port,
                   const std::vector<int64_t>& times, std::vector<ingest::CounterSample>& out);
 
 // A port's counter state (PortRecord: counters, rates, deltas and their masks; the other
-// fields are untouched), as the PostgreSQL store keeps it in ports.counters: the reading as in
-// a chunk, the masks and non-zero deltas as varints, the non-zero rates as their IEEE bits.
+// fields are untouched), one entry of a partition of table port_state (store/port_state.h):
+// the reading as in a chunk, the masks and non-zero deltas as varints, the non-zero rates as
+// their IEEE bits. append_port_state() appends the same bytes to out.
 std::string encode_port_state(const PortRecord& p);
+void append_port_state(std::string& out, const PortRecord& p);
 void decode_port_state(std::string_view blob, PortRecord& p);
 
 }  // namespace ibw::store::sample_codec

@@ -44,6 +44,12 @@ void Statement::bind_blob(int index, std::string_view value) {
   if (rc != SQLITE_OK) db_.fail("bind", rc);
 }
 
+void Statement::bind_blob_static(int index, std::string_view value) {
+  const char* data = value.empty() ? "" : value.data();
+  int rc = sqlite3_bind_blob64(stmt_, index, data, value.size(), SQLITE_STATIC);
+  if (rc != SQLITE_OK) db_.fail("bind", rc);
+}
+
 void Statement::bind_null(int index) {
   int rc = sqlite3_bind_null(stmt_, index);
   if (rc != SQLITE_OK) db_.fail("bind", rc);

@@ -34,6 +34,9 @@ class Statement {
   void bind(int index, double value);
   void bind(int index, std::string_view value);       // copied (SQLITE_TRANSIENT)
   void bind_blob(int index, std::string_view value);  // copied, stored as a BLOB
+  // Not copied: value must stay valid and unchanged until the statement is reset (a large
+  // blob bound for one step).
+  void bind_blob_static(int index, std::string_view value);
   void bind_null(int index);
   // Unsigned 64-bit values (GUIDs, counters) are stored as the same bit pattern in a signed
   // INTEGER: exact both ways, and equality still works in SQL.

@@ -3,7 +3,6 @@
 #include <array>
 #include <charconv>
 
-#include "store/counter_json.h"
 #include "store/sqlite_fields.h"
 
 namespace ibw::store::rows {
@@ -16,13 +15,9 @@ constexpr const char* kEventColumns =
     "peer_node, peer_port, peer_guid, cable_id, dedup_key";
 constexpr const char* kPortColumns =
     "node_guid, port, node, lid, peer_guid, peer_node, peer_port, cable_id, state, phys_state, "
-    "width, speed, counters_time_us, counters_node_guid, counters_port, counter_values, "
-    "counters_valid, counters_saturated, counters_extended, rates, rates_valid, deltas, "
-    "deltas_valid, deltas_at_least, last_change_us";
-constexpr int kPortColumnCount = 25;
-// counters_time_us .. deltas_at_least: what set_counters() sets (1-based, as ?N).
-constexpr int kFirstCounterColumn = 13;
-constexpr int kLastCounterColumn = 24;
+    "width, speed, last_change_us";
+constexpr int kPortColumnCount = 13;
+// The counter state of a port is not a column: it lives in table port_state (port_state.h).
 
 std::vector<std::string> column_names(const std::string& cols) {
   std::vector<std::string> out;
@@ -105,15 +100,6 @@ const std::string& update_port_sql() {
   return sql;
 }
 
-const std::string& update_port_counters_sql() {
-  static const std::string sql = "UPDATE ports SET " +
-                                 port_set_clause([](int i, const std::string&) {
-                                   return i >= kFirstCounterColumn && i <= kLastCounterColumn;
-                                 }) +
-                                 " WHERE node_guid = ?1 AND port = ?2";
-  return sql;
-}
-
 const std::string& upsert_ufm_port_sql() {
   static const std::string sql = upsert_by_port("ufm_ports", columns::list<columns::UfmPorts>(),
                                                 columns::count<columns::UfmPorts>());
@@ -180,27 +166,6 @@ void bind_event(Statement& s, const ingest::Event& e) {
     s.bind(15, e.dedup_key);
 }
 
-namespace rows_detail {
-
-// Columns kFirstCounterColumn .. kLastCounterColumn of a record.
-void bind_counter_columns(Statement& s, const PortRecord& p) {
-  static_assert(kFirstCounterColumn == 13 && kLastCounterColumn == 24);
-  s.bind(13, p.counters.time_us);
-  s.bind_u64(14, p.counters.node_guid);
-  s.bind(15, int64_t{p.counters.port});
-  s.bind(16, counter_json::encode_values(p.counters.value));
-  s.bind(17, int64_t{p.counters.valid});
-  s.bind(18, int64_t{p.counters.saturated});
-  s.bind(19, int64_t{p.counters.extended});
-  s.bind(20, counter_json::encode_rates(p.rates));
-  s.bind(21, int64_t{p.rates_valid});
-  s.bind(22, counter_json::encode_values(p.deltas));
-  s.bind(23, int64_t{p.deltas_valid});
-  s.bind(24, int64_t{p.deltas_at_least});
-}
-
-}  // namespace rows_detail
-
 void bind_port(Statement& s, const PortRecord& p) {
   s.bind_u64(1, p.node_guid);
   s.bind(2, int64_t{p.port});
@@ -214,16 +179,7 @@ void bind_port(Statement& s, const PortRecord& p) {
   s.bind(10, int64_t{p.phys_state});
   s.bind(11, int64_t{p.width});
   s.bind(12, p.speed);
-  bind_counter_columns(s, p);
-  s.bind(25, p.last_change_us);
-}
-
-void bind_port_counters(Statement& s, const ingest::CounterDelta& d) {
-  PortRecord p;  // the counter part only: what set_counters() gives a record
-  set_counters(p, d);
-  s.bind_u64(1, d.sample.node_guid);
-  s.bind(2, int64_t{d.sample.port});
-  bind_counter_columns(s, p);
+  s.bind(13, p.last_change_us);
 }
 
 void bind_ufm_port(Statement& s, const ingest::UfmPortState& u) {
@@ -244,8 +200,7 @@ PortRecord read_port(const Statement& s) {
   PortRecord p;
   const sqlite_detail::SqliteRow row{s};
   row_read::port_head(row, p);
-  row_read::port_counters(row, 12, p);
-  p.last_change_us = s.column_int64(24);
+  p.last_change_us = s.column_int64(12);
   if (!s.is_null(kPortColumnCount)) p.ufm = read_ufm_port(s, kPortColumnCount);
   return p;
 }

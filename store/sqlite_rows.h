@@ -19,9 +19,8 @@ const std::string& insert_event_sql();
 const std::string& upsert_port_sql();
 // The same row for a port stored under the same display name; changes() == 0 otherwise.
 const std::string& update_port_sql();
-// Ports with their ufm_ports row (LEFT JOIN; read_port fills PortRecord::ufm).
-// The counter columns of a port's row (WriteBatch::port_counters); same ?N as bind_port().
-const std::string& update_port_counters_sql();
+// Ports with their ufm_ports row (LEFT JOIN; read_port fills PortRecord::ufm). The counter
+// fields of a port are not columns of `ports`: see store/port_state.h.
 const std::string& select_ports_sql(bool filtered);  // filtered: ?1 node name, ?2 guid
 const std::string& upsert_ufm_port_sql();
 const std::string& select_ufm_ports_sql();
@@ -36,9 +35,6 @@ const std::string& select_events_sql(EventPlan plan);
 std::vector<std::string> column_names(const std::string& cols);
 void bind_event(sqlite_detail::Statement& s, const ingest::Event& e);
 void bind_port(sqlite_detail::Statement& s, const PortRecord& p);
-// Binds what update_port_counters_sql() needs: the key and the counter columns, as
-// bind_port() binds them for a record that set_counters(d) set.
-void bind_port_counters(sqlite_detail::Statement& s, const ingest::CounterDelta& d);
 void bind_ufm_port(sqlite_detail::Statement& s, const ingest::UfmPortState& u);
 // The ufm_ports columns starting at column `first` (select_ufm_ports_sql: 0).
 ingest::UfmPortState read_ufm_port(const sqlite_detail::Statement& s, int first);

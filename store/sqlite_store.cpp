@@ -10,6 +10,7 @@
 #include <limits>
 #include <utility>
 
+#include "store/port_state.h"
 #include "store/sample_tables.h"
 #include "store/schema.h"
 #include "store/sqlite_rows.h"
@@ -132,13 +133,15 @@ void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {
     }
   }
   {
-    auto u = db_.query(rows::update_port_counters_sql());
+    // The counter state of the ports above, then of the readings: packed per partition.
+    port_state::Updates states;
+    states.reserve(batch.ports.size() + batch.port_counters.size());
+    for (const PortRecord& p : batch.ports) states.add(p);
     for (const ingest::CounterDelta& d : batch.port_counters) {
-      rows::bind_port_counters(*u, d);
-      u->run();  // no row (a port never stored): nothing to update
-      u->rewind();
+      states.add(d);
       row_written();
     }
+    port_state::write(db_, states);
   }
   {
     auto s = db_.query(rows::upsert_ufm_port_sql());
@@ -181,20 +184,47 @@ std::vector<StoredEvent> SqliteStore::events(const EventQuery& q) {
   return out;
 }
 
-std::vector<PortRecord> SqliteStore::ports(const std::string& node_filter) {
-  const bool filtered = !node_filter.empty();
-  auto s = db_.query(rows::select_ports_sql(filtered));
-  if (filtered) {
-    s->bind(1, node_filter);
-    bool hex = node_filter.size() > 2 && node_filter[0] == '0' &&
-               (node_filter[1] == 'x' || node_filter[1] == 'X');
-    if (auto guid = hex ? fabric::parse_guid(node_filter) : std::nullopt)
-      s->bind_u64(2, *guid);
-    else
-      s->bind_null(2);
+namespace store_detail {
+
+// A read transaction (the rows and the partitions of their counter state from one snapshot
+// of the file), unless the connection is in one already.
+class ReadSnapshot {
+ public:
+  explicit ReadSnapshot(sqlite_detail::Db& db) : db_(db), own_(!db.in_transaction()) {
+    if (own_) db_.exec("BEGIN");
   }
+  ~ReadSnapshot() {
+    if (own_ && db_.in_transaction())
+      sqlite3_exec(db_.handle(), "COMMIT", nullptr, nullptr, nullptr);  // reads only
+  }
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+ private:
+  sqlite_detail::Db& db_;
+  bool own_;
+};
+
+}  // namespace store_detail
+
+std::vector<PortRecord> SqliteStore::ports(const std::string& node_filter) {
+  const store_detail::ReadSnapshot snapshot(db_);
   std::vector<PortRecord> out;
-  while (s->step()) out.push_back(rows::read_port(*s));
+  {
+    const bool filtered = !node_filter.empty();
+    auto s = db_.query(rows::select_ports_sql(filtered));
+    if (filtered) {
+      s->bind(1, node_filter);
+      bool hex = node_filter.size() > 2 && node_filter[0] == '0' &&
+                 (node_filter[1] == 'x' || node_filter[1] == 'X');
+      if (auto guid = hex ? fabric::parse_guid(node_filter) : std::nullopt)
+        s->bind_u64(2, *guid);
+      else
+        s->bind_null(2);
+    }
+    while (s->step()) out.push_back(rows::read_port(*s));
+  }
+  port_state::fill(db_, out);
   return out;
 }
 

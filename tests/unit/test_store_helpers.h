@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "store/counter_json.h"
 #include "store/store.h"
 #include "tests/lab/pg_server.h"
 
@@ -121,6 +122,35 @@ inline constexpr const char* kUndoPackedSamples =
     "saturated INTEGER NOT NULL, extended INTEGER NOT NULL); "
     "CREATE INDEX samples_port_time ON samples (node_guid, port, time_us); "
     "CREATE INDEX samples_time ON samples (time_us); ";
+
+// Takes a SQLite store's port counter state back to before migration 6 (table port_state
+// dropped, the twelve counter columns of `ports` added back and filled from what the store
+// reads now). For tests that build an older file; call before the other undo SQL.
+inline void undo_port_state(const std::string& path) {
+  const std::vector<store::PortRecord> ports = store::Store::open(path, true)->ports();
+  std::string sql = "DROP TABLE port_state; ";
+  for (const char* c :
+       {"counters_time_us INTEGER", "counters_node_guid INTEGER", "counters_port INTEGER",
+        "counter_values TEXT", "counters_valid INTEGER", "counters_saturated INTEGER",
+        "counters_extended INTEGER", "rates TEXT", "rates_valid INTEGER", "deltas TEXT",
+        "deltas_valid INTEGER", "deltas_at_least INTEGER"})
+    sql += std::string("ALTER TABLE ports ADD COLUMN ") + c + " NOT NULL DEFAULT 0; ";
+  auto i64 = [](auto v) { return std::to_string(static_cast<int64_t>(v)); };
+  for (const store::PortRecord& p : ports)
+    sql += "UPDATE ports SET counters_time_us = " + i64(p.counters.time_us) +
+           ", counters_node_guid = " + i64(p.counters.node_guid) +
+           ", counters_port = " + i64(p.counters.port) + ", counter_values = '" +
+           store::counter_json::encode_values(p.counters.value) +
+           "', counters_valid = " + i64(p.counters.valid) +
+           ", counters_saturated = " + i64(p.counters.saturated) +
+           ", counters_extended = " + i64(p.counters.extended) + ", rates = '" +
+           store::counter_json::encode_rates(p.rates) + "', rates_valid = " + i64(p.rates_valid) +
+           ", deltas = '" + store::counter_json::encode_values(p.deltas) +
+           "', deltas_valid = " + i64(p.deltas_valid) +
+           ", deltas_at_least = " + i64(p.deltas_at_least) +
+           " WHERE node_guid = " + i64(p.node_guid) + " AND port = " + i64(p.port) + "; ";
+  raw_exec(path, sql);
+}
 
 // One integer from a read-only connection to the SQLite file at path, which waits up to 5 s
 // for a writer (a live daemon's store); -1 when the query fails or returns no row.

@@ -128,7 +128,10 @@ function eventRow(e) {
 
 function stormRow(g, open) {
   const first = g.items[0];
-  const secs = ((Date.parse(g.last.time) - Date.parse(first.time)) / 1000).toFixed(1);
+  // Sources stamp events with their own clocks (an OpenSM log line can be older than the
+  // counter sweep that arrived before it), so the span is taken over all items, not first/last.
+  const times = g.items.map((e) => Date.parse(e.time));
+  const secs = ((Math.max(...times) - Math.min(...times)) / 1000).toFixed(1);
   const sources = new Set([...g.counts.keys()].map((k) => k.split(' ')[0]));
   const summary = [...g.counts].sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${n}× ${sources.size > 1 ? k : k.split(' ')[1]}`).join(', ');

@@ -607,6 +607,7 @@ TEST_CASE("store remedy: a version-1 store is migrated and keeps its data", "[st
               .cursors = {{"opensm", "inode:1:offset:100"}}});
   }
   // Take the file back to what migration 1 alone creates.
+  undo_port_state(path);
   raw_exec(path,
            "DROP TABLE decisions; DROP TABLE workorders; DROP TABLE outbox; "
            "DROP TABLE disabled_ports; DROP TABLE ufm_ports; " +

@@ -164,6 +164,7 @@ TEST_CASE("store migration: samples of a schema 3 store survive the move to bloc
     s->write(b);
   }
   // Back to schema 3: the one-row-per-sample table as migration 1 made it, with rows in it.
+  store_test::undo_port_state(path);
   raw_exec(path,
            std::string(store_test::kUndoPackedSamples) +
                "INSERT INTO samples VALUES (16, 1, 300, "

@@ -61,6 +61,7 @@ TEST_CASE("store ufm: a version-2 store is migrated to ufm_ports and keeps its d
               .ports = {full_port(0x10, 1, "a")},
               .cursors = {{"ufm", "ufm1:0:5:-"}}});
   }
+  store_test::undo_port_state(path);
   raw_exec(path, "DROP TABLE ufm_ports; " + std::string(store_test::kUndoPackedSamples) +
                      "PRAGMA user_version = 2");
   CHECK_THROWS_WITH(Store::open(path, true), Catch::Contains("older"));

@@ -1,0 +1,64 @@
+// Table port_state of the PostgreSQL store (store/port_state.h): one row (fabric, part, data)
+// per partition. A write creates the rows it needs, then reads them FOR UPDATE: two writers of
+// one fabric (the daemon, a CLI command) merge one after the other, neither losing the other's
+// states. The blobs travel in binary both ways (no hex text of 50 MB per scrape).
+#include "store/pg_binary.h"
+#include "store/pg_db.h"
+#include "store/port_state.h"
+
+namespace ibw::store::port_state {
+
+namespace pg_port_state_detail {
+
+std::string parts_array(const std::vector<int>& parts) {
+  pg_detail::ArrayBinary a(pg_detail::ElemType::int4);
+  for (const int p : parts) a.i32(p);
+  return a.take();
+}
+
+// An int4 column of a binary-format result.
+int be32(std::string_view v) {
+  if (v.size() != 4) throw StoreError("table port_state: bad partition number in a result");
+  uint32_t x = 0;
+  for (const char c : v) x = (x << 8) | static_cast<uint8_t>(c);
+  return static_cast<int>(x);
+}
+
+}  // namespace pg_port_state_detail
+
+using namespace pg_port_state_detail;
+
+void write(pg_detail::Db& db, const std::string& fabric, Updates& u) {
+  if (u.empty()) return;
+  const std::string parts = parts_array(u.parts());
+  db.exec(
+      "INSERT INTO port_state (fabric, part, data) SELECT $1, t.part, '\\x01'::bytea FROM "
+      "unnest($2::integer[]) AS t(part) ON CONFLICT (fabric, part) DO NOTHING",
+      pg_detail::Params().text(fabric).binary(parts));
+  const pg_detail::Result r = db.exec(
+      "SELECT part, data FROM port_state WHERE fabric = $1 AND part = ANY($2::integer[]) "
+      "ORDER BY part FOR UPDATE",
+      pg_detail::Params().text(fabric).binary(parts), /*binary_result=*/true);
+  pg_detail::ArrayBinary part_col(pg_detail::ElemType::int4), data_col(pg_detail::ElemType::bytea);
+  for (int i = 0; i < r.rows(); ++i) {
+    const int part = be32(r.text(i, 0));
+    part_col.i32(part);
+    data_col.bytes(u.merge(part, r.text(i, 1)));
+  }
+  db.exec(
+      "UPDATE port_state p SET data = t.data FROM unnest($2::integer[], $3::bytea[]) AS "
+      "t(part, data) WHERE p.fabric = $1 AND p.part = t.part",
+      pg_detail::Params().text(fabric).binary(part_col.take()).binary(data_col.take()));
+}
+
+void fill(pg_detail::Db& db, const std::string& fabric, std::vector<PortRecord>& records) {
+  fill(records,
+       [&](const std::vector<int>& parts, const std::function<void(int, std::string_view)>& blob) {
+         const pg_detail::Result r = db.exec(
+             "SELECT part, data FROM port_state WHERE fabric = $1 AND part = ANY($2::integer[])",
+             pg_detail::Params().text(fabric).binary(parts_array(parts)), /*binary_result=*/true);
+         for (int i = 0; i < r.rows(); ++i) blob(be32(r.text(i, 0)), r.text(i, 1));
+       });
+}
+
+}  // namespace ibw::store::port_state
