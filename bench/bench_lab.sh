@@ -92,6 +92,13 @@ until grep -q '"telemetry sweep"' "$work/daemon.log" 2>/dev/null; do
   sleep 0.2
 done
 startup=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN{ printf "%.1f", b - a }')
+# VmRSS every 0.5 s, to place the peak among the daemon's "memory" lines (breakdown below).
+(while kill -0 "$daemon_pid" 2>/dev/null; do
+  echo "$EPOCHREALTIME $(awk '/VmRSS/ {print $2}' "/proc/$daemon_pid/status" 2>/dev/null)"
+  sleep 0.5
+done >"$work/rss") &
+sampler_pid=$!
+at_exit 'bench_kill "$sampler_pid"'
 c0=$(cpu_ticks) w0=$EPOCHREALTIME
 left=$(awk -v d="$duration" -v s="$startup" 'BEGIN{ x = d - s; print (x < 1 ? 1 : x) }')
 sleep "$left"
@@ -136,6 +143,43 @@ cpu_raw=$(awk -v a="$c0" -v b="$c1" -v t0="$w0" -v t1="$w1" -v hz="$(tick)" '
 grep -h '"level":"\(error\|warning\)"' "$work/daemon.log" | cut -c1-200 | sort | uniq -c | head -5 || true
 echo "lab: $(tail -1 "$work/ufmlab.log")"
 printf '%-40s %s\n' "daemon RSS peak / at end" "$((hwm / 1024)) MiB / $((rss / 1024)) MiB"
+# Where RSS goes: the daemon logs a "memory" line (daemon/memory_stats.h: RSS, its anonymous
+# part, malloc's heap in use and free kept, arenas) after each scrape, store write and UFM
+# inventory read; printed are the line with the highest RSS and the step the peak fell in.
+python3 - "$work/daemon.log" "$work/rss" <<'PY'
+import json, sys, datetime
+lines = []
+for line in open(sys.argv[1]):
+    if '"msg":"memory"' not in line:
+        continue
+    j = json.loads(line[line.index("{"):])
+    t = datetime.datetime.strptime(j["ts"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+    lines.append((t, j))
+samples = []
+for line in open(sys.argv[2]):
+    parts = line.split()
+    if len(parts) == 2:
+        samples.append((float(parts[0]), int(parts[1]) // 1024))
+if not lines:
+    print("memory: no \"memory\" lines in the daemon's log")
+    sys.exit(0)
+def show(j):
+    return ("RSS %d MiB (anonymous %d): malloc in use %d MiB (mmapped blocks %d), free kept %d,"
+            " %d arenas" % (j["rss_mib"], j["anon_mib"], j["heap_in_use_mib"],
+                            j["heap_mmapped_mib"], j["heap_free_mib"], j["arenas"]))
+t, top = max(lines, key=lambda x: x[1]["rss_mib"])
+print("%-40s %s" % ("memory, highest logged (" + top["step"] + ")", show(top)))
+if samples:
+    pt, peak = max(samples, key=lambda x: x[1])
+    after = [j for (lt, j) in lines if lt >= pt]
+    before = [j for (lt, j) in lines if lt < pt]
+    print("%-40s %d MiB sampled, between \"%s\" and \"%s\"" % (
+        "memory, peak in the 0.5 s samples", peak, before[-1]["step"] if before else "start",
+        after[0]["step"] if after else "the end"))
+    if after:
+        print("%-40s %s" % ("memory, the line after the peak", show(after[0])))
+PY
 printf '%-40s %s ms (of %s scrapes, first excluded)\n' "worst scrape: thread + store write" \
   "$worst" "$scrapes"
 printf '%-40s %s%% of a core (measured %s%% at %s s)\n' "CPU, steady window, at 60 s interval" \

@@ -1,6 +1,7 @@
 // The daemon's workers besides the sources (daemon/runtime.h): the lease thread and the
 // store writes. Start-up, reload and shutdown: daemon.cpp; the sources: daemon/sources/.
 #include "daemon/logger.h"
+#include "daemon/memory_stats.h"
 #include "daemon/runtime.h"
 
 namespace ibw::daemon::daemon_detail {
@@ -46,6 +47,7 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
              {"write_ms",
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
                   .count()}});
+      if (batch.samples.size() >= kLoggedSamples) log_memory("counters stored");
       for (size_t i = 0; i < batch.events.size(); ++i)
         if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);
       return;

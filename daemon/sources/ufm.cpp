@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "daemon/logger.h"
+#include "daemon/memory_stats.h"
 #include "daemon/sources/ufm_inventory.h"
 #include "daemon/ufm_setup.h"
 #include "ingest/ufm/event_poller.h"
@@ -155,6 +156,9 @@ void UfmEventsSource::run(SourceContext& ctx) {
                          &for_rules)
                  .queued)
           return;
+        // The read's text, records and states are freed now, in this thread's arena.
+        double trim_ms = release_free_memory();
+        log_memory("ufm inventory", trim_ms);
       } else {
         polls = 0;  // try again next poll
       }

@@ -22,6 +22,30 @@ void rekey(const Topology* topo, ingest::UfmPortState& s) {
     s.node_guid = s.system_guid;
 }
 
+// The ports list as it is read: each record becomes its state and its index entry at once,
+// so the list itself (about 1.3 KB a port with its strings) is never held whole.
+struct PortsRead : ingest::UfmPortsSink {
+  PortsRead(int64_t now, size_t expect) : now_us(now), expected(expect) {}
+  void begin() override {
+    states.clear();
+    states.reserve(expected);  // as many as the last read: no regrowth of a 100 MB vector
+    index = std::make_shared<ingest::UfmPortIndex>();
+    listed = 0;
+  }
+  void take(std::vector<ingest::UfmPort>& ports) override {
+    for (const ingest::UfmPort& p : ports) {
+      index->add(p);
+      if (auto s = ingest::ufm_port_state(p, now_us)) states.push_back(std::move(*s));
+    }
+    listed += ports.size();
+  }
+  int64_t now_us;
+  size_t expected;
+  std::vector<ingest::UfmPortState> states;
+  std::shared_ptr<ingest::UfmPortIndex> index = std::make_shared<ingest::UfmPortIndex>();
+  size_t listed = 0;  // records read (with a name)
+};
+
 }  // namespace ufm_inventory_detail
 
 UfmInventory::UfmInventory(ingest::UfmClient& client, ingest::UfmTimeContext time,
@@ -34,7 +58,8 @@ UfmInventory::UfmInventory(ingest::UfmClient& client, ingest::UfmTimeContext tim
 UfmInventoryResult UfmInventory::poll_ports(const Topology* topo, int64_t now_us) {
   namespace d = ufm_inventory_detail;
   UfmInventoryResult out;
-  auto ports = client_.ports();
+  d::PortsRead read(now_us, ports_.size());
+  auto ports = client_.ports(read);
   if (!ports.ok()) {
     out.error = "ports: " + d::failure(ports.response, ports.parsed.error);
     return out;
@@ -44,13 +69,13 @@ UfmInventoryResult UfmInventory::poll_ports(const Topology* topo, int64_t now_us
   // gone: applying it would remove every row and re-raise each port's high BER on the next
   // good read.
   size_t known = ports_.size();
-  if (known > 0 && ports.parsed.items.size() * 2 < known) {
-    out.error = "ports: UFM listed " + std::to_string(ports.parsed.items.size()) + " of " +
+  if (known > 0 && read.listed * 2 < known) {
+    out.error = "ports: UFM listed " + std::to_string(read.listed) + " of " +
                 std::to_string(known) + " known ports; not trusted, the last view is kept";
     return out;
   }
   out.ok = true;
-  out.listed = ports.parsed.items.size();
+  out.listed = read.listed;
   auto links = client_.links();
   if (links.ok()) {
     links_ = std::move(links.parsed.items);
@@ -59,10 +84,11 @@ UfmInventoryResult UfmInventory::poll_ports(const Topology* topo, int64_t now_us
   } else {  // the last links read, if any, still gives peers (no churn of every row)
     out.error = "links: " + d::failure(links.response, links.parsed.error);
   }
-  auto states =
-      ingest::ufm_port_states(ports.parsed.items, have_links_ ? &links_ : nullptr, now_us);
+  std::vector<ingest::UfmPortState> states = std::move(read.states);
+  if (have_links_) ingest::apply_ufm_links(states, links_);
   for (auto& s : states) d::rekey(topo, s);
-  index_ = std::make_shared<const ingest::UfmPortIndex>(std::move(ports.parsed.items));
+  read.index->seal();
+  index_ = std::move(read.index);
   ingest::UfmPortChanges changes = ports_.update(std::move(states), now_us);
   out.changed = changes.upsert.size();
   out.removed = changes.removed.size();

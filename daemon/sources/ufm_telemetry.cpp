@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "daemon/logger.h"
+#include "daemon/memory_stats.h"
 #include "daemon/sources/counter_ingest.h"
 #include "daemon/sources/ufm.h"
 #include "daemon/ufm_setup.h"
@@ -98,6 +99,7 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
            {"ingest_ms", ms_since(ingest_start) - evaluate_ms},
            {"evaluate_ms", evaluate_ms},
            {"elapsed_ms", ms_since(started)}});
+      log_memory("telemetry scrape");
     }
     auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
                      std::chrono::steady_clock::now() - started)

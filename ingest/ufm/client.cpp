@@ -26,9 +26,25 @@ std::string one_line(std::string_view text) {
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* sink = static_cast<Sink*>(user);
   size_t n = size * count;
-  if (sink->body.size() + n > sink->max) {
+  if (sink->received + n > sink->max) {
     sink->too_large = true;
     return 0;  // aborts the transfer (CURLE_WRITE_ERROR)
+  }
+  sink->received += n;
+  if (sink->stream) {
+    long status = 0;
+    curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status >= 200 && status <= 299) {
+      if (sink->stream->feed(std::string_view(data, n))) return n;
+      sink->stream_failed = true;
+      return 0;  // unusable already: stop reading it
+    }
+  }
+  if (sink->body.empty()) {  // room for the whole answer at once: no regrowth copies
+    curl_off_t length = -1;  // (the telemetry CSV is tens of megabytes; -1 when not given)
+    curl_easy_getinfo(sink->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    if (length > 0 && static_cast<size_t>(length) <= sink->max)
+      sink->body.reserve(static_cast<size_t>(length));
   }
   sink->body.append(data, n);
   return n;
@@ -125,7 +141,7 @@ ServiceHealth UfmClient::health() const {
 }
 
 UfmResponse UfmClient::call(const char* method, const std::string& path, const std::string* body,
-                            const Validator* validate) {
+                            const Validator* validate, UfmBodyStream* stream) {
   namespace d = ufm_client_detail;
   const std::string where = std::string(method) + " " + url_of(path);
   UfmResponse r;
@@ -184,12 +200,15 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
       headers.add("Expect:");
       if (body) headers.add("Content-Type: application/json");
       if (options_.api == UfmApi::v3) headers.add("Authorization: Basic " + t.token);
-      d::Exchange ex = t.perform(method, url, body, headers, options_.max_body_bytes);
+      d::Exchange ex = t.perform(method, url, body, headers, options_.max_body_bytes, stream);
       r.status = ex.code == CURLE_OK ? ex.status : 0;
       r.location = std::move(ex.sink.location);
       if (ex.sink.too_large) {
         r.error =
             where + ": answer larger than " + std::to_string(options_.max_body_bytes) + " bytes";
+        retryable = true;
+      } else if (ex.sink.stream_failed) {
+        r.error = where + ": unusable answer: " + stream->end();
         retryable = true;
       } else if (ex.code == CURLE_OPERATION_TIMEDOUT) {
         r.error = where + ": timed out after " + std::to_string(options_.timeout_ms) + " ms";
@@ -205,7 +224,9 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
         --attempt;
         continue;
       } else if (ex.status >= 200 && ex.status <= 299) {
-        std::string problem = validate && *validate ? (*validate)(ex.sink.body) : std::string();
+        std::string problem = stream                  ? stream->end()
+                              : validate && *validate ? (*validate)(ex.sink.body)
+                                                      : std::string();
         if (problem.empty()) {
           r.ok = true;
           r.body = std::move(ex.sink.body);
@@ -245,6 +266,10 @@ UfmResponse UfmClient::call(const char* method, const std::string& path, const s
 
 UfmResponse UfmClient::get(const std::string& path, const Validator& validate) {
   return call("GET", path, nullptr, &validate);
+}
+
+UfmResponse UfmClient::get(const std::string& path, UfmBodyStream& stream) {
+  return call("GET", path, nullptr, nullptr, &stream);
 }
 
 UfmResponse UfmClient::post(const std::string& path, const std::string& json_body) {

@@ -135,6 +135,27 @@ struct UfmActionResult {
   int polls = 0;
 };
 
+// The consumer of a 2xx answer read as it arrives, for a list too large to hold whole (the
+// fabric's ports and links); the answer's size is bounded by max_body_bytes all the same.
+class UfmBodyStream {
+ public:
+  virtual ~UfmBodyStream() = default;
+  virtual void begin() = 0;  // an attempt starts: forget what an earlier one fed
+  // The next bytes of the body; false when it is unusable already (the transfer stops, and
+  // the attempt fails as a rejected answer: retried).
+  virtual bool feed(std::string_view bytes) = 0;
+  virtual std::string end() = 0;  // the body is complete: "" when usable, else why not
+};
+
+// Takes the records of GET /resources/ports as they are read, in batches, instead of the
+// result keeping them: for a list too large to hold beside what is made of it.
+class UfmPortsSink {
+ public:
+  virtual ~UfmPortsSink() = default;
+  virtual void begin() = 0;  // an attempt starts: forget the records an earlier one gave
+  virtual void take(std::vector<UfmPort>& ports) = 0;  // the next records, in list order
+};
+
 class UfmClient {
  public:
   using Sleeper = std::function<void(int64_t us)>;
@@ -150,6 +171,9 @@ class UfmClient {
   // validate(body) returns "" to accept a 2xx answer, or why it is unusable (retried).
   using Validator = std::function<std::string(const std::string& body)>;
   UfmResponse get(const std::string& path, const Validator& validate = {});
+  // A GET whose 2xx body goes to stream as it arrives (the response's body stays empty);
+  // retried as the validating get() is, stream.begin() starting each attempt.
+  UfmResponse get(const std::string& path, UfmBodyStream& stream);
   UfmResponse post(const std::string& path, const std::string& json_body);
   UfmResponse put(const std::string& path, const std::string& json_body);
 
@@ -157,6 +181,8 @@ class UfmClient {
   UfmFetched<UfmEvent> events(const UfmTimeContext& tc, const std::string& query = {});
   UfmFetched<UfmAlarm> alarms(const UfmTimeContext& tc);
   UfmFetched<UfmPort> ports(const std::string& query = {});  // e.g. "active=true"
+  // The same list handed to sink as it is read; the result's items stay empty.
+  UfmFetched<UfmPort> ports(UfmPortsSink& sink);
   UfmFetched<UfmLink> links();
   UfmFetched<UfmUnhealthyPort> unhealthy_ports();
   // For a `plain` client on a telemetry endpoint: path such as "/csv/metrics".
@@ -180,7 +206,7 @@ class UfmClient {
  private:
   struct Transport;
   UfmResponse call(const char* method, const std::string& path, const std::string* body,
-                   const Validator* validate);
+                   const Validator* validate, UfmBodyStream* stream = nullptr);
   // v3 without a configured token: an access token for user/password (D-TK) into the
   // transport; on failure sets r.error and whether it is worth retrying.
   void fetch_token(Transport& t, UfmResponse& r, bool& retryable, bool& auth_failed);

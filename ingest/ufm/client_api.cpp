@@ -3,7 +3,9 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <regex>
+#include <type_traits>
 
 #include "fabric/json_text.h"
 #include "ingest/text.h"
@@ -19,6 +21,54 @@ UfmFetched<T> fetch(UfmClient& client, const std::string& path, Parse parse) {
     out.parsed = parse(body);
     return out.parsed.ok ? std::string() : out.parsed.error;
   });
+  if (!out.response.ok) out.parsed.ok = false;
+  return out;
+}
+
+// A list read as it arrives (ports, links): one ListStream per attempt.
+// (with a sink, the records go to it as they are read, and parsed.items stays empty).
+template <typename T, typename Sink = void>
+class ListBody : public UfmBodyStream {
+ public:
+  using Make = ufm_json_detail::ListStream<T> (*)();
+  explicit ListBody(Make make, Sink* sink = nullptr) : make_(make), sink_(sink) {}
+  void begin() override {
+    list_.emplace(make_());
+    parsed = {};
+    if constexpr (!std::is_void_v<Sink>) sink_->begin();
+  }
+  bool feed(std::string_view bytes) override {
+    bool ok = list_->feed(bytes);
+    if constexpr (!std::is_void_v<Sink>) {
+      std::vector<T> read = list_->take_items();
+      if (ok && !read.empty()) sink_->take(read);
+    }
+    return ok;
+  }
+  std::string end() override {
+    parsed = list_->finish();
+    list_.reset();
+    if constexpr (!std::is_void_v<Sink>) {
+      if (parsed.ok && !parsed.items.empty()) sink_->take(parsed.items);
+      parsed.items.clear();
+    }
+    return parsed.ok ? std::string() : parsed.error;
+  }
+  UfmParsed<T> parsed;
+
+ private:
+  Make make_;
+  Sink* sink_;
+  std::optional<ufm_json_detail::ListStream<T>> list_;
+};
+
+template <typename T, typename Sink = void>
+UfmFetched<T> fetch_streamed(UfmClient& client, const std::string& path,
+                             typename ListBody<T, Sink>::Make make, Sink* sink = nullptr) {
+  UfmFetched<T> out;
+  ListBody<T, Sink> body(make, sink);
+  out.response = client.get(path, body);
+  out.parsed = std::move(body.parsed);
   if (!out.response.ok) out.parsed.ok = false;
   return out;
 }
@@ -117,14 +167,18 @@ UfmFetched<UfmAlarm> UfmClient::alarms(const UfmTimeContext& tc) {
 }
 
 UfmFetched<UfmPort> UfmClient::ports(const std::string& query) {
-  return ufm_client_api_detail::fetch<UfmPort>(
-      *this, query.empty() ? "/resources/ports" : "/resources/ports?" + query,
-      [](const std::string& body) { return parse_ufm_ports(body); });
+  return ufm_client_api_detail::fetch_streamed<UfmPort>(
+      *this, query.empty() ? "/resources/ports" : "/resources/ports?" + query, &ufm_ports_stream);
+}
+
+UfmFetched<UfmPort> UfmClient::ports(UfmPortsSink& sink) {
+  return ufm_client_api_detail::fetch_streamed<UfmPort, UfmPortsSink>(*this, "/resources/ports",
+                                                                      &ufm_ports_stream, &sink);
 }
 
 UfmFetched<UfmLink> UfmClient::links() {
-  return ufm_client_api_detail::fetch<UfmLink>(
-      *this, "/resources/links", [](const std::string& body) { return parse_ufm_links(body); });
+  return ufm_client_api_detail::fetch_streamed<UfmLink>(*this, "/resources/links",
+                                                        &ufm_links_stream);
 }
 
 UfmFetched<UfmUnhealthyPort> UfmClient::unhealthy_ports() {

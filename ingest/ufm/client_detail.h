@@ -22,7 +22,11 @@ struct Sink {
   std::string body;
   std::string location;
   size_t max = 0;
+  size_t received = 0;  // body bytes so far (bounded by max)
   bool too_large = false;
+  CURL* curl = nullptr;             // to ask the status of the answer being read
+  UfmBodyStream* stream = nullptr;  // takes a 2xx body instead of `body`
+  bool stream_failed = false;       // the stream found the body unusable
 };
 
 struct Slist {
@@ -61,10 +65,14 @@ struct UfmClient::Transport {
 
   ufm_client_detail::Exchange perform(const char* method, const std::string& url,
                                       const std::string* body,
-                                      const ufm_client_detail::Slist& headers, size_t max_body) {
+                                      const ufm_client_detail::Slist& headers, size_t max_body,
+                                      UfmBodyStream* stream = nullptr) {
     namespace d = ufm_client_detail;
     d::Exchange ex;
     ex.sink.max = max_body;
+    ex.sink.curl = curl;
+    ex.sink.stream = stream;
+    if (stream) stream->begin();
     char errbuf[CURL_ERROR_SIZE] = {};
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);

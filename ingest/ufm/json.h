@@ -7,14 +7,17 @@
 
 #include <charconv>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ingest/ufm/json_scan.h"
+#include "ingest/ufm/json_stream.h"
 
 namespace ibw::ingest {
 
@@ -117,49 +120,101 @@ inline void warn(std::vector<std::string>& warnings, std::string text) {
 // reject (a number out of double range, say): the document is then not valid JSON.
 Json element_json(const std::vector<JsonMember>& members, bool is_object, bool* bad);
 
-// Parses a document that must be an array of records (or, with data_key, an object whose
-// data_key member is that array, as the paged form of /resources/links is). Calls
-// read(record, index, result) for each element. A top-level array (every list UFM answers
-// unpaged, /resources/ports among them: hundreds of megabytes on a 400,000-port fabric) is
-// scanned element by element (json_scan.h), so only one record is a DOM at a time; other
-// documents are parsed whole.
+// A list document (an array of records or, with data_key, an object whose data_key member is
+// that array, as the paged form of /resources/links is) read piece by piece as it arrives:
+// read(record, index, result) is called for each element. A top-level array (every list UFM
+// answers unpaged, /resources/ports among them: hundreds of megabytes on a 400,000-port fabric)
+// is scanned element by element as its text comes (json_stream.h), so neither the text nor a
+// DOM of it is ever whole: one record is a DOM at a time. Other documents are kept and parsed
+// whole at finish(). The result is the same whatever the pieces.
+template <typename T>
+class ListStream {
+ public:
+  using Read = std::function<void(const Json& record, size_t index, UfmParsed<T>& out)>;
+  ListStream(const char* what, Read read, const char* data_key = nullptr)
+      : what_(what), data_key_(data_key), read_(std::move(read)) {}
+
+  // The next bytes; false once the document is known to be unusable (finish() says why).
+  bool feed(std::string_view bytes) {
+    if (mode_ == Mode::undecided) {
+      size_t first = bytes.find_first_not_of(" \t\r\n");
+      if (first == std::string_view::npos) {
+        whole_.append(bytes);  // leading white space: the kind of document is not known yet
+        return true;
+      }
+      mode_ = bytes[first] == '[' ? Mode::array : Mode::whole;
+      if (mode_ == Mode::array && !whole_.empty()) {
+        array_.feed(whole_, on_element());
+        whole_.clear();
+      }
+    }
+    if (mode_ == Mode::whole) {
+      whole_.append(bytes);
+      return true;
+    }
+    return array_.feed(bytes, on_element()) && !rejected_;
+  }
+
+  // The records read so far, handed over (for a caller that does not keep them all).
+  std::vector<T> take_items() { return std::exchange(result_.items, {}); }
+
+  // The end of the document: what was read, or why the document is unusable.
+  UfmParsed<T> finish() {
+    if (mode_ == Mode::array) {
+      std::string err = array_.finish(on_element());
+      if (!err.empty() || rejected_) return invalid();
+      result_.ok = true;
+      return std::move(result_);
+    }
+    Json doc = Json::parse(whole_.begin(), whole_.end(), nullptr, /*allow_exceptions=*/false);
+    std::string().swap(whole_);
+    if (doc.is_discarded()) return invalid();
+    const Json* list = &doc;
+    if (data_key_ && doc.is_object() && doc.contains(data_key_)) list = &doc[data_key_];
+    if (!list->is_array()) {
+      result_.error = std::string(what_) + ": expected a JSON array, got " + list->type_name();
+      return std::move(result_);
+    }
+    result_.ok = true;
+    result_.items.reserve(list->size());
+    size_t index = 0;
+    for (const Json& rec : *list) read_(rec, index++, result_);
+    return std::move(result_);
+  }
+
+ private:
+  enum class Mode : uint8_t { undecided, array, whole };
+  JsonArrayStream::OnElement on_element() {
+    return [this](const std::vector<JsonMember>& m, bool obj) {
+      if (rejected_) return;
+      Json element = element_json(m, obj, &rejected_);
+      if (!rejected_) read_(element, index_++, result_);
+    };
+  }
+  UfmParsed<T> invalid() const {
+    UfmParsed<T> bad;
+    bad.error = std::string(what_) + ": response is not valid JSON";
+    return bad;
+  }
+
+  const char* what_;
+  const char* data_key_;
+  Read read_;
+  Mode mode_ = Mode::undecided;
+  JsonArrayStream array_;
+  std::string whole_;  // a document that is not a top-level array (or white space so far)
+  UfmParsed<T> result_;
+  size_t index_ = 0;
+  bool rejected_ = false;  // an element the whole-document parser would reject
+};
+
+// A whole list document parsed at once (ListStream fed one piece).
 template <typename T, typename Read>
 UfmParsed<T> parse_list(std::string_view text, const char* what, Read read,
                         const char* data_key = nullptr) {
-  UfmParsed<T> result;
-  size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '[') {
-    size_t index = 0;
-    bool rejected = false;
-    std::string err = scan_json_array(text, [&](const std::vector<JsonMember>& m, bool obj) {
-      if (rejected) return;
-      Json element = element_json(m, obj, &rejected);
-      if (!rejected) read(element, index++, result);
-    });
-    if (!err.empty() || rejected) {
-      UfmParsed<T> bad;
-      bad.error = std::string(what) + ": response is not valid JSON";
-      return bad;
-    }
-    result.ok = true;
-    return result;
-  }
-  Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    result.error = std::string(what) + ": response is not valid JSON";
-    return result;
-  }
-  const Json* list = &doc;
-  if (data_key && doc.is_object() && doc.contains(data_key)) list = &doc[data_key];
-  if (!list->is_array()) {
-    result.error = std::string(what) + ": expected a JSON array, got " + list->type_name();
-    return result;
-  }
-  result.ok = true;
-  result.items.reserve(list->size());
-  size_t index = 0;
-  for (const Json& rec : *list) read(rec, index++, result);
-  return result;
+  ListStream<T> stream(what, std::move(read), data_key);
+  stream.feed(text);
+  return stream.finish();
 }
 
 }  // namespace ufm_json_detail

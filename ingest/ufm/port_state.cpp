@@ -36,41 +36,50 @@ bool UfmPortState::same_view(const UfmPortState& o) const {
          peer_node == o.peer_node && peer_from == o.peer_from;
 }
 
+std::optional<UfmPortState> ufm_port_state(const UfmPort& p, int64_t now_us) {
+  uint64_t guid = p.node_guid ? p.node_guid : p.system_guid;
+  if (!guid || p.number <= 0 || p.number > 255) return std::nullopt;
+  UfmPortState s;
+  s.node_guid = guid;
+  s.port = p.number;
+  s.name = p.name;
+  s.system_guid = p.system_guid;
+  s.system_name = p.system_name;
+  s.dname = p.dname;
+  s.logical_state = p.logical_state;
+  s.physical_state = p.physical_state;
+  s.speed = p.active_speed;
+  s.width = p.active_width;
+  s.high_ber_severity = p.high_ber_severity;
+  s.severity = p.severity;
+  if (p.peer_guid && p.peer_number) {
+    s.peer_guid = p.peer_guid;
+    s.peer_port = p.peer_number;
+    s.peer_node = p.peer_node_name.empty() ? p.peer_node_description : p.peer_node_name;
+    s.peer_from = "ports";
+  }
+  s.since_us = now_us;
+  return s;
+}
+
 std::vector<UfmPortState> ufm_port_states(const std::vector<UfmPort>& ports,
                                           const std::vector<UfmLink>* links, int64_t now_us) {
-  namespace d = ufm_port_state_detail;
   std::vector<UfmPortState> out;
   out.reserve(ports.size());
+  for (const UfmPort& p : ports)
+    if (auto s = ufm_port_state(p, now_us)) out.push_back(std::move(*s));
+  if (links) apply_ufm_links(out, *links);
+  return out;
+}
+
+void apply_ufm_links(std::vector<UfmPortState>& out, const std::vector<UfmLink>& links) {
+  namespace d = ufm_port_state_detail;
   std::map<std::pair<uint64_t, int>, size_t> at;  // node and system GUID, number -> index in out
-  for (const UfmPort& p : ports) {
-    uint64_t guid = p.node_guid ? p.node_guid : p.system_guid;
-    if (!guid || p.number <= 0 || p.number > 255) continue;
-    UfmPortState s;
-    s.node_guid = guid;
-    s.port = p.number;
-    s.name = p.name;
-    s.system_guid = p.system_guid;
-    s.system_name = p.system_name;
-    s.dname = p.dname;
-    s.logical_state = p.logical_state;
-    s.physical_state = p.physical_state;
-    s.speed = p.active_speed;
-    s.width = p.active_width;
-    s.high_ber_severity = p.high_ber_severity;
-    s.severity = p.severity;
-    if (p.peer_guid && p.peer_number) {
-      s.peer_guid = p.peer_guid;
-      s.peer_port = p.peer_number;
-      s.peer_node = p.peer_node_name.empty() ? p.peer_node_description : p.peer_node_name;
-      s.peer_from = "ports";
-    }
-    s.since_us = now_us;
-    at.emplace(d::key(guid, p.number), out.size());
-    if (p.system_guid && p.system_guid != guid)
-      at.emplace(d::key(p.system_guid, p.number), out.size());
-    out.push_back(std::move(s));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const UfmPortState& s = out[i];
+    at.emplace(d::key(s.node_guid, s.port), i);
+    if (s.system_guid && s.system_guid != s.node_guid) at.emplace(d::key(s.system_guid, s.port), i);
   }
-  if (!links) return out;
   auto find = [&](const UfmLinkEnd& e) -> UfmPortState* {
     auto it = at.find(d::key(e.guid, e.port));
     return it == at.end() ? nullptr : &out[it->second];
@@ -84,11 +93,10 @@ std::vector<UfmPortState> ufm_port_states(const std::vector<UfmPort>& ports,
         other && !other->system_name.empty() ? other->system_name : peer.node_description;
     s->peer_from = "links";
   };
-  for (const UfmLink& l : *links) {
+  for (const UfmLink& l : links) {
     set_peer(find(l.source), l.destination);
     set_peer(find(l.destination), l.source);
   }
-  return out;
 }
 
 Event ufm_high_ber_event(const UfmPortState& s, const std::string& before, int64_t now_us) {

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,10 @@ struct UfmPortState {
 // links when given. since_us = now_us.
 std::vector<UfmPortState> ufm_port_states(const std::vector<UfmPort>& ports,
                                           const std::vector<UfmLink>* links, int64_t now_us);
+// The same in two steps, for a list read record by record: the state of one port (nullopt
+// when it has no GUID or no number in 1..255), then the peers of all of them from links.
+std::optional<UfmPortState> ufm_port_state(const UfmPort& port, int64_t now_us);
+void apply_ufm_links(std::vector<UfmPortState>& states, const std::vector<UfmLink>& links);
 
 // The event for a change of high_ber_severity from `before` to s.high_ber_severity (see the
 // header comment); node/port/node from s; time now_us.

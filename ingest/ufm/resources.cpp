@@ -2,6 +2,7 @@
 #include "ingest/ufm/resources.h"
 #include "ingest/text.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace ibw::ingest {
@@ -67,11 +68,11 @@ UfmParsed<UfmAlarm> parse_ufm_alarms(std::string_view json, const UfmTimeContext
       });
 }
 
-UfmParsed<UfmPort> parse_ufm_ports(std::string_view json) {
+ufm_json_detail::ListStream<UfmPort> ufm_ports_stream() {
   namespace j = ufm_json_detail;
   namespace d = ufm_resources_detail;
-  return j::parse_list<UfmPort>(
-      json, "ports", [&](const j::Json& o, size_t index, UfmParsed<UfmPort>& out) {
+  return j::ListStream<UfmPort>(
+      "ports", [](const j::Json& o, size_t index, UfmParsed<UfmPort>& out) {
         std::string name = j::str(o, "name");
         if (!o.is_object() || name.empty()) {
           ++out.skipped;
@@ -117,12 +118,18 @@ UfmParsed<UfmPort> parse_ufm_ports(std::string_view json) {
       });
 }
 
-UfmParsed<UfmLink> parse_ufm_links(std::string_view json) {
+UfmParsed<UfmPort> parse_ufm_ports(std::string_view json) {
+  auto stream = ufm_ports_stream();
+  stream.feed(json);
+  return stream.finish();
+}
+
+ufm_json_detail::ListStream<UfmLink> ufm_links_stream() {
   namespace j = ufm_json_detail;
   namespace d = ufm_resources_detail;
-  return j::parse_list<UfmLink>(
-      json, "links",
-      [&](const j::Json& o, size_t index, UfmParsed<UfmLink>& out) {
+  return j::ListStream<UfmLink>(
+      "links",
+      [](const j::Json& o, size_t index, UfmParsed<UfmLink>& out) {
         UfmLink l;
         if (o.is_object()) {
           l.source = d::link_end(o, "source");
@@ -140,6 +147,12 @@ UfmParsed<UfmLink> parse_ufm_links(std::string_view json) {
         out.items.push_back(std::move(l));
       },
       "data");
+}
+
+UfmParsed<UfmLink> parse_ufm_links(std::string_view json) {
+  auto stream = ufm_links_stream();
+  stream.feed(json);
+  return stream.finish();
 }
 
 UfmParsed<UfmUnhealthyPort> parse_ufm_unhealthy_ports(std::string_view json) {
@@ -217,38 +230,47 @@ int ufm_physical_state(std::string_view state) {
   return 0;
 }
 
-UfmPortIndex::UfmPortIndex(std::vector<UfmPort> ports) : ports_(std::move(ports)) {
-  for (size_t i = 0; i < ports_.size(); ++i) {
-    const UfmPort& p = ports_[i];
-    by_name_.emplace(p.name, i);
-    if (p.node_guid) by_guid_.emplace(std::make_pair(p.node_guid, p.number), i);
-    if (p.system_guid && p.system_guid != p.node_guid)
-      by_guid_.emplace(std::make_pair(p.system_guid, p.number), i);
-    if (!p.system_name.empty()) {
-      by_label_.emplace(ufm_resources_detail::label_key(p.system_name, p.dname), i);
-      by_label_.emplace(ufm_resources_detail::label_key(p.system_name, std::to_string(p.number)),
-                        i);
-    }
+UfmPortIndex::UfmPortIndex(const std::vector<UfmPort>& ports) {
+  ports_.reserve(ports.size());
+  for (const UfmPort& p : ports) add(p);
+  seal();
+}
+
+void UfmPortIndex::add(const UfmPort& p) {
+  const auto at = static_cast<uint32_t>(ports_.size());
+  ports_.push_back({p.node_guid, p.system_guid, p.number, p.dname, p.system_name});
+  if (p.node_guid) by_guid_.push_back({p.node_guid, p.number, at});
+  if (p.system_guid && p.system_guid != p.node_guid)
+    by_guid_.push_back({p.system_guid, p.number, at});
+  if (!p.system_name.empty()) {
+    by_label_.emplace(ufm_resources_detail::label_key(p.system_name, p.dname), at);
+    by_label_.emplace(ufm_resources_detail::label_key(p.system_name, std::to_string(p.number)), at);
   }
 }
 
-const UfmPort* UfmPortIndex::by_name(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
-  return it == by_name_.end() ? nullptr : &ports_[it->second];
+void UfmPortIndex::seal() {
+  // Stable: of two ports with one key the first listed wins, as a map's emplace kept it.
+  std::stable_sort(by_guid_.begin(), by_guid_.end(),
+                   [](const GuidEntry& a, const GuidEntry& b) { return a.key() < b.key(); });
+  ports_.shrink_to_fit();
+  by_guid_.shrink_to_fit();
 }
 
-const UfmPort* UfmPortIndex::by_guid(uint64_t guid, int number) const {
-  auto it = by_guid_.find({guid, number});
-  return it == by_guid_.end() ? nullptr : &ports_[it->second];
+const UfmPortKey* UfmPortIndex::by_guid(uint64_t guid, int number) const {
+  auto it = std::lower_bound(
+      by_guid_.begin(), by_guid_.end(), std::make_pair(guid, number),
+      [](const GuidEntry& e, const std::pair<uint64_t, int>& k) { return e.key() < k; });
+  if (it == by_guid_.end() || it->guid != guid || it->number != number) return nullptr;
+  return &ports_[it->at];
 }
 
-const UfmPort* UfmPortIndex::by_label(std::string_view system, std::string_view label) const {
+const UfmPortKey* UfmPortIndex::by_label(std::string_view system, std::string_view label) const {
   auto it = by_label_.find(ufm_resources_detail::label_key(system, label));
   return it == by_label_.end() ? nullptr : &ports_[it->second];
 }
 
 bool UfmPortIndex::resolve(UfmPortRef& ref) const {
-  const UfmPort* p = nullptr;
+  const UfmPortKey* p = nullptr;
   if (ref.guid && ref.port) p = by_guid(ref.guid, ref.port);
   if (!p && !ref.node.empty() && !ref.label.empty()) p = by_label(ref.node, ref.label);
   if (!p) return false;

@@ -120,6 +120,11 @@ struct UfmUnhealthyPort {
 UfmParsed<UfmAlarm> parse_ufm_alarms(std::string_view json, const UfmTimeContext& tc);
 UfmParsed<UfmPort> parse_ufm_ports(std::string_view json);
 UfmParsed<UfmLink> parse_ufm_links(std::string_view json);
+// The same two lists read as their text arrives (json.h ListStream): fed the body in any
+// pieces, finish() gives what parse_ufm_ports / parse_ufm_links give for the whole body, and
+// only one record's text is held at a time.
+ufm_json_detail::ListStream<UfmPort> ufm_ports_stream();
+ufm_json_detail::ListStream<UfmLink> ufm_links_stream();
 UfmParsed<UfmUnhealthyPort> parse_ufm_unhealthy_ports(std::string_view json);
 // One job: an object, or a list whose first element is it; nullopt for an empty list
 // (unknown id) or anything else.
@@ -133,25 +138,45 @@ int ufm_width_lanes(std::string_view width);
 int ufm_logical_state(std::string_view state);
 int ufm_physical_state(std::string_view state);
 
-// UFM's ports by name, by GUID + number and by system name + label, to complete port refs
-// parsed from event text ("(Switch:leaf001:1/17/1)" has no number; "Peer Port sw:1/19/2" no
-// GUID). Built from GET /resources/ports; immutable afterwards.
+// What UfmPortIndex keeps of a port: the keys it is found by and what resolve() fills in.
+struct UfmPortKey {
+  uint64_t node_guid = 0;    // GUID part of UFM's port name
+  uint64_t system_guid = 0;  // systemID
+  int number = 0;
+  std::string dname;  // label ("1/17/1")
+  std::string system_name;
+};
+
+// UFM's ports by GUID + number and by system name + label, to complete port refs parsed from
+// event text ("(Switch:leaf001:1/17/1)" has no number; "Peer Port sw:1/19/2" no GUID). Built
+// from GET /resources/ports; immutable afterwards. It keeps only each port's key (about 100
+// bytes with its entries, against about 1.1 KB for a whole UfmPort: 393,216 ports on a
+// 65,536-endpoint fabric), since the daemon holds it from one ports read to the next.
 class UfmPortIndex {
  public:
-  explicit UfmPortIndex(std::vector<UfmPort> ports);
-  const UfmPort* by_name(std::string_view name) const;
-  const UfmPort* by_guid(uint64_t guid, int number) const;
-  const UfmPort* by_label(std::string_view system, std::string_view label) const;
+  explicit UfmPortIndex(const std::vector<UfmPort>& ports);
+  // Built port by port (a list read as it arrives): add() each in list order, then seal()
+  // once, before the first lookup.
+  UfmPortIndex() = default;
+  void add(const UfmPort& port);
+  void seal();
+  const UfmPortKey* by_guid(uint64_t guid, int number) const;
+  const UfmPortKey* by_label(std::string_view system, std::string_view label) const;
   // Fills guid and port of ref from the port it names (by GUID + number, else system name
   // + label); true when a port was found.
   bool resolve(UfmPortRef& ref) const;
-  const std::vector<UfmPort>& ports() const { return ports_; }
+  size_t size() const { return ports_.size(); }
 
  private:
-  std::vector<UfmPort> ports_;
-  std::unordered_map<std::string, size_t> by_name_;
+  struct GuidEntry {
+    uint64_t guid = 0;
+    int number = 0;
+    uint32_t at = 0;  // in ports_
+    auto key() const { return std::make_pair(guid, number); }
+  };
+  std::vector<UfmPortKey> ports_;
+  std::vector<GuidEntry> by_guid_;                    // sorted by (guid, number); first wins
   std::unordered_map<std::string, size_t> by_label_;  // system + '\n' + label
-  std::map<std::pair<uint64_t, int>, size_t> by_guid_;
 };
 
 }  // namespace ibw::ingest

@@ -4,6 +4,8 @@
 // (actions with job polling, isolation, external events) plus the resource and telemetry GETs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -155,6 +157,54 @@ TEST_CASE("ufm client: malformed JSON is retried and then reported", "[ufm][emul
   CHECK(rig.client.health().state == HealthState::degraded);
 }
 
+TEST_CASE("ufm client: a ports list read as it arrives is retried when malformed",
+          "[ufm][emulator]") {
+  UfmEmulator emu;
+  Rig rig(emu.client_options(UfmApi::v3));
+  emu.fail("malformed", 1);  // the first answer cut in half: a fresh parse on the retry
+  auto once = rig.client.ports();
+  CHECK(once.ok());
+  CHECK(once.response.attempts == 2);
+  CHECK(once.parsed.items.size() == 16);
+  CHECK(once.response.body.empty());  // streamed: never held whole
+
+  emu.fail("malformed", 3);
+  auto bad = rig.client.ports();
+  CHECK_FALSE(bad.ok());
+  CHECK(bad.response.status == 200);
+  CHECK(bad.response.attempts == 3);
+  CHECK(bad.parsed.items.empty());
+  CHECK(bad.response.error.find("unusable answer: ports: response is not valid JSON") !=
+        std::string::npos);
+  CHECK(rig.client.health().state == HealthState::degraded);
+}
+
+TEST_CASE("ufm client: a ports list handed to a sink as it is read", "[ufm][emulator]") {
+  struct Sink : UfmPortsSink {
+    void begin() override {
+      ++attempts;
+      names.clear();
+    }
+    void take(std::vector<UfmPort>& ports) override {
+      for (const UfmPort& p : ports) names.push_back(p.name);
+    }
+    int attempts = 0;
+    std::vector<std::string> names;
+  };
+  UfmEmulator emu;
+  Rig rig(emu.client_options(UfmApi::v3));
+  auto kept = rig.client.ports();
+  REQUIRE(kept.ok());
+  emu.fail("malformed", 1);  // what the first attempt gave is forgotten
+  Sink sink;
+  auto handed = rig.client.ports(sink);
+  CHECK(handed.ok());
+  CHECK(handed.parsed.items.empty());
+  CHECK(sink.attempts == 2);
+  REQUIRE(sink.names.size() == kept.parsed.items.size());
+  for (size_t i = 0; i < sink.names.size(); ++i) CHECK(sink.names[i] == kept.parsed.items[i].name);
+}
+
 TEST_CASE("ufm client: 401 fails at once except that a v2 session logs in again",
           "[ufm][emulator]") {
   UfmEmulator emu;
@@ -260,8 +310,10 @@ TEST_CASE("ufm client: a port action runs as a job until it completes", "[ufm][e
   CHECK(actions[0]["body"]["identifier"] == "id");
   auto ports = rig.client.ports();
   REQUIRE(ports.ok());
-  UfmPortIndex index(ports.parsed.items);
-  CHECK(index.by_name("b83fd20300000002_3")->physical_state == "Disabled");
+  auto port = std::find_if(ports.parsed.items.begin(), ports.parsed.items.end(),
+                           [](const UfmPort& p) { return p.name == "b83fd20300000002_3"; });
+  REQUIRE(port != ports.parsed.items.end());
+  CHECK(port->physical_state == "Disabled");
   // The job's events: 336 on the port and the link going down.
   auto events = rig.client.events({});
   REQUIRE(events.parsed.items.size() == 2);
@@ -366,12 +418,13 @@ TEST_CASE("ufm client: the emulator serves a fabric read from ibnetdiscover text
   auto ports = rig.client.ports();
   REQUIRE(ports.ok());
   CHECK(ports.parsed.items.size() == 10);
-  UfmPortIndex index(ports.parsed.items);
+  std::map<std::string, const UfmPort*> by_name;
+  for (const auto& p : ports.parsed.items) by_name[p.name] = &p;
   size_t hosts = 0;
   for (const auto& p : ports.parsed.items) {
     CHECK(p.logical_state == "Active");
     CHECK_FALSE(p.peer.empty());
-    const UfmPort* peer = index.by_name(p.peer);
+    const UfmPort* peer = by_name.count(p.peer) ? by_name[p.peer] : nullptr;
     REQUIRE(peer != nullptr);
     CHECK(peer->peer == p.name);  // links are symmetric
     if (p.description == "Computer IB Port") ++hosts;

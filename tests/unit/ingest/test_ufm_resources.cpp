@@ -2,6 +2,8 @@
 // the recorded samples in tests/data/ufm, and for completing event ports with UfmPortIndex.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -121,7 +123,9 @@ TEST_CASE("ufm resources: the port index completes ports named by label", "[ufm]
   auto ports = parse_ufm_ports(ibw::test::ufm_recording("ports.json"));
   REQUIRE(ports.ok);
   UfmPortIndex index(ports.items);
-  CHECK(index.by_name("9c0591030090e000_52")->number == 52);
+  CHECK(index.size() == ports.items.size());
+  CHECK(index.by_guid(0x9c0591030090e000, 52)->number == 52);
+  CHECK(index.by_guid(0x9c0591030090e000, 999) == nullptr);
   CHECK(index.by_guid(0xfc6a1c0300244e00, 8)->system_name == "sw-spine-02");
   CHECK(index.by_label("sw-leaf-07", "1/17/1")->number == 33);
   CHECK(index.by_label("sw-leaf-07", "33")->number == 33);
@@ -141,4 +145,27 @@ TEST_CASE("ufm resources: the port index completes ports named by label", "[ufm]
   CHECK(resolved.peer_guid == 0xfc6a1c0300244e00);
   CHECK(resolved.peer_port == 8);
   CHECK(resolved.port == 33);
+}
+
+TEST_CASE("ufm resources: a port index built port by port answers as one built at once", "[ufm]") {
+  auto ports = parse_ufm_ports(ibw::test::ufm_recording("ports.json"));
+  REQUIRE(ports.ok);
+  UfmPortIndex whole(ports.items);
+  UfmPortIndex built;
+  for (const UfmPort& p : ports.items) built.add(p);
+  built.seal();
+  CHECK(built.size() == whole.size());
+  for (const UfmPort& p : ports.items) {
+    INFO(p.name);
+    for (uint64_t guid : {p.node_guid, p.system_guid}) {
+      const UfmPortKey* a = whole.by_guid(guid, p.number);
+      const UfmPortKey* b = built.by_guid(guid, p.number);
+      REQUIRE((a == nullptr) == (b == nullptr));
+      if (a) CHECK(std::tie(a->node_guid, a->dname) == std::tie(b->node_guid, b->dname));
+    }
+    const UfmPortKey* a = whole.by_label(p.system_name, p.dname);
+    const UfmPortKey* b = built.by_label(p.system_name, p.dname);
+    REQUIRE((a == nullptr) == (b == nullptr));
+    if (a) CHECK(a->number == b->number);
+  }
 }

@@ -1,0 +1,99 @@
+// The daemon's memory breakdown; see memory_stats.h.
+#include "daemon/memory_stats.h"
+
+#include <malloc.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "daemon/logger.h"
+
+namespace ibw::daemon {
+namespace {
+
+int64_t kib_field(std::string_view text, std::string_view name) {
+  size_t at = text.find(name);
+  while (at != std::string_view::npos && at != 0 && text[at - 1] != '\n')
+    at = text.find(name, at + 1);
+  if (at == std::string_view::npos) return 0;
+  std::string_view rest = text.substr(at + name.size());
+  size_t digits = rest.find_first_of("0123456789");
+  if (digits == std::string_view::npos) return 0;
+  rest.remove_prefix(digits);
+  int64_t v = 0;
+  std::from_chars(rest.data(), rest.data() + rest.size(), v);
+  return v;
+}
+
+std::string malloc_info_text() {
+  char* buf = nullptr;
+  size_t size = 0;
+  FILE* f = open_memstream(&buf, &size);
+  if (!f) return {};
+  malloc_info(0, f);
+  std::fclose(f);
+  std::string out(buf ? buf : "", size);
+  std::free(buf);
+  return out;
+}
+
+}  // namespace
+
+void parse_proc_status(std::string_view status, MemoryStats& out) {
+  out.rss_kib = kib_field(status, "VmRSS:");
+  out.hwm_kib = kib_field(status, "VmHWM:");
+  out.anon_kib = kib_field(status, "RssAnon:");
+}
+
+int count_malloc_arenas(std::string_view xml) {
+  int n = 0;
+  for (size_t at = xml.find("<heap nr="); at != std::string_view::npos;
+       at = xml.find("<heap nr=", at + 1))
+    ++n;
+  return n;
+}
+
+MemoryStats read_memory_stats() {
+  MemoryStats s;
+  std::ifstream in("/proc/self/status");
+  std::stringstream text;
+  text << in.rdbuf();
+  parse_proc_status(text.str(), s);
+  struct mallinfo2 m = mallinfo2();
+  s.in_use_kib = static_cast<int64_t>((m.uordblks + m.hblkhd) / 1024);
+  s.free_kib = static_cast<int64_t>(m.fordblks / 1024);
+  s.mmapped_kib = static_cast<int64_t>(m.hblkhd / 1024);
+  s.arena_kib = static_cast<int64_t>(m.arena / 1024);
+  s.arenas = count_malloc_arenas(malloc_info_text());
+  return s;
+}
+
+nlohmann::json memory_fields(const MemoryStats& s, std::string_view step) {
+  return {{"step", step},
+          {"rss_mib", s.rss_kib / 1024},
+          {"hwm_mib", s.hwm_kib / 1024},
+          {"anon_mib", s.anon_kib / 1024},
+          {"heap_in_use_mib", s.in_use_kib / 1024},
+          {"heap_free_mib", s.free_kib / 1024},
+          {"heap_mmapped_mib", s.mmapped_kib / 1024},
+          {"arenas", s.arenas}};
+}
+
+double release_free_memory() {
+  auto started = std::chrono::steady_clock::now();
+  malloc_trim(0);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+      .count();
+}
+
+void log_memory(std::string_view step, double trim_ms) {
+  nlohmann::json fields = memory_fields(read_memory_stats(), step);
+  if (trim_ms >= 0) fields["trim_ms"] = trim_ms;
+  log(LogLevel::info, "memory", std::move(fields));
+}
+
+}  // namespace ibw::daemon
