@@ -39,7 +39,9 @@ export function gridInput(grid, inner, g) {
   }
   function showHover(i) {
     const p = i < 0 ? undefined : g.port(i);
-    if (!p) { hovered = -1; hoverPort = null; hover.hidden = true; return; }
+    // A cell whose page is still coming keeps its index: refresh() shows it once drawn, so the
+    // pointer resting on it gets its link back without moving.
+    if (!p) { hovered = i; hoverPort = null; hover.hidden = true; return; }
     if (i === hovered && p === hoverPort) return;
     hovered = i;
     hoverPort = p;
@@ -80,9 +82,10 @@ export function gridInput(grid, inner, g) {
 
   grid.addEventListener('mousemove', (e) => showHover(cellAt(e.clientX, e.clientY)));
   grid.addEventListener('mouseleave', () => showHover(-1));
-  // A click that reached the canvas (no hover link there yet, e.g. a touch): the same as the link.
+  // A click on a cell that did not reach a link (no hover link there yet, e.g. a touch, or the
+  // cell's page redrawn under a resting pointer): the same as the link.
   grid.addEventListener('click', (e) => {
-    if (e.target.tagName !== 'CANVAS') return;
+    if (e.target.closest('a')) return;
     const i = cellAt(e.clientX, e.clientY), p = i < 0 ? undefined : g.port(i);
     if (!p) return;
     if (e.ctrlKey || e.metaKey) window.open(portHref(p.node, p.port), '_blank');
