@@ -151,3 +151,43 @@ TEST_CASE("ufm port state: ports no longer listed are removed and a seeded view 
   CHECK(again.upsert.empty());
   CHECK(again.events.empty());
 }
+
+TEST_CASE("ufm port state: link ends by system GUID and repeated unchanged polls", "[ufm]") {
+  auto state = [](uint64_t guid, uint64_t system, int port, const std::string& name) {
+    UfmPortState s;
+    s.node_guid = guid, s.system_guid = system, s.port = port, s.system_name = name;
+    s.name = std::to_string(guid) + "_" + std::to_string(port);
+    return s;
+  };
+  std::vector<UfmPortState> v = {state(0x20, 0x2f, 3, "leaf-a"), state(0x10, 0, 1, "host-b"),
+                                 state(0x20, 0, 3, "listed twice")};
+  UfmLink l;
+  l.source.guid = 0x2f, l.source.port = 3;  // the leaf's end named by its system GUID
+  l.destination.guid = 0x10, l.destination.port = 1;
+  l.destination.node_description = "host-b mlx5_0";
+  UfmLink far;  // an end UFM did not list: nothing found, nothing changed
+  far.source.guid = 0x99, far.source.port = 1;
+  far.destination.guid = 0x10, far.destination.port = 9;
+  apply_ufm_links(v, {far, l});
+  CHECK(v[0].peer_guid == 0x10);
+  CHECK(v[0].peer_port == 1);
+  CHECK(v[0].peer_node == "host-b");  // the peer's record names it
+  CHECK(v[1].peer_guid == 0x20);      // the leaf's node GUID, not the system GUID of the link
+  CHECK(v[1].peer_node == "leaf-a");
+  CHECK(v[2].peer_guid == 0);  // the same key listed again: the first entry is the one found
+
+  UfmPortStates table;
+  auto first = table.update(v, 100);
+  CHECK(first.upsert.size() == 2);  // the second listing of 0x20/3 does not count
+  for (int64_t now : {200, 300, 400}) {
+    auto again = table.update(v, now);
+    CHECK(again.upsert.empty());
+    CHECK(again.removed.empty());
+    CHECK(again.unchanged == 2);
+  }
+  const UfmPortState* kept = table.find(0x20, 3);
+  REQUIRE(kept);
+  CHECK(kept->system_name == "leaf-a");
+  CHECK(kept->since_us == 100);
+  CHECK(kept->peer_guid == 0x10);
+}
