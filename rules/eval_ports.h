@@ -1,0 +1,62 @@
+// The walk over a sweep's port windows in evaluate() (rules/evaluate.cpp): memory asked for
+// ahead of the port being judged, and each port's peer window found among the others.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "fabric/flat_map.h"
+#include "rules/evaluate.h"
+
+namespace ibw::rules::eval_detail {
+
+// How many ports ahead evaluate() asks for a port's data: a History-lent window's deltas and
+// bounds lie apart from the window (one heap block per port), so walking them port after port
+// waits on memory each time; asked for early, the loads of several ports overlap.
+inline constexpr size_t kPrefetchAhead = 8;
+inline void prefetch(const PortWindow& w) {
+  auto ds = w.all_deltas();
+  for (const auto& d : ds) __builtin_prefetch(&d.time_us);  // time, flags and first counters
+  if (w.bounds) {
+    const char* b = reinterpret_cast<const char*>(w.bounds);
+    for (size_t at = 0; at < sizeof(DeltaBounds); at += 64) __builtin_prefetch(b + at);
+  }
+}
+
+inline uint64_t port_key(uint64_t guid, int port) {
+  return guid * 257 + static_cast<uint64_t>(port);
+}
+
+// The window of a port's peer among `ports` (one window per port). History::windows lists
+// a link's two ends next to each other, so the neighbours are tried first; the index (a
+// random memory access per port on a large fabric) is built only when a neighbour misses.
+class PeerFinder {
+ public:
+  explicit PeerFinder(const std::vector<PortWindow>& ports) : ports_(ports) {}
+  const PortWindow* peer_of(size_t i) {
+    const PortWindow& p = ports_[i];
+    if (!p.peer_guid) return nullptr;
+    uint64_t k = port_key(p.peer_guid, p.peer_port);
+    if (k == kNoKey) return nullptr;  // as the index: that key is never stored
+    if (i + 1 < ports_.size() && key_at(i + 1) == k) return &ports_[i + 1];
+    if (i && key_at(i - 1) == k) return &ports_[i - 1];
+    if (!built_) {
+      index_.reserve(ports_.size());
+      for (size_t j = 0; j < ports_.size(); ++j)
+        index_.emplace(key_at(j), static_cast<uint32_t>(j));
+      built_ = true;
+    }
+    auto at = index_.find(k);
+    return at ? &ports_[*at] : nullptr;
+  }
+
+ private:
+  static constexpr uint64_t kNoKey = UINT64_MAX;
+  uint64_t key_at(size_t j) const { return port_key(ports_[j].node_guid, ports_[j].port); }
+  const std::vector<PortWindow>& ports_;
+  fabric::FlatMap64 index_;
+  bool built_ = false;
+};
+
+}  // namespace ibw::rules::eval_detail
