@@ -17,21 +17,20 @@ uint32_t data_counter_mask() {
 }
 
 SumVerdict judge_sum(const CounterSample* previous, const CounterSample& sum) {
-  const uint32_t tracked = sum.valid & sum_tracked_mask();
+  const uint32_t tracked_all = sum_tracked_mask(), data = data_counter_mask();
+  const uint32_t tracked = sum.valid & tracked_all;
   bool zero = true;
   for (unsigned i = 0; i < kCounterCount; ++i)
     if ((tracked >> i & 1u) && sum.value[i] != 0) zero = false;
   if (zero && !(sum.saturated & tracked)) return SumVerdict::zero;
-  if (!previous || (previous->valid & sum_tracked_mask()) != tracked ||
-      previous->extended != sum.extended)
+  if (!previous || (previous->valid & tracked_all) != tracked || previous->extended != sum.extended)
     return SumVerdict::moved;
   if ((sum.saturated | previous->saturated) & tracked) return SumVerdict::moved;
   for (unsigned i = 0; i < kCounterCount; ++i) {
     uint32_t bit = 1u << i;
     if ((tracked & bit) && (sum.value[i] != previous->value[i] || sum.value[i] == UINT64_MAX))
       return SumVerdict::moved;
-    if ((data_counter_mask() & bit) && (sum.valid & previous->valid & bit) &&
-        sum.value[i] < previous->value[i])
+    if ((data & bit) && (sum.valid & previous->valid & bit) && sum.value[i] < previous->value[i])
       return SumVerdict::moved;  // went down: a reset by someone else
   }
   return SumVerdict::unchanged;
