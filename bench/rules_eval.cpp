@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
     size_t history_bytes = 0;
     {
       rules::History h(rules::longest_window(rules));
+      h.track_exact(rules::exact_counters(rules));  // as RuleRunner sets it up
       int64_t now = kStart;
       for (int s = 0; s < 11; ++s, now += kSweepUs) {
         stamp(sweep, now);

@@ -17,7 +17,13 @@ namespace ibw::rules::eval_detail {
 inline constexpr size_t kPrefetchAhead = 8;
 inline void prefetch(const PortWindow& w) {
   auto ds = w.all_deltas();
-  for (const auto& d : ds) __builtin_prefetch(&d.time_us);  // time, flags and first counters
+  if (w.exact && w.exact->active &&
+      !ds.empty()) {  // the longest window's sums need no walk: its two ends
+    __builtin_prefetch(&ds.front().time_us), __builtin_prefetch(&ds.back().time_us);
+    __builtin_prefetch(w.exact);
+  } else {
+    for (const auto& d : ds) __builtin_prefetch(&d.time_us);  // time, flags, first counters
+  }
   if (w.bounds) {
     const char* b = reinterpret_cast<const char*>(w.bounds);
     for (size_t at = 0; at < sizeof(DeltaBounds); at += 64) __builtin_prefetch(b + at);

@@ -52,9 +52,25 @@ inline std::span<const WindowDelta> window_deltas(const PortWindow& p, int64_t n
                                  [&](const WindowDelta& d) { return d.time_us <= now - window; });
   return {lo, hi};
 }
+// The window sum of counter index i from p's exact figures (History's windows), when the
+// window spans every delta of the view and the figures hold i: no walk. False otherwise.
+inline bool exact_sum(const PortWindow& p, size_t i, int64_t now, int64_t window, Sum* out) {
+  if (!p.exact || !p.bounds || !p.exact_totals || i >= DeltaBounds::kCounters) return false;
+  auto ds = p.delta_view;  // time-ordered: the first and the last bound them all
+  if (ds.empty() || !in_window(ds.front().time_us, now, window) ||
+      !in_window(ds.back().time_us, now, window))
+    return false;
+  const ExactStats::Slot* s = p.exact->find(i);
+  if (!s || p.bounds->total[i] == UINT64_MAX) return false;  // a walk's sum would wrap
+  if (!p.exact->active) return void(p.exact->wanted = true), false;
+  *out = Sum{p.bounds->total[i],           s->max_delta,     s->max_rate,
+             static_cast<int>(s->samples), s->saturated > 0, s->last_time};
+  return true;
+}
 inline Sum counter_sum(const PortWindow& p, Counter c, int64_t now, int64_t window) {
   Sum sum;
   size_t i = static_cast<size_t>(c);
+  if (exact_sum(p, i, now, window, &sum)) return sum;
   for (const auto& d : window_deltas(p, now, window)) {
     if (!(d.valid & bit(c)) || !in_window(d.time_us, now, window)) continue;
     ++sum.samples;
@@ -123,6 +139,13 @@ class EvalCache {
   }
   // counter_sum for every counter of w.mask at once (same updates, same order).
   static void fill(Window& w, const PortWindow& p, int64_t now) {
+    w.done = true, w.now = now;
+    bool exact = true;  // every sum from the exact figures, or a walk
+    for (uint32_t m = w.mask; m && exact; m &= m - 1) {
+      auto i = static_cast<size_t>(std::countr_zero(m));
+      exact = exact_sum(p, i, now, w.window_us, &w.sums[i]);
+    }
+    if (exact) return;
     for (uint32_t m = w.mask; m; m &= m - 1) w.sums[std::countr_zero(m)] = Sum{};
     for (const auto& d : window_deltas(p, now, w.window_us)) {
       if (!in_window(d.time_us, now, w.window_us)) continue;
@@ -138,7 +161,6 @@ class EvalCache {
         sum.last_time = std::max(sum.last_time, d.time_us);
       }
     }
-    w.done = true, w.now = now;
   }
   std::vector<Window> windows_;
   const PortWindow* port_ = nullptr;

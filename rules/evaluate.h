@@ -122,6 +122,91 @@ struct DeltaBounds {
   }
 };
 
+// Exact figures of a few counters over every delta a port's view holds, kept up to date by
+// rules::History as deltas come and go (the counters the rules sum over their longest window,
+// History::track_exact). A rule window that spans the whole view then takes its sum from here
+// instead of walking the deltas: on a fabric failing everywhere that walk was a quarter of
+// the sweep. The maxima stay exact under removal by counting the deltas that reach them; when
+// the last of those leaves, History recomputes them from the view.
+// Kept only for ports that need them: keeping them costs every sweep too (on a fabric with
+// errors below every threshold no window is summed at all). A port's figures start inactive;
+// a window sum that could have used them marks them wanted (evaluate() walks that time), and
+// History's next prune computes them and keeps them from then on.
+struct ExactStats {
+  // One counter (the shipped rules sum one over their longest window; more would make every
+  // port's entry larger, and the walks of the rest stay exact). Raise it with care: History
+  // prunes every entry every sweep, and this is read there.
+  static constexpr size_t kSlots = 1;
+  static constexpr uint8_t kUnused = 0xff;
+  struct Slot {  // one counter, over its valid deltas (as window sums count them)
+    uint64_t max_delta = 0;
+    double max_rate = 0;
+    int64_t last_time = 0;     // latest non-zero delta, 0 when none
+    uint32_t samples = 0;      // valid deltas
+    uint32_t nonzero = 0;      // valid non-zero deltas
+    uint32_t saturated = 0;    // valid deltas marked at_least
+    uint32_t at_max = 0;       // non-zero deltas equal to max_delta
+    uint32_t at_max_rate = 0;  // non-zero deltas whose rate equals max_rate
+  };
+  std::array<uint8_t, kSlots> counter{kUnused};  // the counter index of each slot
+  bool active = false;                           // the slots hold the figures
+  mutable bool wanted = false;  // set by a sum that walked for want of them (a hint)
+  std::array<Slot, kSlots> slot{};
+
+  // The slot of counter index c, nullptr when not tracked.
+  const Slot* find(size_t c) const {
+    for (size_t k = 0; k < kSlots; ++k)
+      if (counter[k] == c) return &slot[k];
+    return nullptr;
+  }
+  void clear() { slot = {}; }
+  void add(const WindowDelta& d) {
+    for (size_t k = 0; k < kSlots && counter[k] != kUnused; ++k) {
+      size_t i = counter[k];
+      if (!(d.valid >> i & 1u)) continue;
+      Slot& s = slot[k];
+      ++s.samples;
+      s.saturated += d.at_least >> i & 1u;
+      uint64_t v = d.delta[i];
+      if (!v) continue;
+      ++s.nonzero;
+      s.last_time = std::max(s.last_time, d.time_us);
+      if (v > s.max_delta)
+        s.max_delta = v, s.at_max = 1;
+      else if (v == s.max_delta)
+        ++s.at_max;
+      double r = d.rate(i);
+      if (r > s.max_rate)
+        s.max_rate = r, s.at_max_rate = 1;
+      else if (r == s.max_rate)
+        ++s.at_max_rate;
+    }
+  }
+  // d, the oldest delta of the view, left it (History prunes oldest first, so the latest
+  // non-zero time stays while any non-zero delta does). False when a maximum left with d:
+  // then the slots must be rebuilt over the view.
+  bool remove(const WindowDelta& d) {
+    bool exact = true;
+    for (size_t k = 0; k < kSlots && counter[k] != kUnused; ++k) {
+      size_t i = counter[k];
+      if (!(d.valid >> i & 1u)) continue;
+      Slot& s = slot[k];
+      --s.samples;
+      s.saturated -= d.at_least >> i & 1u;
+      uint64_t v = d.delta[i];
+      if (!v) continue;
+      if (--s.nonzero == 0) {  // no non-zero delta left: no maxima, no latest time
+        s.max_delta = 0, s.max_rate = 0, s.last_time = 0, s.at_max = s.at_max_rate = 0;
+        continue;
+      }
+      s.at_max -= v == s.max_delta;
+      s.at_max_rate -= d.rate(i) == s.max_rate;
+      exact &= s.at_max && s.at_max_rate;
+    }
+    return exact;
+  }
+};
+
 struct PortWindow {
   uint64_t node_guid = 0;
   int port = 0;
@@ -146,6 +231,9 @@ struct PortWindow {
   // a total below UINT64_MAX is the window sum of a window that spans every one of them, and
   // evaluate() decides the symbol BER test from it without walking the deltas.
   bool exact_totals = false;
+  // Optional (History sets it with delta_view): exact figures of some counters over exactly
+  // the deltas of delta_view.
+  const ExactStats* exact = nullptr;
 
   std::span<const WindowDelta> all_deltas() const {
     return delta_view.empty() ? std::span<const WindowDelta>(deltas) : delta_view;

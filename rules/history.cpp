@@ -15,6 +15,21 @@ int64_t longest_window(const RuleSet& rules) {
   return w;
 }
 
+uint32_t exact_counters(const RuleSet& rules) {
+  int64_t longest = longest_window(rules);
+  uint32_t m = 0;
+  auto bit = [](ingest::Counter c) { return 1u << static_cast<unsigned>(c); };
+  for (const auto& r : rules.rules) {
+    if (!r.enabled || r.window_us != longest) continue;
+    if (r.type == RuleType::symbol_errors) m |= bit(ingest::Counter::SymbolErrorCounter);
+    if (r.type == RuleType::link_flap || r.confirm == Confirm::errors_and_flap)
+      m |= bit(ingest::Counter::LinkDownedCounter);
+    if (r.type == RuleType::error_counters)
+      for (const auto& lim : r.counters) m |= bit(lim.counter);
+  }
+  return m;
+}
+
 EventNeeds event_needs(const RuleSet& rules) {
   EventNeeds n;
   for (const auto& r : rules.rules) {
@@ -72,6 +87,19 @@ size_t History::locate(uint64_t k, size_t near, size_t near2) const {
   return at ? *at : npos;
 }
 
+void History::track_exact(uint32_t counters) {
+  tracked_ = {};
+  size_t k = 0;
+  for (size_t i = 0; i < DeltaBounds::kCounters && k < ExactStats::kSlots; ++i)
+    if (counters >> i & 1u) tracked_.counter[k++] = static_cast<uint8_t>(i);
+  for (auto& e : entries_) e.exact = tracked_;  // inactive until wanted
+}
+
+void History::renew_bounds(Entry& e) {
+  e.bounds = {};
+  for (const auto& x : e.live()) e.bounds.add(x);
+}
+
 History::Entry& History::slot(uint64_t guid, int port) {
   uint64_t k = key(guid, port);
   size_t at = locate(k, next_);
@@ -80,6 +108,7 @@ History::Entry& History::slot(uint64_t guid, int port) {
     index_.emplace(k, static_cast<uint32_t>(at));
     entries_.emplace_back();
     entries_.back().key = k;
+    entries_.back().exact = tracked_;
   }
   next_ = at + 1;
   Entry& e = entries_[at];
@@ -103,12 +132,12 @@ bool History::add_delta(const ingest::CounterDelta& d) {
   if (e.head && q.size() == q.capacity()) {  // drop the pruned ones instead of growing
     q.erase(q.begin(), q.begin() + e.head);
     e.head = 0;
-    e.bounds = {};  // renews the maxima too
-    for (const auto& x : q) e.bounds.add(x);
+    renew_bounds(e);  // the exact figures are over the same live deltas still
   }
   int64_t t = d.sample.time_us;
   WindowDelta w = WindowDelta::of(d);
   e.bounds.add(w);
+  if (e.exact.active) e.exact.add(w);  // in any order: counts, maxima and the latest time
   if (q.size() == e.head || q.back().time_us <= t) {
     q.push_back(w);
   } else {
@@ -156,6 +185,7 @@ bool History::add_event(const ingest::Event& e) {
 void History::release(Entry& e) {
   e.head = 0;
   e.bounds = {};
+  e.exact = tracked_;  // inactive
   history_detail::free_vector(e.deltas);
   history_detail::free_vector(e.events);
   history_detail::free_vector(e.ber);
@@ -171,9 +201,19 @@ void History::prune(int64_t now_us) {
       continue;
     }
     auto keep = std::find_if(e.deltas.begin() + e.head, e.deltas.end(), after);
-    for (auto it = e.deltas.begin() + e.head; it != keep; ++it) e.bounds.remove(*it);
+    bool exact = true, active = e.exact.active;
+    for (auto it = e.deltas.begin() + e.head; it != keep; ++it) {
+      e.bounds.remove(*it);
+      if (active) exact &= e.exact.remove(*it);
+    }
     e.head = static_cast<uint32_t>(keep - e.deltas.begin());
-    if (e.head == e.deltas.size()) e.deltas.clear(), e.head = 0, e.bounds = {};
+    if (e.head == e.deltas.size()) {
+      e.deltas.clear(), e.head = 0, e.bounds = {}, e.exact.clear();
+    } else if (!exact || (!active && e.exact.wanted)) {  // a maximum left, or now wanted
+      e.exact.clear();
+      for (const auto& x : e.live()) e.exact.add(x);
+      e.exact.active = true, e.exact.wanted = false;
+    }
     e.events.erase(e.events.begin(), std::find_if(e.events.begin(), e.events.end(), after));
     e.ber.erase(e.ber.begin(), std::find_if(e.ber.begin(), e.ber.end(), after));
     if (e.empty()) release(e), --live_, ++emptied;
@@ -237,6 +277,7 @@ void History::window_into(const LinkInfo& link, const Entry* own, const Entry* p
     w->delta_view = own->live();
     w->bounds = &own->bounds;
     w->exact_totals = true;  // bounds: over deltas[head, end), which is live()
+    if (own->exact.counter[0] != ExactStats::kUnused) w->exact = &own->exact;
     w->events.assign(own->events.begin(), own->events.end());
     w->ber_events.assign(own->ber.begin(), own->ber.end());
   }

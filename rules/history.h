@@ -15,7 +15,7 @@
 // from the front of a port's vector in bulk (a head offset), so a steady sweep costs one
 // append per erroring port instead of shifting the whole window. Each port keeps
 // DeltaBounds over its deltas (sums kept exact, maxima renewed when the vector is compacted)
-// and lends them with its windows.
+// and lends them with its windows, and ExactStats of the counters the owner tracks.
 #pragma once
 
 #include <cstddef>
@@ -48,6 +48,10 @@ struct LinkInfo {
 // The longest window any enabled rule looks at (at least one minute).
 int64_t longest_window(const RuleSet& rules);
 
+// The counters (bit i: counter i) that enabled rules sum over a window as long as the longest
+// (History::track_exact keeps exact figures of them).
+uint32_t exact_counters(const RuleSet& rules);
+
 // Which event kinds the enabled rules look at; the others need not be kept.
 struct EventNeeds {
   bool link = false;     // link_down / link_up: link_flap, confirm errors_and_flap
@@ -68,6 +72,9 @@ class History {
   // keep_xmit_wait(true): congestion rules read it); returns whether it was kept.
   bool add_delta(const ingest::CounterDelta& d);
   void keep_xmit_wait(bool on) { keep_wait_ = on; }
+  // Keeps ExactStats of these counters (bit i: counter i; the first ExactStats::kSlots of
+  // them that DeltaBounds covers) for the ports whose windows want them, and lends them.
+  void track_exact(uint32_t counters);
   void add_link_event(uint64_t node_guid, int port, int64_t time_us, bool down);
   // A high_ber or high_ber_cleared event of a port (time, severity, source, message kept).
   void add_ber_event(const ingest::Event& e);
@@ -107,6 +114,7 @@ class History {
     std::vector<LinkEvent> events;    // own events (from_peer false), time-ordered
     std::vector<BerEvent> ber;        // own UFM BER verdicts, time-ordered
     DeltaBounds bounds;               // over deltas[head, end)
+    ExactStats exact;                 // over deltas[head, end) when active (last: read less)
     bool empty() const { return head == deltas.size() && events.empty() && ber.empty(); }
     std::span<const WindowDelta> live() const {
       return {deltas.data() + head, deltas.size() - head};
@@ -121,12 +129,14 @@ class History {
   size_t locate(uint64_t k, size_t near, size_t near2 = npos) const;
   // The port's entry, made when missing; counts it live again when it was empty.
   Entry& slot(uint64_t guid, int port);
-  void release(Entry& e);  // frees an emptied entry's memory
-  void compact();          // drops emptied entries and rebuilds the index
+  void release(Entry& e);              // frees an emptied entry's memory
+  void compact();                      // drops emptied entries and rebuilds the index
+  static void renew_bounds(Entry& e);  // e's bounds over its live deltas (maxima renewed)
   void window_into(const LinkInfo& link, const Entry* own, const Entry* peer, PortWindow* w) const;
 
   int64_t keep_us_;
   bool keep_wait_ = false;
+  ExactStats tracked_;  // what a new entry starts with: the tracked counters, no figures
   std::vector<Entry> entries_;
   fabric::FlatMap64 index_;  // key -> entries_ position (emptied entries keep theirs)
   size_t live_ = 0;

@@ -2,9 +2,9 @@
 // commit fd951cb (tests/unit/rules_eval_reference.cpp) on random fabrics of linked port
 // windows: random counter deltas (all rule counters, saturated, unknown, zero), link events of
 // both ends, UFM BER events, speeds, widths and plans, in hand-made (`deltas`) and
-// History-lent (`delta_view` + bounds) form, under the shipped rules and variants of them
-// (other confirmations, jump off, disabled rules). Every verdict field must be equal, the
-// explanation text included.
+// History-lent (`delta_view` + bounds, and mostly exact figures) form, under the shipped rules and
+// variants of them (other confirmations, jump off, disabled rules). Every verdict field must be
+// equal, the explanation text included.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -31,6 +31,7 @@ struct Fabric {
   std::vector<PortWindow> windows;
   std::vector<std::vector<WindowDelta>> lent;  // delta_view storage
   std::vector<DeltaBounds> bounds;
+  std::vector<ExactStats> exact;
 };
 
 uint64_t pick_value(std::mt19937_64& rng) {
@@ -106,6 +107,7 @@ Fabric random_fabric(std::mt19937_64& rng, int links, bool lend) {
   Fabric f;
   f.lent.reserve(static_cast<size_t>(2 * links));
   f.bounds.reserve(static_cast<size_t>(2 * links));
+  f.exact.reserve(static_cast<size_t>(2 * links));
   static const Speed kSpeeds[] = {Speed::unknown, Speed::sdr, Speed::qdr, Speed::fdr,
                                   Speed::edr,     Speed::hdr, Speed::ndr, Speed::xdr};
   for (int i = 0; i < links; ++i) {
@@ -133,6 +135,16 @@ Fabric random_fabric(std::mt19937_64& rng, int links, bool lend) {
         w.delta_view = f.lent.back();
         w.bounds = &f.bounds.back();
         w.exact_totals = true;  // as History lends them: bounds over exactly the view
+        if (rng() % 4) {        // and exact figures of one counter the rules sum
+          static const Counter kExact[] = {Counter::SymbolErrorCounter, Counter::SymbolErrorCounter,
+                                           Counter::LinkDownedCounter, Counter::PortRcvErrors};
+          ExactStats ex;
+          ex.counter = {static_cast<uint8_t>(kExact[rng() % 4])};
+          ex.active = rng() % 8 != 0;  // inactive ones are walked
+          for (const auto& d : f.lent.back()) ex.add(d);
+          f.exact.push_back(ex);
+          w.exact = &f.exact.back();
+        }
       } else {
         w.deltas = std::move(deltas);
       }

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <map>
 #include <random>
 #include <set>
@@ -103,6 +105,7 @@ TEST_CASE("history deltas and bounds lent to evaluate judge like plain copies",
     std::mt19937 rng(seed);
     auto links = random_links(rng, 40);
     rules::History h(rules::longest_window(rules));
+    h.track_exact(rules::exact_counters(rules));
     fill(rng, h, links);
     auto lent = h.windows(links);
     auto copied = lent;
@@ -110,6 +113,7 @@ TEST_CASE("history deltas and bounds lent to evaluate judge like plain copies",
       w.deltas.assign(w.delta_view.begin(), w.delta_view.end());
       w.delta_view = {};
       w.bounds = nullptr;  // every rule walks the deltas
+      w.exact = nullptr;
     }
     auto a = rules::evaluate(rules, lent, kNow), b = rules::evaluate(rules, copied, kNow);
     REQUIRE(a.size() == b.size());
@@ -125,6 +129,86 @@ TEST_CASE("history deltas and bounds lent to evaluate judge like plain copies",
     }
   }
   CHECK(verdicts > 100);  // the fabrics do fire rules
+}
+
+// The figures a History lends must equal those of its view computed afresh.
+void check_exact(const rules::PortWindow& w) {
+  REQUIRE(w.exact);
+  rules::ExactStats fresh;
+  fresh.counter = w.exact->counter;
+  for (const auto& d : w.delta_view) fresh.add(d);
+  for (size_t k = 0; k < rules::ExactStats::kSlots; ++k) {
+    const auto &a = w.exact->slot[k], &b = fresh.slot[k];
+    INFO("port " << w.node_guid << "/" << w.port << " slot " << k);
+    CHECK(a.max_delta == b.max_delta);
+    CHECK(a.max_rate == b.max_rate);
+    CHECK(a.last_time == b.last_time);
+    CHECK(a.samples == b.samples);
+    CHECK(a.nonzero == b.nonzero);
+    CHECK(a.saturated == b.saturated);
+    if (a.nonzero) CHECK((a.at_max && a.at_max_rate));
+  }
+}
+
+TEST_CASE("history exact figures follow adds and prunes and judge like walks", "[rules][history]") {
+  // Sweep after sweep, random deltas (often the same value, so maxima leave and stay) are
+  // added and the history pruned: the exact figures it lends match a recount of the view,
+  // and evaluate() with them gives what it gives walking copies. The shipped rules (the
+  // longest window sums one counter, kept exact), and a variant whose longest window sums two
+  // (one kept exact; that window is walked, the peers' sums of the other come from it).
+  size_t verdicts = 0, exact_windows = 0;
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    auto rules = defaults();
+    if (seed % 2)
+      for (auto& r : rules.rules)
+        if (r.type == rules::RuleType::error_counters)
+          r.window_us = 12 * kSweep, r.counters = {{Counter::PortRcvErrors, 0, 4.0}};
+    REQUIRE(std::popcount(rules::exact_counters(rules)) == (seed % 2 ? 2 : 1));
+    std::mt19937 rng(seed);
+    auto links = random_links(rng, 30);
+    rules::History h(rules::longest_window(rules));
+    h.track_exact(rules::exact_counters(rules));
+    for (int sweep = 0; sweep < 30; ++sweep) {
+      int64_t now = kNow + sweep * kSweep;
+      for (const auto& l : links) {
+        if (rng() % 3) continue;
+        ingest::CounterDelta d;
+        d.sample.node_guid = l.node_guid, d.sample.port = l.port;
+        d.sample.time_us = now - (rng() % 8 == 0 ? kSweep / 2 : 0);  // some out of order
+        d.valid = rng() % 6 ? ~0u : 0x1u;
+        d.interval_us = rng() % 5 ? kSweep : 2 * kSweep;
+        for (Counter c : {Counter::SymbolErrorCounter, Counter::PortRcvErrors,
+                          Counter::LinkErrorRecoveryCounter})
+          if (rng() % 2) d.delta[static_cast<size_t>(c)] = std::array{1, 300, 300, 5}[rng() % 4];
+        if (rng() % 9 == 0) d.at_least = 1;
+        h.add_delta(d);
+      }
+      if (sweep % 7 == 3) h.clear_port(links[rng() % links.size()].node_guid, 1);
+      h.prune(now);
+      auto lent = h.windows(links);
+      auto copied = lent;
+      for (auto& w : copied) {
+        w.deltas.assign(w.delta_view.begin(), w.delta_view.end());
+        w.delta_view = {}, w.bounds = nullptr, w.exact = nullptr;
+      }
+      for (const auto& w : lent)  // active once a walk wanted them (the sweep before)
+        if (!w.delta_view.empty() && w.exact && w.exact->active) check_exact(w), ++exact_windows;
+      auto a = rules::evaluate(rules, lent, now), b = rules::evaluate(rules, copied, now);
+      REQUIRE(a.size() == b.size());
+      verdicts += a.size();
+      for (size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].explanation == b[i].explanation);
+        CHECK(a[i].evidence.total == b[i].evidence.total);
+        CHECK(a[i].evidence.max_delta == b[i].evidence.max_delta);
+        CHECK(a[i].evidence.max_rate == b[i].evidence.max_rate);
+        CHECK(a[i].evidence.samples == b[i].evidence.samples);
+        CHECK(a[i].evidence.at_least == b[i].evidence.at_least);
+        CHECK(a[i].evidence.last_time_us == b[i].evidence.last_time_us);
+      }
+    }
+  }
+  CHECK(verdicts > 500);
+  CHECK(exact_windows > 1000);
 }
 
 TEST_CASE("history entries found by guess or by index give the same windows", "[rules][history]") {
