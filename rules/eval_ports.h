@@ -17,10 +17,9 @@ namespace ibw::rules::eval_detail {
 inline constexpr size_t kPrefetchAhead = 8;
 inline void prefetch(const PortWindow& w) {
   auto ds = w.all_deltas();
-  if (w.exact && w.exact->active &&
-      !ds.empty()) {  // the longest window's sums need no walk: its two ends
-    __builtin_prefetch(&ds.front().time_us), __builtin_prefetch(&ds.back().time_us);
-    __builtin_prefetch(w.exact);
+  if (w.exact) {  // History's: sums over the longest window come from here, not the deltas
+    const char* x = reinterpret_cast<const char*>(w.exact);
+    __builtin_prefetch(x), __builtin_prefetch(x + sizeof(ExactStats) - 1);
   } else {
     for (const auto& d : ds) __builtin_prefetch(&d.time_us);  // time, flags, first counters
   }

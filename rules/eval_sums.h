@@ -56,13 +56,19 @@ inline std::span<const WindowDelta> window_deltas(const PortWindow& p, int64_t n
 // window spans every delta of the view and the figures hold i: no walk. False otherwise.
 inline bool exact_sum(const PortWindow& p, size_t i, int64_t now, int64_t window, Sum* out) {
   if (!p.exact || !p.bounds || !p.exact_totals || i >= DeltaBounds::kCounters) return false;
-  auto ds = p.delta_view;  // time-ordered: the first and the last bound them all
-  if (ds.empty() || !in_window(ds.front().time_us, now, window) ||
-      !in_window(ds.back().time_us, now, window))
-    return false;
-  const ExactStats::Slot* s = p.exact->find(i);
+  const ExactStats& x = *p.exact;
+  const ExactStats::Slot* s = x.find(i);
   if (!s || p.bounds->total[i] == UINT64_MAX) return false;  // a walk's sum would wrap
-  if (!p.exact->active) return void(p.exact->wanted = true), false;
+  // The view lies in the window when its first and last delta do (time-ordered).
+  auto spans = [&](int64_t first, int64_t last) {
+    return in_window(first, now, window) && in_window(last, now, window);
+  };
+  if (!x.active) {  // walked this time; kept from the next prune on when it would serve
+    auto ds = p.delta_view;
+    if (!ds.empty() && spans(ds.front().time_us, ds.back().time_us)) x.wanted = true;
+    return false;
+  }
+  if (!x.deltas || !spans(x.first, x.last)) return false;
   *out = Sum{p.bounds->total[i],           s->max_delta,     s->max_rate,
              static_cast<int>(s->samples), s->saturated > 0, s->last_time};
   return true;

@@ -151,6 +151,8 @@ struct ExactStats {
   std::array<uint8_t, kSlots> counter{kUnused};  // the counter index of each slot
   bool active = false;                           // the slots hold the figures
   mutable bool wanted = false;  // set by a sum that walked for want of them (a hint)
+  uint32_t deltas = 0;          // in the view; first and last: the times of its two ends, so
+  int64_t first = 0, last = 0;  // that a sum need not read them (a cache miss per port)
   std::array<Slot, kSlots> slot{};
 
   // The slot of counter index c, nullptr when not tracked.
@@ -159,8 +161,10 @@ struct ExactStats {
       if (counter[k] == c) return &slot[k];
     return nullptr;
   }
-  void clear() { slot = {}; }
+  void clear() { slot = {}, deltas = 0, first = last = 0; }
   void add(const WindowDelta& d) {
+    first = deltas ? std::min(first, d.time_us) : d.time_us;
+    last = deltas++ ? std::max(last, d.time_us) : d.time_us;
     for (size_t k = 0; k < kSlots && counter[k] != kUnused; ++k) {
       size_t i = counter[k];
       if (!(d.valid >> i & 1u)) continue;
@@ -183,10 +187,13 @@ struct ExactStats {
     }
   }
   // d, the oldest delta of the view, left it (History prunes oldest first, so the latest
-  // non-zero time stays while any non-zero delta does). False when a maximum left with d:
-  // then the slots must be rebuilt over the view.
-  bool remove(const WindowDelta& d) {
+  // non-zero time stays while any non-zero delta does); `next_first` is the time of the
+  // view's first delta now. False when a maximum left with d: then the slots must be rebuilt
+  // over the view.
+  bool remove(const WindowDelta& d, int64_t next_first) {
     bool exact = true;
+    if (--deltas == 0) next_first = 0, last = 0;
+    first = next_first;
     for (size_t k = 0; k < kSlots && counter[k] != kUnused; ++k) {
       size_t i = counter[k];
       if (!(d.valid >> i & 1u)) continue;

@@ -202,9 +202,10 @@ void History::prune(int64_t now_us) {
     }
     auto keep = std::find_if(e.deltas.begin() + e.head, e.deltas.end(), after);
     bool exact = true, active = e.exact.active;
+    int64_t next_first = keep == e.deltas.end() ? 0 : keep->time_us;  // read by find_if
     for (auto it = e.deltas.begin() + e.head; it != keep; ++it) {
       e.bounds.remove(*it);
-      if (active) exact &= e.exact.remove(*it);
+      if (active) exact &= e.exact.remove(*it, next_first);
     }
     e.head = static_cast<uint32_t>(keep - e.deltas.begin());
     if (e.head == e.deltas.size()) {

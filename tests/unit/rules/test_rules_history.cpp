@@ -137,6 +137,9 @@ void check_exact(const rules::PortWindow& w) {
   rules::ExactStats fresh;
   fresh.counter = w.exact->counter;
   for (const auto& d : w.delta_view) fresh.add(d);
+  CHECK(w.exact->deltas == w.delta_view.size());
+  CHECK(w.exact->first == w.delta_view.front().time_us);
+  CHECK(w.exact->last == w.delta_view.back().time_us);
   for (size_t k = 0; k < rules::ExactStats::kSlots; ++k) {
     const auto &a = w.exact->slot[k], &b = fresh.slot[k];
     INFO("port " << w.node_guid << "/" << w.port << " slot " << k);
