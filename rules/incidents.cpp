@@ -83,6 +83,11 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   int64_t& down_at = down_at_[id];
   bool was_down = down_at != 0;
   down_at = down ? (was_down ? down_at : e.time_us) : 0;
+  // Each end reports the same up (OpenSM logs a link from both sides): the second copy, or
+  // any up shortly after the link came up from down, is not a link "never seen down".
+  int64_t& up_at = up_at_[id];
+  bool came_up_lately = up_at && e.time_us - up_at <= opt_.burst_us;
+  if (!down && was_down) up_at = e.time_us;
   Incident* inc = incident_of(id, e.time_us);
   // Failing counter queries were only a guess at the cause: a link event may still show the
   // switch in front of those hosts rebooting (that incident then takes theirs in).
@@ -105,7 +110,8 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
     for (uint64_t node : ends)  // a host whose every link is down
       if (!switch_[node] && all_down(node) && open("host_down", node, e, out)) return;
   }
-  if (!down && !was_down && last_sweep_us_ && e.time_us - last_sweep_us_ <= opt_.burst_us) {
+  if (!down && !was_down && !came_up_lately && last_sweep_us_ &&
+      e.time_us - last_sweep_us_ <= opt_.burst_us) {
     resweep_.insert(id);  // up, never seen down, right after a sweep: the SM re-initialising
     if (static_cast<int>(resweep_.size()) >= opt_.resweep_links) {
       Incident& sweep = make("sm_resweep", 0, e);
@@ -198,6 +204,7 @@ Incident& IncidentTracker::make(const std::string& kind, uint64_t node, const in
 }
 
 void IncidentTracker::prune(int64_t now_us) {
+  std::erase_if(up_at_, [&](const auto& u) { return u.second < now_us - opt_.burst_us; });
   std::erase_if(incidents_, [&](const Incident& inc) {
     return state_of(inc, now_us) == "resolved" && inc.last_us < now_us - kKeepUs;
   });

@@ -133,6 +133,7 @@ class IncidentTracker {
   std::unordered_map<uint64_t, bool> switch_;                  // GUID -> is a switch
   std::unordered_map<uint64_t, std::string> names_;
   std::unordered_map<End, int64_t, PortRefHash> down_at_;  // link -> went down (0: up)
+  std::unordered_map<End, int64_t, PortRefHash> up_at_;    // link -> last came up from down
   std::vector<Incident> incidents_;
   std::unordered_map<uint64_t, std::vector<std::pair<int64_t, End>>> unresponsive_;  // by switch
   int64_t last_sweep_us_ = 0;

@@ -251,6 +251,26 @@ TEST_CASE("incidents: links coming up after an SM sweep are sm_resweep", "[incid
   CHECK(later.list(0, kT0 + 2 * kS).empty());
 }
 
+TEST_CASE("incidents: flapping links reported by both ends are not an sm_resweep", "[incidents]") {
+  // OpenSM logs each link change from both ends, and sweeps after every change: the second
+  // end's copy of an up is not a link "never seen down". Four links flapping one after the
+  // other (as the flap bench does) once opened an sm_resweep that held the flaps' verdicts.
+  IncidentTracker tracker;
+  tracker.learn(fat_tree());
+  ingest::Event sweep;
+  sweep.time_us = kT0, sweep.kind = std::string(ingest::kind::subnet_up);
+  std::vector<ingest::Event> events = {sweep};
+  int64_t t = kT0;
+  for (int l = 0; l < 4; ++l)
+    for (bool down : {true, false}) {
+      t += kS / 10;
+      events.push_back(link_event(down, leaf(l), 4, spine(1), 1 + l, t));
+      events.push_back(link_event(down, spine(1), 1 + l, leaf(l), 4, t));
+    }
+  tracker.add(events);
+  CHECK(tracker.list(0, t + kS).empty());
+}
+
 TEST_CASE("incidents: hosts behind one leaf whose counters fail are one incident", "[incidents]") {
   IncidentTracker tracker;
   tracker.learn(fat_tree());
