@@ -229,12 +229,17 @@ TEST_CASE("incidents: a leaf reboot folds its hosts' host_down into one incident
   CHECK(list[0].links.size() == 4);
 }
 
+// OpenSM's SUBNET UP at t.
+ingest::Event subnet_up(int64_t t) {
+  ingest::Event e;
+  e.time_us = t, e.kind = std::string(ingest::kind::subnet_up);
+  return e;
+}
+
 TEST_CASE("incidents: links coming up after an SM sweep are sm_resweep", "[incidents]") {
   IncidentTracker tracker;
   tracker.learn(fat_tree());
-  ingest::Event sweep;
-  sweep.time_us = kT0, sweep.kind = std::string(ingest::kind::subnet_up);
-  std::vector<ingest::Event> events = {sweep};
+  std::vector<ingest::Event> events = {subnet_up(kT0)};
   for (int l = 0; l < 4; ++l)
     events.push_back(link_event(false, leaf(l), 3, spine(0), 1 + l, kT0 + kS));
   tracker.add(events);
@@ -257,9 +262,7 @@ TEST_CASE("incidents: flapping links reported by both ends are not an sm_resweep
   // other (as the flap bench does) once opened an sm_resweep that held the flaps' verdicts.
   IncidentTracker tracker;
   tracker.learn(fat_tree());
-  ingest::Event sweep;
-  sweep.time_us = kT0, sweep.kind = std::string(ingest::kind::subnet_up);
-  std::vector<ingest::Event> events = {sweep};
+  std::vector<ingest::Event> events = {subnet_up(kT0)};
   int64_t t = kT0;
   for (int l = 0; l < 4; ++l)
     for (bool down : {true, false}) {

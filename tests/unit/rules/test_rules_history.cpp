@@ -97,6 +97,36 @@ TEST_CASE("history windows take data links and their peers", "[rules][history]")
   }
 }
 
+// The same windows with copies of their deltas and no bounds or figures: every rule walks.
+std::vector<rules::PortWindow> walked(const std::vector<rules::PortWindow>& lent) {
+  auto copied = lent;
+  for (auto& w : copied) {
+    w.deltas.assign(w.delta_view.begin(), w.delta_view.end());
+    w.delta_view = {}, w.bounds = nullptr, w.exact = nullptr;
+  }
+  return copied;
+}
+
+// evaluate() over lent windows and over walked copies gives the same verdicts; their count.
+size_t check_same_verdicts(const rules::RuleSet& rules, const std::vector<rules::PortWindow>& lent,
+                           int64_t now) {
+  auto a = rules::evaluate(rules, lent, now), b = rules::evaluate(rules, walked(lent), now);
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto &x = a[i].evidence, &y = b[i].evidence;
+    CHECK(a[i].explanation == b[i].explanation);
+    CHECK(a[i].confirmed == b[i].confirmed);
+    CHECK(x.total == y.total);
+    CHECK(x.max_delta == y.max_delta);
+    CHECK(x.max_rate == y.max_rate);
+    CHECK(x.samples == y.samples);
+    CHECK(x.at_least == y.at_least);
+    CHECK(x.last_time_us == y.last_time_us);
+    CHECK(x.event_times == y.event_times);
+  }
+  return a.size();
+}
+
 TEST_CASE("history deltas and bounds lent to evaluate judge like plain copies",
           "[rules][history]") {
   auto rules = defaults();
@@ -107,26 +137,7 @@ TEST_CASE("history deltas and bounds lent to evaluate judge like plain copies",
     rules::History h(rules::longest_window(rules));
     h.track_exact(rules::exact_counters(rules));
     fill(rng, h, links);
-    auto lent = h.windows(links);
-    auto copied = lent;
-    for (auto& w : copied) {
-      w.deltas.assign(w.delta_view.begin(), w.delta_view.end());
-      w.delta_view = {};
-      w.bounds = nullptr;  // every rule walks the deltas
-      w.exact = nullptr;
-    }
-    auto a = rules::evaluate(rules, lent, kNow), b = rules::evaluate(rules, copied, kNow);
-    REQUIRE(a.size() == b.size());
-    verdicts += a.size();
-    for (size_t i = 0; i < a.size(); ++i) {
-      CHECK(a[i].explanation == b[i].explanation);
-      CHECK(a[i].confirmed == b[i].confirmed);
-      CHECK(a[i].evidence.total == b[i].evidence.total);
-      CHECK(a[i].evidence.samples == b[i].evidence.samples);
-      CHECK(a[i].evidence.max_rate == b[i].evidence.max_rate);
-      CHECK(a[i].evidence.last_time_us == b[i].evidence.last_time_us);
-      CHECK(a[i].evidence.event_times == b[i].evidence.event_times);
-    }
+    verdicts += check_same_verdicts(rules, h.windows(links), kNow);
   }
   CHECK(verdicts > 100);  // the fabrics do fire rules
 }
@@ -189,25 +200,9 @@ TEST_CASE("history exact figures follow adds and prunes and judge like walks", "
       if (sweep % 7 == 3) h.clear_port(links[rng() % links.size()].node_guid, 1);
       h.prune(now);
       auto lent = h.windows(links);
-      auto copied = lent;
-      for (auto& w : copied) {
-        w.deltas.assign(w.delta_view.begin(), w.delta_view.end());
-        w.delta_view = {}, w.bounds = nullptr, w.exact = nullptr;
-      }
       for (const auto& w : lent)  // active once a walk wanted them (the sweep before)
         if (!w.delta_view.empty() && w.exact && w.exact->active) check_exact(w), ++exact_windows;
-      auto a = rules::evaluate(rules, lent, now), b = rules::evaluate(rules, copied, now);
-      REQUIRE(a.size() == b.size());
-      verdicts += a.size();
-      for (size_t i = 0; i < a.size(); ++i) {
-        CHECK(a[i].explanation == b[i].explanation);
-        CHECK(a[i].evidence.total == b[i].evidence.total);
-        CHECK(a[i].evidence.max_delta == b[i].evidence.max_delta);
-        CHECK(a[i].evidence.max_rate == b[i].evidence.max_rate);
-        CHECK(a[i].evidence.samples == b[i].evidence.samples);
-        CHECK(a[i].evidence.at_least == b[i].evidence.at_least);
-        CHECK(a[i].evidence.last_time_us == b[i].evidence.last_time_us);
-      }
+      verdicts += check_same_verdicts(rules, lent, now);
     }
   }
   CHECK(verdicts > 500);
