@@ -34,7 +34,8 @@ StepResult execute_step(PortExecutor* executor, const RemedyContext& ctx, const 
     if (!step.by_operator) evidence["address"] = where.text();
     evidence["readback"] = {{"before", reading_json(c.before)}, {"after", reading_json(c.after)}};
     if (!c.via.empty()) evidence["via"] = c.via;
-    if (c.isolated) evidence["isolated"] = true;  // routed around, PHY up (UFM)
+    if (c.isolated) evidence["isolated"] = true;              // routed around, PHY up (UFM)
+    if (c.set_reply_lost) evidence["set_reply_lost"] = true;  // the read-back says it was done
     const bool down = c.after.phys_state == fabric::kPhysDisabled;
     if (disable ? !down && !c.isolated : down)
       throw std::runtime_error("read back PhysState " +
@@ -43,6 +44,14 @@ StepResult execute_step(PortExecutor* executor, const RemedyContext& ctx, const 
     d.status = "executed";
     d.reason = step.said + "; " + step.guard_reason;
     r.executed = true;
+  } catch (const OutcomeUnknown& e) {
+    // The port may have changed: the intent stays pending (a disable's row still counts against
+    // the caps) until the port is read back (Remediator::reconcile), never assumed either way.
+    d.status = "pending";
+    d.reason = step.said + "; " + d.action + " outcome unknown: " + e.what() +
+               "; left pending until the port is read back";
+    r.error = e.what();
+    r.unknown = true;
   } catch (const std::exception& e) {
     if (disable) batch.disabled_remove.emplace_back(step.what.node_guid, port);  // the intent's row
     d.status = "failed";

@@ -28,10 +28,12 @@ struct PortStep {
 struct StepResult {
   bool executed = false;  // done and read back as asked
   PortChange change;
-  std::string error;  // why not, when not executed
+  std::string error;     // why not, when not executed
+  bool unknown = false;  // the port may have changed: the decision stays pending
 };
 
-// Runs `step` and writes its outcome into the decision `d` (status executed or failed, reason)
+// Runs `step` and writes its outcome into the decision `d` (status executed or failed, reason;
+// pending when the outcome is unknown: OutcomeUnknown, the intent left for reconciling)
 // and `evidence` (address, readback, via, isolated); a failed disable's disabled_ports row
 // (stored with the intent) goes into batch.disabled_remove. Never throws for a failed action.
 StepResult execute_step(PortExecutor* executor, const RemedyContext& ctx, const GuardState& state,

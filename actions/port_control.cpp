@@ -87,12 +87,34 @@ PortChange PortController::set_phys_state(const PortAddress& node, int port, uin
   change.before = pd::reading(info);
   mad_set_field(info, 0, IB_PORT_PHYS_STATE_F, phys_state);
   mad_set_field(info, 0, IB_PORT_STATE_F, pd::kPortStateNop);
-  if (!smp_set_via(info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), 0, port_.get()))
+  const bool answered =
+      smp_set_via(info, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), 0, port_.get());
+  if (answered) change.set_reply = pd::reading(info);
+  change.set_reply_lost = !answered;
+  std::optional<PortReading> after = read_back(node, port);
+  if (!after)
+    throw OutcomeUnknown(std::string(op) + ": no answer to the PortInfo " +
+                         (answered ? "Get" : "Set nor to the Get") + " after the Set for " +
+                         pd::where(node, port) + " (" + std::to_string(kReadBackTries) +
+                         " tries): it may or may not have been applied");
+  change.after = *after;
+  const bool disabled = after->phys_state == pd::kPhysDisabled;
+  if (!answered && disabled != (phys_state == pd::kPhysDisabled))
     throw std::runtime_error(std::string(op) + ": PortInfo Set failed for " +
-                             pd::where(node, port) + " (no answer or error status)");
-  change.set_reply = pd::reading(info);
-  change.after = query(node, port);
+                             pd::where(node, port) +
+                             " (no answer or error status; read back PhysState " +
+                             std::string(fabric::phys_state_name(after->phys_state)) + ")");
   return change;
+}
+
+std::optional<PortReading> PortController::read_back(const PortAddress& node, int port) {
+  for (int i = 0; i < kReadBackTries; ++i) {
+    try {
+      return query(node, port);
+    } catch (const std::runtime_error&) {
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace ibw::actions

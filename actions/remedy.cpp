@@ -12,7 +12,7 @@ namespace ibw::actions {
 namespace remedy_detail {
 
 constexpr int64_t kHourUs = int64_t{3600} * 1000 * 1000;
-constexpr int64_t kInFlightUs = kHourUs / 6;  // longer than any port action (UFM: job + read-back)
+constexpr int64_t kInFlightUs = Remediator::kInFlightUs;
 
 std::string severity_for(const core::WorkOrder& o, ingest::Severity s) {
   if (o.needs_human || o.offences >= 3) return "critical";
@@ -164,8 +164,9 @@ std::optional<core::DecisionRecord> Remediator::on_finding(const Finding& f,
                         end_text(core::LinkEnd{req.node_guid, d.node, req.port, ""});
       } else {
         order.needs_human = true;
-        order.summary =
-            "needs a human: " + v.rule + ": " + what + "; disable failed (" + done.error + ")";
+        order.summary = "needs a human: " + v.rule + ": " + what +
+                        (done.unknown ? "; disable outcome unknown (" : "; disable failed (") +
+                        done.error + ")";
       }
     }
   }

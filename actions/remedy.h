@@ -153,9 +153,15 @@ class Remediator {
   // the port's real state, read through the executor: executed when it shows what the intent
   // asked for, else failed; a disable's disabled_ports row is kept or removed to match. A port
   // that cannot be read stays pending (and counts against the guard's caps). Returns the
-  // decisions completed; *left, when given, the ones still pending.
+  // decisions completed; *left, when given, the ones still pending. Only intents stored
+  // before `before_us` are read: a running process passes now_us - kInFlightUs, so an action
+  // still in flight (its own or another process's) is never completed under it.
   std::vector<core::DecisionRecord> reconcile(const RemedyContext& ctx, int64_t now_us,
-                                              size_t* left = nullptr);
+                                              size_t* left = nullptr,
+                                              int64_t before_us = INT64_MAX);
+  // Longer than any port action takes (UFM: job and read-back): an intent older than this is
+  // no longer in flight, but left by a crash or an action whose outcome was unknown.
+  static constexpr int64_t kInFlightUs = int64_t{600} * 1000 * 1000;
 
   // The guard's state as stored (disabled ports, executed disables in the last hour).
   static GuardState load_guard_state(store::RemedyStore& store, int64_t now_us);

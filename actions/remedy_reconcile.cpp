@@ -10,12 +10,13 @@
 namespace ibw::actions {
 
 std::vector<core::DecisionRecord> Remediator::reconcile(const RemedyContext& ctx, int64_t now,
-                                                        size_t* left) {
+                                                        size_t* left, int64_t before_us) {
   std::vector<core::DecisionRecord> done;
   size_t still = 0;
   GuardState state = load_guard_state(store_, now);
   for (core::DecisionRecord d : store_.pending_decisions()) {
-    if (d.rule == "slurm") continue;  // Slurm drains finish their own (actions/slurm_drain.h)
+    if (d.rule == "slurm") continue;       // Slurm drains finish their own (actions/slurm_drain.h)
+    if (d.time_us >= before_us) continue;  // may still be in flight
     const bool disable = d.action == "disable";
     nlohmann::json evidence = nlohmann::json::parse(d.evidence_json, nullptr, false);
     if (!evidence.is_object()) evidence = nlohmann::json::object();
@@ -39,8 +40,11 @@ std::vector<core::DecisionRecord> Remediator::reconcile(const RemedyContext& ctx
     const std::string base = d.reason.substr(0, d.reason.find("; "));
     d.status = happened ? "executed" : "failed";
     d.reason = base + "; " + d.action + (happened ? " done" : " not done") +
-               ": the outcome was not recorded (ibwarden stopped); reconciled at start from "
-               "the port's state, PhysState " +
+               (before_us == INT64_MAX
+                    ? ": the outcome was not recorded (ibwarden stopped); reconciled at start "
+                      "from the port's state, PhysState "
+                    : ": the outcome was not known; reconciled later from the port's state, "
+                      "PhysState ") +
                seen;
     d.evidence_json = fabric::json_text(evidence);
     store::WriteBatch batch;

@@ -1,8 +1,9 @@
 // ibw-bench-port_control: disables, enables or queries one port over SMPs with
 // actions/port_control.h and prints one JSON line:
 //   {"op":"disable","lid":3,"port":5,"before":{"link_state":"Active","phys_state":"LinkUp",...},
-//    "set_reply":{...},"after":{...}}
-// (query prints only "after"). On failure: {"op":...,"error":"..."} and exit status 1; usage
+//    "set_reply":{...},"after":{...},"set_reply_lost":false}
+// (query prints only "after"). On failure: {"op":...,"error":"..."} (with "outcome_unknown":
+// true when the port may have changed, actions::OutcomeUnknown) and exit status 1; usage
 // errors exit 2. Must run attached to a fabric (on ibsim: under umad2sim). The guard is not
 // consulted. Used by tests/integration/test_port_control*.cpp.
 #include <cstdlib>
@@ -86,7 +87,13 @@ int main(int argc, char** argv) {
       out["before"] = to_json(change.before);
       out["set_reply"] = to_json(change.set_reply);
       out["after"] = to_json(change.after);
+      out["set_reply_lost"] = change.set_reply_lost;
     }
+  } catch (const ibw::actions::OutcomeUnknown& e) {
+    out["error"] = e.what();
+    out["outcome_unknown"] = true;
+    std::cout << out.dump() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     out["error"] = e.what();
     std::cout << out.dump() << "\n";

@@ -78,8 +78,9 @@ void declare_remedy(CliTree& t) {
       "Prints what the automation and operators decided, oldest first. JSON: an array of {id, "
       "time, rule, node, node_guid, port, peer_node, peer_port, cable_id, action, status, "
       "reason, evidence}; action is disable, enable, work_order or none; status is executed, "
-      "dry_run, refused, failed or pending (a port request whose outcome is not recorded yet: "
-      "the daemon reconciles those from the ports' state when it starts).",
+      "dry_run, refused, failed or pending (a port request whose outcome is not recorded yet, "
+      "or was not known: no answer to the Set nor to the read-back; the daemon reconciles "
+      "those from the ports' state when it starts, and every minute once 10 minutes old).",
       "");
   config_option(c);
   since_option(c);
@@ -118,7 +119,8 @@ void declare_remedy(CliTree& t) {
       "that it was forced. enable re-enables the end ibwarden disabled and "
       "resolves the link's work order. Prints the decision.";
   const std::string port_footer =
-      "Exit status: 0 executed or dry-run, 1 refused or failed, 2 usage.";
+      "Exit status: 0 executed or dry-run, 1 refused, failed or pending (the outcome unknown: "
+      "the port did not answer; the daemon reads it back), 2 usage.";
   struct PortCommand {
     const char* name;
     const char* summary;

@@ -70,9 +70,20 @@ void ActionWorker::set_hold(std::function<std::optional<std::string>()> hold) {
   hold_ = std::move(hold);
 }
 
+void ActionWorker::reconcile_stale(actions::Remediator& remedy) {
+  if (!last_topo_) return;
+  ingest::SystemClock clock;
+  const int64_t now = clock.now_us();
+  actions::RemedyContext ctx = remedy_context(*last_topo_, &plan_, lids_);
+  size_t left = 0;
+  auto done = remedy.reconcile(ctx, now, &left, now - actions::Remediator::kInFlightUs);
+  log_reconciled(done, left);
+}
+
 void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   ingest::SystemClock clock;
   if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
+  last_topo_ = job.topo;
   actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
   ctx.affected = affected_;
   std::optional<std::string> hold = hold_ ? hold_() : std::nullopt;
@@ -157,6 +168,7 @@ void ActionWorker::loop() {
         last_verify = std::chrono::steady_clock::now();
         if (int n = remedy->verify_due(clock.now_us()))
           log(LogLevel::info, "work orders verified", {{"count", n}});
+        reconcile_stale(*remedy);
       }
       if (affected_ && std::chrono::steady_clock::now() - last_jobs >= jobs_every) {
         last_jobs = std::chrono::steady_clock::now();

@@ -72,6 +72,9 @@ class ActionWorker {
  private:
   void loop();
   void run_job(const ActionJob& job, actions::Remediator& remedy);
+  // Intents no longer in flight whose outcome is still pending (a port action whose Set and
+  // read-back went unanswered, or another process's crash): read back and completed.
+  void reconcile_stale(actions::Remediator& remedy);
 
   fabric::MadLocks& mad_;
   config::Config cfg_;
@@ -86,6 +89,7 @@ class ActionWorker {
   std::set<std::pair<uint64_t, int>> held_;  // ports with a held decision not yet acted on
   actions::PlanIndex plan_;
   LocalLids lids_;
+  std::shared_ptr<const Topology> last_topo_;  // the last job's, for reconcile_stale
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<ActionJob> queue_;

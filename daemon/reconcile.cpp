@@ -1,10 +1,26 @@
-// Reconciling pending port-action intents at start (daemon/remedy_setup.h).
+// Reconciling pending port-action intents (daemon/remedy_setup.h): at start, and the log of it.
 #include <algorithm>
 
 #include "daemon/logger.h"
 #include "daemon/remedy_setup.h"
 
 namespace ibw::daemon {
+
+void log_reconciled(const std::vector<core::DecisionRecord>& done, size_t left) {
+  for (const auto& d : done)
+    log(LogLevel::warning, "pending port action reconciled",
+        {{"decision", d.id},
+         {"action", d.action},
+         {"node", d.node},
+         {"port", d.port},
+         {"status", d.status},
+         {"reason", d.reason}});
+  if (left)
+    log(LogLevel::error,
+        "pending port actions whose ports cannot be read: left pending, counted against the "
+        "guard's caps",
+        {{"pending", left}});
+}
 
 size_t reconcile_intents(fabric::MadLocks& mad, const config::Config& cfg, store::Store& db,
                          const fabric::Plan* plan, const fabric::NodeNameMap* names,
@@ -21,19 +37,8 @@ size_t reconcile_intents(fabric::MadLocks& mad, const config::Config& cfg, store
   std::unique_ptr<actions::PortExecutor> executor = port_executor(mad, cfg);
   actions::Remediator remedy(remedy_config(cfg), db, executor.get());
   size_t left = 0;
-  for (const auto& d : remedy.reconcile(ctx, now_us, &left))
-    log(LogLevel::warning, "pending port action reconciled",
-        {{"decision", d.id},
-         {"action", d.action},
-         {"node", d.node},
-         {"port", d.port},
-         {"status", d.status},
-         {"reason", d.reason}});
-  if (left)
-    log(LogLevel::error,
-        "pending port actions whose ports cannot be read: left pending, counted against the "
-        "guard's caps",
-        {{"pending", left}});
+  auto done = remedy.reconcile(ctx, now_us, &left);
+  log_reconciled(done, left);
   return left;
 }
 

@@ -41,6 +41,9 @@ std::unique_ptr<actions::PortExecutor> port_executor(fabric::MadLocks& mad,
 // store fence cannot stop. Reads pass through.
 std::unique_ptr<actions::PortExecutor> fenced_executor(std::unique_ptr<actions::PortExecutor> inner,
                                                        std::function<bool()> may_act);
+// Logs what Remediator::reconcile did: each decision completed (warning) and, when `left`,
+// that many still pending (error).
+void log_reconciled(const std::vector<core::DecisionRecord>& done, size_t left);
 // Completes the port-action intents a previous run left pending (a crash between a request
 // and its record; actions::Remediator::reconcile): when there are any, a discovery of its
 // own, then each port read back over the configured executor. Each one is logged. Returns

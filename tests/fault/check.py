@@ -196,8 +196,8 @@ def main():
         print(f"fault-storm: FAILED {f}")
     print(f"fault-storm: {a.aimed} of {a.kills} kills aimed at a port action in flight, "
           f"{a.rotations} log rotations, {len(samples)} fabric samples, "
-          f"{len(disables)} disables executed, {reconciled} intents left pending by a kill and "
-          f"reconciled, {len(decisions)} decisions, {len(orders)} work orders, "
+          f"{len(disables)} disables executed, {reconciled} intents left pending (by a kill, or a "
+          f"Set and read-back unanswered) and reconciled, {len(decisions)} decisions, {len(orders)} work orders, "
           f"{copies} webhook copies dropped by key, max {max_switch} disabled per switch "
           f"(cap {a.cap_switch})")
     print(f"kills {a.kills}, events expected {n_expected}/stored {n_stored}/duplicated {duplicated}, "

@@ -142,3 +142,85 @@ TEST_CASE("port control: disable and enable a leaf port toward a host",
   CHECK(back["after"]["phys_state"] != "Disabled");
   WARN("after enable and 5 s: " << back["after"].dump());
 }
+
+// A lossy link drops replies on their way back: a Set that reached the switch may still go
+// unanswered. Every outcome the controller reports must match the port's real state, read
+// from a clean vantage: done means done, failed means unchanged, and an unknown outcome is
+// reported as unknown, never as a failure.
+TEST_CASE("port control: a Set whose reply is lost is judged by the port read back",
+          "[integration][port_control][lossy]") {
+  REQUIRE(std::filesystem::exists(control_binary()));
+  Lab lab = two_tier_lab(2, 2, 3);
+  SimLab sim({to_ibsim_net(lab)});
+  auto disc = sim.run({"ibnetdiscover"});
+  REQUIRE(disc.status == 0);
+  ibw::fabric::Fabric fab = ibw::fabric::parse_ibnetdiscover(disc.out, "ibnetdiscover");
+  fab.reindex();
+  // The vantage: a host on the SM host's leaf, not the SM host; the target: a port of the
+  // other leaf toward one of its hosts.
+  std::string vantage;
+  uint16_t leaf_lid = 0;
+  int port = 0;
+  const uint32_t sm_host = fab.resolve(lab.description(0));
+  REQUIRE(sm_host != ibw::fabric::kNoNode);
+  const ibw::fabric::Port* sm_port = fab.node(sm_host).port(1);
+  REQUIRE(sm_port != nullptr);
+  const uint32_t first_leaf = sm_port->peer_node;
+  for (const auto& n : fab.nodes()) {
+    if (n.type != ibw::fabric::NodeType::sw) continue;
+    for (const auto& p : n.ports) {
+      if (!p.number || !p.has_peer() || fab.node(p.peer_node).type != ibw::fabric::NodeType::ca)
+        continue;
+      const auto& host = fab.node(p.peer_node);
+      if (&n == &fab.node(first_leaf) && p.peer_node != sm_host && vantage.empty())
+        vantage = host.description;
+      if (&n != &fab.node(first_leaf) && !leaf_lid) leaf_lid = p.lid, port = p.number;
+    }
+  }
+  REQUIRE(!vantage.empty());
+  REQUIRE(leaf_lid != 0);
+  INFO("vantage " << vantage << ", target LID " << leaf_lid << " port " << port);
+  auto run = [&](const std::string& op, const std::string& host) {
+    auto r = sim.run({control_binary(), "--timeout-ms", "100", "--lid", std::to_string(leaf_lid),
+                      "--port", std::to_string(port), op},
+                     host, std::chrono::seconds(60));
+    INFO("ibw-bench-port_control " << op << " from " << (host.empty() ? "SM host" : host) << ": "
+                                   << r.out << r.err);
+    REQUIRE((r.status == 0 || r.status == 1));
+    return json::parse(r.out);
+  };
+  auto truth = [&] {  // from the SM host, whose replies are not dropped
+    json q = run("query", "");
+    REQUIRE(q.contains("after"));
+    return q["after"]["phys_state"] == "Disabled";
+  };
+
+  // Every reply to the vantage is dropped with probability 0.7 (requests go through).
+  sim.console("Error \"" + vantage + "\"[1] 70");
+  bool disabled = truth();
+  REQUIRE_FALSE(disabled);
+  int done = 0, failed = 0, unknown = 0, lost_replies = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const bool want = !disabled;
+    json r = run(want ? "disable" : "enable", vantage);
+    const bool now = truth();
+    INFO("trial " << trial << ": " << r.dump() << "; port now " << (now ? "Disabled" : "up"));
+    if (!r.contains("error")) {
+      ++done;
+      if (r["set_reply_lost"] == true) ++lost_replies;
+      CHECK(now == want);  // reported done: it is
+    } else if (r.value("outcome_unknown", false)) {
+      ++unknown;  // either may be true; nothing is claimed
+    } else {
+      ++failed;
+      CHECK(now == disabled);  // reported failed: nothing changed
+    }
+    disabled = now;
+  }
+  sim.console("Error \"" + vantage + "\"[1] 0");
+  WARN("40 requests at 70% reply loss: " << done << " done (" << lost_replies
+                                         << " with the Set's reply lost), " << failed << " failed, "
+                                         << unknown << " unknown");
+  CHECK(lost_replies > 0);  // the case under test happened (P(none) < 1e-4 at this loss)
+  if (disabled) CHECK(run("enable", "")["after"]["phys_state"] != "Disabled");
+}

@@ -24,6 +24,7 @@ class FakeExecutor : public PortExecutor {
  public:
   std::vector<std::string> calls;
   bool fail = false;
+  bool unknown = false;          // neither the Set nor the read-back answered (OutcomeUnknown)
   bool ignore_disable = false;   // read-back shows the port still LinkUp
   std::function<void()> during;  // runs while the port action is "on the wire"
   PortChange disable(const PortAddress& a, int port) override { return act("disable", a, port, 3); }
@@ -41,6 +42,7 @@ class FakeExecutor : public PortExecutor {
     calls.push_back(std::string(op) + " " + a.text() + " port " + std::to_string(port));
     if (during) during();
     if (fail) throw std::runtime_error("PortInfo Set failed for " + a.text());
+    if (unknown) throw OutcomeUnknown("no answer to the PortInfo Set nor to the Get after it");
     PortChange c;
     c.before = {4, 5};
     c.after = {1, ignore_disable && phys == 3 ? uint8_t{5} : phys};

@@ -1,6 +1,7 @@
 // Intent before action (actions/remedy.h): the pending decision stored with the guard's check
 // before a port request and completed after it; a kill -9 while the request is on the wire,
-// reconciled from the port's real state; processes racing the guard never passing a cap.
+// reconciled from the port's real state; an outcome the port never answered, left pending and
+// reconciled once no longer in flight; processes racing the guard never passing a cap.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,6 +125,46 @@ TEST_CASE("remedy: a kill -9 during the request is reconciled from the port's st
   CHECK(left == 0);
   CHECK(b.db->disabled_ports().size() == 2);  // its row is gone, the others stay
   CHECK(b.db->pending_decisions().empty());
+}
+
+TEST_CASE("remedy: an outcome the port never answered stays pending until it is read back",
+          "[remedy]") {
+  Bench b;
+  auto r = b.remediator();
+  b.exec.unknown = true;  // a lossy link: the Set may have been applied, its reply was lost
+  auto d = r.on_finding(symbol_errors(leaf_guid(0), 3, kNow), b.ctx, kNow);
+  REQUIRE(d);
+  INFO(d->reason);
+  CHECK(d->status == "pending");
+  CHECK(d->reason.find("disable outcome unknown") != std::string::npos);
+  CHECK(b.db->pending_decisions().size() == 1);
+  CHECK(b.db->disabled_ports().size() == 1);  // still counted against the caps
+  auto orders = b.db->workorders({});
+  REQUIRE(orders.size() == 1);
+  CHECK(orders[0].needs_human);
+  CHECK_FALSE(orders[0].port_disabled);
+  CHECK(orders[0].summary.find("outcome unknown") != std::string::npos);
+
+  // While it may still be in flight, a running process leaves it alone.
+  b.exec.unknown = false;
+  b.exec.reading = {1, 3};  // Down, Disabled: the Set had reached the switch
+  size_t left = 9;
+  int64_t now = kNow + Remediator::kInFlightUs / 2;
+  CHECK(r.reconcile(b.ctx, now, &left, now - Remediator::kInFlightUs).empty());
+  CHECK(left == 0);
+  CHECK(b.db->pending_decisions().size() == 1);
+  now = kNow + Remediator::kInFlightUs + kSecond;
+  auto done = r.reconcile(b.ctx, now, &left, now - Remediator::kInFlightUs);
+  REQUIRE(done.size() == 1);
+  CHECK(done[0].id == d->id);
+  CHECK(done[0].status == "executed");
+  CHECK(done[0].reason.find("disable done: the outcome was not known; reconciled later") !=
+        std::string::npos);
+  CHECK(b.db->pending_decisions().empty());
+  CHECK(b.db->disabled_ports().size() == 1);
+  orders = b.db->workorders({});
+  REQUIRE(orders.size() == 1);
+  CHECK(orders[0].port_disabled);  // the technician's order says the link is out
 }
 
 TEST_CASE("remedy: processes racing the guard never pass a cap together", "[remedy]") {
