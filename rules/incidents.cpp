@@ -85,18 +85,30 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   down_at = down ? (was_down ? down_at : e.time_us) : 0;
   // Each end reports the same up (OpenSM logs a link from both sides): the second copy, or
   // any up shortly after the link came up from down, is not a link "never seen down".
-  int64_t& up_at = up_at_[id];
-  bool came_up_lately = up_at && e.time_us - up_at <= opt_.burst_us;
-  if (!down && was_down) up_at = e.time_us;
+  auto up = up_at_.find(id);  // (looked up, not inserted: most events are no up after a down)
+  bool came_up_lately = up != up_at_.end() && e.time_us - up->second <= opt_.burst_us;
+  if (!down && was_down) up_at_[id] = e.time_us;
+  for (auto& i : incidents_)
+    if (!i.lone.empty()) release_lone(i, e.time_us);
   Incident* inc = incident_of(id, e.time_us);
   // Failing counter queries were only a guess at the cause: a link event may still show the
   // switch in front of those hosts rebooting (that incident then takes theirs in).
   if (inc && inc->kind == "hosts_unreachable") inc = nullptr;
   if (inc) {
     ++inc->events, inc->last_us = e.time_us;
-    if (down && !was_down && inc->down++ == 0) {
-      ++inc->cycles;
-      out.push_back(feed_event(*inc, e));
+    if (down && !was_down) {
+      if (inc->down++ == 0) inc->cycle_counted = inc->kind != "switch_reboot";
+      if (inc->down == 1 && inc->cycle_counted) {  // host_down and the others: every time
+        ++inc->cycles;
+        out.push_back(feed_event(*inc, e));
+      } else if (!inc->cycle_counted && burst_of(inc->node_guid, e.time_us)) {
+        inc->cycle_counted = true;  // most of the switch's links at once: it rebooted again
+        ++inc->cycles;
+        inc->lone.clear();
+        out.push_back(feed_event(*inc, e));
+      } else if (!inc->cycle_counted) {
+        inc->lone.emplace(id, e.time_us);  // alone so far
+      }
     }
     if (!down && was_down) --inc->down;
     inc->down_since_us = inc->down == static_cast<int>(inc->links.size()) ? e.time_us : 0;
@@ -120,6 +132,20 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
       out.push_back(feed_event(sweep, e));
       resweep_.clear();
     }
+  }
+}
+
+void IncidentTracker::release_lone(Incident& inc, int64_t now_us) {
+  if (inc.cycle_counted) return inc.lone.clear();
+  for (auto it = inc.lone.begin(); it != inc.lone.end();) {
+    if (it->second >= now_us - opt_.burst_us) {
+      ++it;
+      continue;
+    }
+    inc.links.erase(it->first);
+    auto d = down_at_.find(it->first);
+    if (d != down_at_.end() && d->second) --inc.down;
+    it = inc.lone.erase(it);
   }
 }
 

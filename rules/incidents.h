@@ -16,10 +16,14 @@
 //    incident covers are folded into it.
 // The ports of an incident (both ends of its links) give no rule verdict of their own while
 // it lasts (RuleRunner drops them while covers() holds); a real fault on another link at the
-// same time is untouched. A switch that keeps rebooting (order_cycles) or stays down gets one
-// node-level work-order verdict (port 0) naming the switch (orders()).
-// Node types: LinkInfo::switch_node / peer_switch (from the topology's node types).
-// Thread-safe (one mutex): the daemon's sources feed it, the web API lists it.
+// same time is untouched. A link of a switch_reboot that goes down alone after the reboot
+// (not with most of the switch's links within `burst`) is no further cycle: once `burst` has
+// passed it leaves the incident, so a cable that keeps flapping after a reboot is judged by
+// the flap rule rather than held, and never counts as the switch rebooting again. A switch that
+// keeps rebooting (order_cycles) or stays down gets one node-level work-order verdict (port 0)
+// naming the switch (orders()). Node types: LinkInfo::switch_node / peer_switch (from the
+// topology's node types). Thread-safe (one mutex): the daemon's sources feed it, the web API lists
+// it.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +74,11 @@ struct Incident {
   int down = 0;               // its links down now
   int64_t down_since_us = 0;  // since when all its links are down (0: some are up)
   std::string state;          // active | resolved, as of the list() call
+  // The tracker's bookkeeping: whether the links' current time down began as a burst (a
+  // reboot cycle, counted), and the links of a switch_reboot that went down alone since the
+  // last one (when): after `burst` such a link leaves the incident, its flaps its own.
+  bool cycle_counted = true;
+  std::map<PortRef, int64_t> lone;
 };
 
 struct IncidentOptions {
@@ -112,6 +121,8 @@ class IncidentTracker {
   End link_id(End e) const;
   void on_link(const ingest::Event& e, bool down, std::vector<ingest::Event>& out);
   void on_unresponsive(const ingest::Event& e, std::vector<ingest::Event>& out);
+  // Drops from inc the links that went down alone more than `burst` before now_us.
+  void release_lone(Incident& inc, int64_t now_us);
   bool burst_of(uint64_t node, int64_t now_us) const;
   bool all_down(uint64_t node) const;
   Incident* incident_of(End link, int64_t now_us);

@@ -156,6 +156,65 @@ TEST_CASE("incidents: the runner holds the reboot's flaps but not the cable's", 
   }
 }
 
+TEST_CASE("incidents: a cable that keeps flapping after its switch rebooted is its own fault",
+          "[incidents]") {
+  rules::RuleSet set = rules::parse_rules(R"(rules:
+  - name: link_flap
+    type: link_flap
+    action: disable
+    severity: critical
+    cycles: 5
+    window: 5m
+)",
+                                          "flap.yaml");
+  rules::RuleRunner runner(set);
+  IncidentTracker tracker;
+  auto links = fat_tree();
+  tracker.learn(links);
+  runner.set_incidents(&tracker);
+  auto feed = [&](const std::vector<ingest::Event>& events) {
+    for (const auto& e : events) {
+      tracker.add({e});
+      runner.add_events({e});
+    }
+  };
+  feed(spine_cycle(0, kT0));  // spine 0 reboots once
+  // Then its link to leaf 2 goes down and up alone, every 20 s, six times; each from both ends.
+  int64_t t = kT0;
+  for (int i = 1; i <= 6; ++i) {
+    t = kT0 + i * 20 * kS;
+    feed({link_event(true, leaf(2), 3, spine(0), 3, t),
+          link_event(true, spine(0), 3, leaf(2), 3, t),
+          link_event(false, leaf(2), 3, spine(0), 3, t + kS),
+          link_event(false, spine(0), 3, leaf(2), 3, t + kS)});
+  }
+  auto list = tracker.list(0, t + 2 * kS);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0].kind == "switch_reboot");
+  CHECK(list[0].cycles == 1);  // a lone cable's downs are no reboots of the switch
+  CHECK(list[0].links.size() == 3);
+  CHECK(tracker.orders(t + 2 * kS).empty());
+  CHECK_FALSE(tracker.covers(leaf(2), 3, kT0));  // the cable left the incident
+  CHECK_FALSE(tracker.covers(spine(0), 3, kT0));
+  CHECK(tracker.covers(leaf(0), 3, kT0));  // the rest of the reboot stays held
+  bool flap = false, others = false;
+  for (const auto& v : runner.evaluate(links, t + 2 * kS)) {
+    if ((v.node_guid == leaf(2) && v.port == 3) || (v.node_guid == spine(0) && v.port == 3))
+      flap |= v.rule == "link_flap";
+    else if (v.port != 0)
+      others = true;
+  }
+  CHECK(flap);          // the flap rule judges the cable
+  CHECK_FALSE(others);  // the reboot's own link downs are still held
+  // The switch rebooting again later is a reboot again, with every link of it.
+  feed(spine_cycle(0, t + 30 * kS));
+  auto again = tracker.list(0, t + 40 * kS);
+  REQUIRE(!again.empty());
+  CHECK(again.back().kind == "switch_reboot");
+  CHECK(again.back().state == "active");
+  CHECK(again.back().links.size() == 4);
+}
+
 TEST_CASE("incidents: one or two cable faults on a switch are no incident", "[incidents]") {
   IncidentTracker tracker;
   tracker.learn(fat_tree());
