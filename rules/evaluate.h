@@ -131,7 +131,8 @@ struct DeltaBounds {
 // Kept only for ports that need them: keeping them costs every sweep too (on a fabric with
 // errors below every threshold no window is summed at all). A port's figures start inactive;
 // a window sum that could have used them marks them wanted (evaluate() walks that time), and
-// History's next prune computes them and keeps them from then on.
+// History's next prune computes them and keeps them from then on. History holds them apart
+// from a port's entry, and only for ports that had a non-zero delta of the counter.
 struct ExactStats {
   // One counter (the shipped rules sum one over their longest window; more would make every
   // port's entry larger, and the walks of the rest stay exact). Raise it with care: History

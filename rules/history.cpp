@@ -92,12 +92,19 @@ void History::track_exact(uint32_t counters) {
   size_t k = 0;
   for (size_t i = 0; i < DeltaBounds::kCounters && k < ExactStats::kSlots; ++i)
     if (counters >> i & 1u) tracked_.counter[k++] = static_cast<uint8_t>(i);
-  for (auto& e : entries_) e.exact = tracked_;  // inactive until wanted
+  for (auto& e : entries_) e.exact.reset();  // made again at a delta of the counter
 }
 
 void History::renew_bounds(Entry& e) {
   e.bounds = {};
   for (const auto& x : e.live()) e.bounds.add(x);
+}
+
+void History::renew_exact(Entry& e) {
+  ExactStats& x = *e.exact;
+  x.clear();
+  for (const auto& d : e.live()) x.add(d);
+  x.active = true, x.wanted = false;
 }
 
 History::Entry& History::slot(uint64_t guid, int port) {
@@ -108,7 +115,6 @@ History::Entry& History::slot(uint64_t guid, int port) {
     index_.emplace(k, static_cast<uint32_t>(at));
     entries_.emplace_back();
     entries_.back().key = k;
-    entries_.back().exact = tracked_;
   }
   next_ = at + 1;
   Entry& e = entries_[at];
@@ -137,7 +143,11 @@ bool History::add_delta(const ingest::CounterDelta& d) {
   int64_t t = d.sample.time_us;
   WindowDelta w = WindowDelta::of(d);
   e.bounds.add(w);
-  if (e.exact.active) e.exact.add(w);  // in any order: counts, maxima and the latest time
+  if (!e.exact && tracked_.counter[0] != ExactStats::kUnused) {
+    size_t c = tracked_.counter[0];
+    if ((w.valid >> c & 1u) && w.delta[c]) e.exact = std::make_unique<ExactStats>(tracked_);
+  }
+  if (e.exact && e.exact->active) e.exact->add(w);  // in any order: counts, maxima, latest
   if (q.size() == e.head || q.back().time_us <= t) {
     q.push_back(w);
   } else {
@@ -185,7 +195,7 @@ bool History::add_event(const ingest::Event& e) {
 void History::release(Entry& e) {
   e.head = 0;
   e.bounds = {};
-  e.exact = tracked_;  // inactive
+  e.exact.reset();
   history_detail::free_vector(e.deltas);
   history_detail::free_vector(e.events);
   history_detail::free_vector(e.ber);
@@ -201,19 +211,18 @@ void History::prune(int64_t now_us) {
       continue;
     }
     auto keep = std::find_if(e.deltas.begin() + e.head, e.deltas.end(), after);
-    bool exact = true, active = e.exact.active;
+    bool exact = true, active = e.exact && e.exact->active;
     int64_t next_first = keep == e.deltas.end() ? 0 : keep->time_us;  // read by find_if
     for (auto it = e.deltas.begin() + e.head; it != keep; ++it) {
       e.bounds.remove(*it);
-      if (active) exact &= e.exact.remove(*it, next_first);
+      if (active) exact &= e.exact->remove(*it, next_first);
     }
     e.head = static_cast<uint32_t>(keep - e.deltas.begin());
     if (e.head == e.deltas.size()) {
-      e.deltas.clear(), e.head = 0, e.bounds = {}, e.exact.clear();
-    } else if (!exact || (!active && e.exact.wanted)) {  // a maximum left, or now wanted
-      e.exact.clear();
-      for (const auto& x : e.live()) e.exact.add(x);
-      e.exact.active = true, e.exact.wanted = false;
+      e.deltas.clear(), e.head = 0, e.bounds = {};
+      if (e.exact) e.exact->clear();
+    } else if (!exact || (!active && e.exact && e.exact->wanted)) {  // a maximum left, or wanted
+      renew_exact(e);
     }
     e.events.erase(e.events.begin(), std::find_if(e.events.begin(), e.events.end(), after));
     e.ber.erase(e.ber.begin(), std::find_if(e.ber.begin(), e.ber.end(), after));
@@ -278,7 +287,7 @@ void History::window_into(const LinkInfo& link, const Entry* own, const Entry* p
     w->delta_view = own->live();
     w->bounds = &own->bounds;
     w->exact_totals = true;  // bounds: over deltas[head, end), which is live()
-    if (own->exact.counter[0] != ExactStats::kUnused) w->exact = &own->exact;
+    w->exact = own->exact.get();
     w->events.assign(own->events.begin(), own->events.end());
     w->ber_events.assign(own->ber.begin(), own->ber.end());
   }

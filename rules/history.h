@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -114,7 +115,9 @@ class History {
     std::vector<LinkEvent> events;    // own events (from_peer false), time-ordered
     std::vector<BerEvent> ber;        // own UFM BER verdicts, time-ordered
     DeltaBounds bounds;               // over deltas[head, end)
-    ExactStats exact;                 // over deltas[head, end) when active (last: read less)
+    // Over deltas[head, end) when active; made at the first non-zero delta of the tracked
+    // counter (most ports with errors never see one: 8 bytes for them, not the figures).
+    std::unique_ptr<ExactStats> exact;
     bool empty() const { return head == deltas.size() && events.empty() && ber.empty(); }
     std::span<const WindowDelta> live() const {
       return {deltas.data() + head, deltas.size() - head};
@@ -132,6 +135,7 @@ class History {
   void release(Entry& e);              // frees an emptied entry's memory
   void compact();                      // drops emptied entries and rebuilds the index
   static void renew_bounds(Entry& e);  // e's bounds over its live deltas (maxima renewed)
+  static void renew_exact(Entry& e);   // e's exact figures over its live deltas, active
   void window_into(const LinkInfo& link, const Entry* own, const Entry* peer, PortWindow* w) const;
 
   int64_t keep_us_;

@@ -283,6 +283,47 @@ TEST_CASE("history prune and clear keep the live port count", "[rules][history]"
   CHECK(h.window({8, 1}).events.size() == 1);
 }
 
+TEST_CASE("history keeps exact figures only for ports whose tracked counter rose",
+          "[rules][history]") {
+  const uint32_t tracked = rules::exact_counters(defaults());
+  REQUIRE(std::popcount(tracked) >= 1);
+  const size_t c = static_cast<size_t>(std::countr_zero(tracked));
+  // Another error counter: its deltas make an entry, but no figures.
+  const size_t other = c == static_cast<size_t>(Counter::PortRcvErrors)
+                           ? static_cast<size_t>(Counter::SymbolErrorCounter)
+                           : static_cast<size_t>(Counter::PortRcvErrors);
+  rules::History h(10 * kSweep);
+  h.track_exact(tracked);
+  ingest::CounterDelta d;
+  d.valid = ~0u, d.interval_us = kSweep;
+  for (int s = 0; s < 3; ++s) {
+    d.sample.time_us = s * kSweep;
+    d.delta = {}, d.delta[other] = 7;
+    d.sample.node_guid = 1, d.sample.port = 1;
+    CHECK(h.add_delta(d));
+    d.delta[c] = s == 1 ? 3 : 0;  // port 2/1: the tracked counter rises once
+    d.sample.node_guid = 2;
+    CHECK(h.add_delta(d));
+  }
+  CHECK(h.window({1, 1}).delta_view.size() == 3);
+  CHECK(h.window({1, 1}).exact == nullptr);  // walks: its sums of the counter are 0
+  auto w = h.window({2, 1});
+  REQUIRE(w.exact != nullptr);
+  CHECK_FALSE(w.exact->active);  // until a sum wants them
+  w.exact->wanted = true;
+  h.prune(2 * kSweep);
+  w = h.window({2, 1});
+  REQUIRE(w.exact != nullptr);
+  REQUIRE(w.exact->active);  // over every delta of the view, the zeros before the rise too
+  CHECK(w.exact->deltas == 3);
+  CHECK(w.exact->find(c)->samples == 3);
+  CHECK(w.exact->find(c)->nonzero == 1);
+  CHECK(w.exact->find(c)->max_delta == 3);
+  h.clear_port(2, 1);
+  h.add_delta(d);                            // (d: port 2/1, the tracked counter 0)
+  CHECK(h.window({2, 1}).exact == nullptr);  // freed with the port's entry
+}
+
 TEST_CASE("history floor after a repair drops what began before it", "[rules][history]") {
   rules::History h(10 * kSweep);
   ingest::CounterDelta d;
