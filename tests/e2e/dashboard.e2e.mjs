@@ -96,7 +96,7 @@ try {
   await gridSettled(page, 15000);
   const fabric = await apiGet('/fabric');
   await page.waitForFunction((n) => document.querySelector('[data-testid=port-grid]').dataset.total === String(n),
-    fabric.ports, { timeout: 15000 });
+    fabric.ports, { timeout: 15000, polling: 100 });
   check(true, `the grid holds every port (${fabric.ports}; tests/e2e/grid_large.e2e.mjs scrolls a large one)`);
   await page.screenshot({ path: `${out}/5-ports.png`, fullPage: true });
   await clickCell(page, kPort);  // on the canvas, at the cell's place

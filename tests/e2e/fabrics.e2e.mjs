@@ -24,7 +24,7 @@ async function gridNodes(page, n) {
     const rows = [...document.querySelectorAll('[data-testid=port-grid] [data-testid=grid-row]')];
     return g && g.dataset.total === String(want) && rows.every((r) => !r.dataset.pending) &&
       rows.flatMap((r) => JSON.parse(r.dataset.ports || '[]')).length === want;
-  }, n, { timeout: 20000 });
+  }, n, { timeout: 20000, polling: 100 });
   const ports = await gridPorts(page);
   return [...new Set(ports.map((p) => p.slice(0, p.lastIndexOf('/'))))];
 }

@@ -18,13 +18,13 @@ export async function gridSettled(page, timeout = 30000) {
   await page.waitForFunction((sel) => {
     const rows = [...document.querySelectorAll(sel)];
     return rows.length > 0 && rows.every((r) => !r.dataset.pending) && rows.some((r) => r.dataset.ports !== '[]');
-  }, kRows, { timeout });
+  }, kRows, { timeout, polling: 100 });
 }
 
 // Waits until row r is described with all its ports; returns them.
 export async function rowPorts(page, r, timeout = 30000) {
   const sel = `${kRows}[data-row="${r}"]:not([data-pending])`;
-  await page.waitForFunction((s) => !!document.querySelector(s), sel, { timeout });
+  await page.waitForFunction((s) => !!document.querySelector(s), sel, { timeout, polling: 100 });
   return JSON.parse(await page.locator(sel).getAttribute('data-ports'));
 }
 
@@ -33,7 +33,7 @@ export async function rowPorts(page, r, timeout = 30000) {
 export async function cellPoint(page, label, timeout = 15000) {
   const shown = ([sel, l]) => [...document.querySelectorAll(sel)]
     .some((row) => !row.dataset.pending && JSON.parse(row.dataset.ports).includes(l));
-  if (!(await page.waitForFunction(shown, [kRows, label], { timeout }).catch(() => false))) return null;
+  if (!(await page.waitForFunction(shown, [kRows, label], { timeout, polling: 100 }).catch(() => false))) return null;
   const at = await page.evaluate(([sel, l, h]) => {
     for (const row of document.querySelectorAll(sel)) {
       const c = row.dataset.pending ? -1 : JSON.parse(row.dataset.ports).indexOf(l);
@@ -61,7 +61,13 @@ export async function cellPoint(page, label, timeout = 15000) {
 // 'middle') and modifiers (keys held, e.g. ['Control']).
 export async function clickCell(page, label, { modifiers = [], ...options } = {}) {
   const at = await cellPoint(page, label);
-  if (!at) throw new Error(`the port grid shows no cell for ${label}`);
+  if (!at) {
+    const seen = await page.evaluate((sel) => ({
+      visibility: document.visibilityState, hash: location.hash,
+      rows: [...document.querySelectorAll(sel)].map((r) => `${r.dataset.row}${r.dataset.pending ? ' (pending)' : ''}: ${r.dataset.ports}`),
+    }), kRows);
+    throw new Error(`the port grid shows no cell for ${label} (page ${seen.visibility} at ${seen.hash}; rows ${seen.rows.join('; ') || 'none'})`);
+  }
   for (const key of modifiers) await page.keyboard.down(key);
   await page.mouse.click(at.x, at.y, options);
   for (const key of modifiers) await page.keyboard.up(key);

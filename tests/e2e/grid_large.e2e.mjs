@@ -33,7 +33,7 @@ try {
   await page.goto(url + '#/ports');
   const grid = page.getByTestId('port-grid');
   await page.waitForFunction((n) => document.querySelector('[data-testid=port-grid]')?.dataset.total === String(n),
-    total, { timeout: 30000 });
+    total, { timeout: 30000, polling: 100 });
   await gridSettled(page);
   const drawn = (await gridPorts(page)).length;
   check(drawn > 0 && drawn < total / 5, `the grid draws only the rows in view (${drawn} of ${total} cells)`);
@@ -80,7 +80,7 @@ try {
   // view), one down, Enter.
   await grid.focus();
   await page.keyboard.press('Home');
-  await page.waitForFunction(() => document.querySelector('[data-testid=port-grid]').scrollTop === 0, null, { timeout: 5000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=port-grid]').scrollTop === 0, null, { timeout: 5000, polling: 100 });
   for (const key of ['ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowDown']) await page.keyboard.press(key);
   const target = (await apiGet(`/ports?limit=1&offset=${2 + cols}`)).ports[0];
   const targetLabel = `${target.node}/${target.port}`;
@@ -90,7 +90,7 @@ try {
     `the arrows move the focused cursor cell to port ${2 + cols} (${targetLabel})`);
   await page.keyboard.press('Enter');
   await page.waitForFunction((h) => location.hash === h,
-    `#/port/${encodeURIComponent(target.node)}/${target.port}`, { timeout: 15000 });
+    `#/port/${encodeURIComponent(target.node)}/${target.port}`, { timeout: 15000, polling: 100 });
   check(true, 'Enter opens the cursor\'s port page');
   await page.goto(url + '#/ports');
   await gridSettled(page);
@@ -102,7 +102,7 @@ try {
     const ports = [...document.querySelectorAll('[data-testid=port-grid] [data-testid=grid-row]')]
       .flatMap((r) => JSON.parse(r.dataset.ports || '[]'));
     return ports.length > 0 && ports.every((p) => p.startsWith(node + '/'));
-  }, want[0].node, { timeout: 30000 });
+  }, want[0].node, { timeout: 30000, polling: 100 });
   const nodePorts = (await apiGet(`/ports?node=${encodeURIComponent(want[0].node)}`)).total;
   const shown = (await gridPorts(page)).length;
   check(shown === nodePorts, `the filter shows the node's ${nodePorts} ports`);
@@ -116,9 +116,10 @@ try {
   await tab.waitForLoadState('domcontentloaded');
   check(tab.url().endsWith(`#/port/${encodeURIComponent(want[0].node)}/${want[0].port}`), `a ctrl-click opens ${tab.url()} in a new tab`);
   await tab.close();
+  await page.bringToFront();  // the grid's page in front again: a hidden page draws nothing
   await clickCell(page, label);
   await page.waitForFunction((h) => location.hash === h,
-    `#/port/${encodeURIComponent(want[0].node)}/${want[0].port}`, { timeout: 15000 });
+    `#/port/${encodeURIComponent(want[0].node)}/${want[0].port}`, { timeout: 15000, polling: 100 });
   check(true, 'a click on the cell opens its port page');
   check(problems.length === 0, 'no page or console errors' + (problems.length ? ': ' + problems.join('; ') : ''));
 } catch (e) {
