@@ -94,6 +94,8 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   // Failing counter queries were only a guess at the cause: a link event may still show the
   // switch in front of those hosts rebooting (that incident then takes theirs in).
   if (inc && inc->kind == "hosts_unreachable") inc = nullptr;
+  // An sm_resweep explains ups never seen down; a link of it going down is a fault of its own.
+  if (inc && inc->kind == "sm_resweep" && down) inc->links.erase(id), inc = nullptr;
   if (inc) {
     ++inc->events, inc->last_us = e.time_us;
     if (down && !was_down) {

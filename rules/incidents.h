@@ -19,8 +19,9 @@
 // same time is untouched. A link of a switch_reboot that goes down alone after the reboot
 // (not with most of the switch's links within `burst`) is no further cycle: once `burst` has
 // passed it leaves the incident, so a cable that keeps flapping after a reboot is judged by
-// the flap rule rather than held, and never counts as the switch rebooting again. A switch that
-// keeps rebooting (order_cycles) or stays down gets one node-level work-order verdict (port 0)
+// the flap rule rather than held, and never counts as the switch rebooting again. A link of
+// an sm_resweep that goes down leaves it at once (the SM's re-initialising is ups only). A switch
+// that keeps rebooting (order_cycles) or stays down gets one node-level work-order verdict (port 0)
 // naming the switch (orders()). Node types: LinkInfo::switch_node / peer_switch (from the
 // topology's node types). Thread-safe (one mutex): the daemon's sources feed it, the web API lists
 // it.

@@ -333,6 +333,28 @@ TEST_CASE("incidents: flapping links reported by both ends are not an sm_resweep
   CHECK(tracker.list(0, t + kS).empty());
 }
 
+TEST_CASE("incidents: a link of an sm_resweep that then flaps is judged by the flap rule",
+          "[incidents]") {
+  IncidentTracker tracker;
+  tracker.learn(fat_tree());
+  std::vector<ingest::Event> events = {subnet_up(kT0)};
+  for (int l = 0; l < 4; ++l)
+    events.push_back(link_event(false, leaf(l), 3, spine(0), 1 + l, kT0 + kS));
+  tracker.add(events);
+  REQUIRE(tracker.list(0, kT0 + 2 * kS).size() == 1);
+  CHECK(tracker.covers(leaf(2), 3, kT0));
+  // Then leaf 2's link goes down and up, again and again: no longer the SM's doing.
+  for (int i = 1; i <= 5; ++i)
+    tracker.add({link_event(true, leaf(2), 3, spine(0), 3, kT0 + (10 * i) * kS),
+                 link_event(false, leaf(2), 3, spine(0), 3, kT0 + (10 * i + 1) * kS)});
+  CHECK_FALSE(tracker.covers(leaf(2), 3, kT0));
+  CHECK_FALSE(tracker.covers(spine(0), 3, kT0));
+  CHECK(tracker.covers(leaf(1), 3, kT0));  // the others' ups stay explained
+  auto list = tracker.list(0, kT0 + 60 * kS);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0].links.size() == 3);
+}
+
 TEST_CASE("incidents: hosts behind one leaf whose counters fail are one incident", "[incidents]") {
   IncidentTracker tracker;
   tracker.learn(fat_tree());
