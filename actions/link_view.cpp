@@ -26,6 +26,7 @@ void fill_end(const RemedyContext& ctx, core::LinkEnd& e) {
     uint32_t at = ctx.fabric->find_guid(e.guid);
     if (at != fabric::kNoNode) e.node = ctx.fabric->node(at).name;
   }
+  if (e.node.empty() && ctx.known_name) e.node = ctx.known_name(e.guid);
   if (e.node.empty()) e.node = fabric::format_guid(e.guid);
 }
 

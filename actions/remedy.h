@@ -98,6 +98,10 @@ struct RemedyContext {
   // Asked before the port action, put on the order (affected_json) and the decision's
   // evidence (affected_hosts, affected_jobs).
   std::function<std::optional<AffectedJobs>(uint64_t guid, int port)> affected;
+  // The name of a node the model does not hold now (a switch down or rebooting when its
+  // order is made), from what was seen before (the daemon's port table); empty when never
+  // seen. Unset: such a node is named by its GUID.
+  std::function<std::string(uint64_t guid)> known_name;
 };
 
 // A verdict and the port's last counter reading (evidence).

@@ -70,11 +70,16 @@ void ActionWorker::set_hold(std::function<std::optional<std::string>()> hold) {
   hold_ = std::move(hold);
 }
 
+void ActionWorker::set_known_names(std::function<std::string(uint64_t)> known_name) {
+  known_name_ = std::move(known_name);
+}
+
 void ActionWorker::reconcile_stale(actions::Remediator& remedy) {
   if (!last_topo_) return;
   ingest::SystemClock clock;
   const int64_t now = clock.now_us();
   actions::RemedyContext ctx = remedy_context(*last_topo_, &plan_, lids_);
+  ctx.known_name = known_name_;
   size_t left = 0;
   auto done = remedy.reconcile(ctx, now, &left, now - actions::Remediator::kInFlightUs);
   log_reconciled(done, left);
@@ -86,6 +91,7 @@ void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   last_topo_ = job.topo;
   actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
   ctx.affected = affected_;
+  ctx.known_name = known_name_;
   std::optional<std::string> hold = hold_ ? hold_() : std::nullopt;
   if (hold && !hold_since_us_) hold_since_us_ = clock.now_us();
   if (!hold) hold_since_us_ = 0;

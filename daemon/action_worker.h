@@ -51,6 +51,10 @@ class ActionWorker {
   // decision (actions::Remediator::hold) and run through the guard as usual when it fires
   // again once the reason is gone. Call before start().
   void set_hold(std::function<std::optional<std::string>()> hold);
+  // The names of nodes the topology no longer holds (actions::RemedyContext::known_name; the
+  // daemon's port table): a switch down when its order is made is still named. Call before
+  // start().
+  void set_known_names(std::function<std::string(uint64_t)> known_name);
   // Called (on the action thread) for each end of a link whose verdict came after a repair
   // of it (actions::Remediator::repaired): the daemon floors the rules' history there
   // (rules::RuleRunner::set_floor); returns false when it was floored there already. Without
@@ -82,6 +86,7 @@ class ActionWorker {
   std::function<bool()> may_act_;
   std::function<void(const core::DecisionRecord&)> after_action_;
   std::function<std::optional<std::string>()> hold_;
+  std::function<std::string(uint64_t)> known_name_;
   std::function<bool(uint64_t, int, int64_t)> floor_;
   std::function<std::optional<actions::AffectedJobs>(uint64_t, int)> affected_;
   actions::Remediator::JobsOn jobs_on_;

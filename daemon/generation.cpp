@@ -158,6 +158,8 @@ void start_worker(Runtime& rt) {
     rt.rules.worker->set_store(rt.store.spec, [k] { return k->held(); });
   rt.rules.worker->set_after_action([&rt](const core::DecisionRecord& d) { read_back(rt, d); });
   rt.rules.worker->set_hold([&rt] { return rt.fabric.sm.hold_reason(); });
+  rt.rules.worker->set_known_names(
+      [&rt](uint64_t guid) { return rt.fabric.ports.node_name(guid); });
   if (LinkJobs* jobs = rt.link_jobs.get())
     rt.rules.worker->set_affected(
         [jobs](uint64_t guid, int port) { return jobs->of_link(guid, port); },

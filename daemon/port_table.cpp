@@ -23,6 +23,14 @@ std::optional<store::PortRecord> PortTable::get(uint64_t guid, int port) const {
   return it->second;
 }
 
+std::string PortTable::node_name(uint64_t guid) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (int port = 0; port < 256; ++port)  // (orders and decisions only: a few lookups each)
+    if (auto it = ports_.find(key(guid, port)); it != ports_.end() && !it->second.node.empty())
+      return it->second.node;
+  return {};
+}
+
 size_t PortTable::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return ports_.size();

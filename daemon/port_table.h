@@ -48,6 +48,8 @@ class PortTable {
   size_t apply_counters(const std::vector<ingest::CounterDelta>& deltas);
   size_t size() const;
   std::optional<store::PortRecord> get(uint64_t guid, int port) const;
+  // The display name last seen for a node (any of its ports on record), empty when none.
+  std::string node_name(uint64_t guid) const;
 
  private:
   static uint64_t key(uint64_t guid, int port) { return guid * 256 + static_cast<uint64_t>(port); }

@@ -87,6 +87,22 @@ TEST_CASE("port table: a discovery older than a link check does not undo it", "[
   CHECK(table.get(0xa, 1)->peer_guid == 0);
 }
 
+TEST_CASE("port table: a node's name outlives its discovery", "[port_table]") {
+  // A switch rebooting is gone from the next topology; its work order still names it.
+  daemon::PortTable table;
+  std::vector<ingest::Event> events;
+  table.apply_topology(*daemon::make_topology(two_switches(true), nullptr, 100), 100, &events);
+  fabric::Fabric alone;
+  fabric::Node a;
+  a.guid = 0xa, a.type = fabric::NodeType::sw, a.name = "leafA", a.num_ports = 4;
+  alone.add_node(std::move(a));
+  alone.reindex();
+  table.apply_topology(*daemon::make_topology(std::move(alone), nullptr, 200), 200, &events);
+  CHECK(table.node_name(0xb) == "spineB");
+  CHECK(table.node_name(0xa) == "leafA");
+  CHECK(table.node_name(0xc).empty());  // never seen
+}
+
 TEST_CASE("port table: a port up with no lost peer waits for the discovery", "[port_table]") {
   daemon::PortTable table;
   std::vector<ingest::Event> events;
