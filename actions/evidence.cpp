@@ -19,7 +19,7 @@ nlohmann::json evidence_json(const Finding& f) {
                       {"confirmed", v.confirmed},
                       {"window_s", static_cast<double>(e.window_us) / 1e6}};
   if (!e.counter.empty())
-    j.update({{"counter", e.counter},
+    j.update({{"counter", std::string(e.counter)},
               {"total", e.total},
               {"max_delta", e.max_delta},
               {"max_rate_per_s", e.max_rate},

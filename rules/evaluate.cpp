@@ -204,7 +204,7 @@ int error_counters(const Rule& r, const PortWindow& p, int64_t now, EvalCache& s
     Signal& s = sink.add();
     Evidence& ev = s.ev;
     evidence_into(sum, lim.counter, r.window_us, &ev);
-    const std::string& name = ev.counter;
+    const std::string name(ev.counter);
     std::string least = ev.at_least ? "at least " : "";
     if (by_delta) {
       ev.threshold = static_cast<double>(lim.delta);

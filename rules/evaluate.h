@@ -40,6 +40,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fabric/speed.h"
@@ -297,7 +298,9 @@ class OutOfLine {
 
 struct Evidence {
   int64_t window_us = 0;
-  std::string counter;     // counter name when the rule is about one counter
+  // The counter's name when the rule is about one counter: ingest::counter_name()'s static
+  // text (no allocation per verdict: a fabric failing everywhere makes one per port).
+  std::string_view counter;
   uint64_t total = 0;      // sum of deltas in the window
   uint64_t max_delta = 0;  // largest one-sweep delta in the window
   double max_rate = 0;     // highest per-sweep rate (per second)

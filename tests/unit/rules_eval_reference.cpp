@@ -317,7 +317,7 @@ void error_counters(const Rule& r, const PortWindow& p, int64_t now, EvalCache& 
     bool by_delta = lim.delta && sum.total >= lim.delta;
     if (!by_delta && !(lim.rate_per_s > 0 && sum.max_rate >= lim.rate_per_s)) continue;
     Evidence ev = evidence_of(sum, lim.counter, r.window_us);
-    const std::string& name = ev.counter;
+    const std::string name(ev.counter);
     std::string least = ev.at_least ? "at least " : "";
     Signal s;
     if (by_delta) {

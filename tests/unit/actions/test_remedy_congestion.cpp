@@ -18,7 +18,7 @@ TEST_CASE("remedy: congestion verdicts make no decision order or disable", "[rem
   f.verdict.type = rules::RuleType::congestion;  // ... made a congestion finding
   CHECK_FALSE(r.on_finding(f, b.ctx, kNow));
   for (auto action : {rules::Action::work_order, rules::Action::disable, rules::Action::isolate})
-    for (std::string counter : {"PortXmitDiscards", "PortXmitWait"}) {
+    for (const char* counter : {"PortXmitDiscards", "PortXmitWait"}) {
       Finding g = symbol_errors(leaf_guid(0), 3, kNow);
       g.verdict.type = rules::RuleType::error_counters;
       g.verdict.action = action;
