@@ -66,6 +66,13 @@ std::string linkinfo_line(const std::string& text, const std::string& name, int 
   return "";
 }
 
+// The fabric as ibnetdiscover sees it from the SM host.
+ibw::fabric::Fabric discovered(const SimLab& sim) {
+  auto disc = sim.run({"ibnetdiscover"});
+  REQUIRE(disc.status == 0);
+  return ibw::fabric::parse_ibnetdiscover(disc.out, "ibnetdiscover");
+}
+
 }  // namespace port_control_lab
 
 using namespace port_control_lab;
@@ -75,9 +82,7 @@ TEST_CASE("port control: disable and enable a leaf port toward a host",
   REQUIRE(std::filesystem::exists(control_binary()));
   Lab lab = two_tier_lab(2, 2, 2);
   SimLab sim({to_ibsim_net(lab)});
-  auto disc = sim.run({"ibnetdiscover"});
-  REQUIRE(disc.status == 0);
-  ibw::fabric::Fabric fab = ibw::fabric::parse_ibnetdiscover(disc.out, "ibnetdiscover");
+  ibw::fabric::Fabric fab = discovered(sim);
 
   // The second leaf's port 1 leads to a host; nodes[0] (the SM host) is on the first leaf.
   int leaf_index = -1, leaves_seen = 0;
@@ -152,9 +157,7 @@ TEST_CASE("port control: a Set whose reply is lost is judged by the port read ba
   REQUIRE(std::filesystem::exists(control_binary()));
   Lab lab = two_tier_lab(2, 2, 3);
   SimLab sim({to_ibsim_net(lab)});
-  auto disc = sim.run({"ibnetdiscover"});
-  REQUIRE(disc.status == 0);
-  ibw::fabric::Fabric fab = ibw::fabric::parse_ibnetdiscover(disc.out, "ibnetdiscover");
+  ibw::fabric::Fabric fab = discovered(sim);
   fab.reindex();
   // The vantage: a host on the SM host's leaf, not the SM host; the target: a port of the
   // other leaf toward one of its hosts.

@@ -66,6 +66,15 @@ std::vector<ingest::Event> spine_cycle(int s, int64_t t) {
   return out;
 }
 
+// One link_flap rule (disable, 5 cycles) over `window`.
+rules::RuleSet flap_rule(const std::string& window) {
+  return rules::parse_rules(
+      "rules:\n  - name: link_flap\n    type: link_flap\n    action: disable\n"
+      "    severity: critical\n    cycles: 5\n    window: " +
+          window + "\n",
+      "flap.yaml");
+}
+
 TEST_CASE("incidents: a spine rebooting five times is one switch_reboot", "[incidents]") {
   IncidentTracker tracker;
   tracker.learn(fat_tree());
@@ -112,15 +121,7 @@ TEST_CASE("incidents: a spine rebooting five times is one switch_reboot", "[inci
 }
 
 TEST_CASE("incidents: the runner holds the reboot's flaps but not the cable's", "[incidents]") {
-  rules::RuleSet set = rules::parse_rules(R"(rules:
-  - name: link_flap
-    type: link_flap
-    action: disable
-    severity: critical
-    cycles: 5
-    window: 1m
-)",
-                                          "flap.yaml");
+  rules::RuleSet set = flap_rule("1m");
   for (bool with_incidents : {false, true}) {
     rules::RuleRunner runner(set);
     IncidentTracker tracker;
@@ -158,15 +159,7 @@ TEST_CASE("incidents: the runner holds the reboot's flaps but not the cable's", 
 
 TEST_CASE("incidents: a cable that keeps flapping after its switch rebooted is its own fault",
           "[incidents]") {
-  rules::RuleSet set = rules::parse_rules(R"(rules:
-  - name: link_flap
-    type: link_flap
-    action: disable
-    severity: critical
-    cycles: 5
-    window: 5m
-)",
-                                          "flap.yaml");
+  rules::RuleSet set = flap_rule("5m");
   rules::RuleRunner runner(set);
   IncidentTracker tracker;
   auto links = fat_tree();
@@ -295,12 +288,18 @@ ingest::Event subnet_up(int64_t t) {
   return e;
 }
 
+// A SUBNET UP at t, then spine 0's four links reported up (never seen down) a second later.
+std::vector<ingest::Event> resweep_ups(int64_t t) {
+  std::vector<ingest::Event> events = {subnet_up(t)};
+  for (int l = 0; l < 4; ++l)
+    events.push_back(link_event(false, leaf(l), 3, spine(0), 1 + l, t + kS));
+  return events;
+}
+
 TEST_CASE("incidents: links coming up after an SM sweep are sm_resweep", "[incidents]") {
   IncidentTracker tracker;
   tracker.learn(fat_tree());
-  std::vector<ingest::Event> events = {subnet_up(kT0)};
-  for (int l = 0; l < 4; ++l)
-    events.push_back(link_event(false, leaf(l), 3, spine(0), 1 + l, kT0 + kS));
+  std::vector<ingest::Event> events = resweep_ups(kT0);
   tracker.add(events);
   auto list = tracker.list(0, kT0 + 2 * kS);
   REQUIRE(list.size() == 1);
@@ -337,9 +336,7 @@ TEST_CASE("incidents: a link of an sm_resweep that then flaps is judged by the f
           "[incidents]") {
   IncidentTracker tracker;
   tracker.learn(fat_tree());
-  std::vector<ingest::Event> events = {subnet_up(kT0)};
-  for (int l = 0; l < 4; ++l)
-    events.push_back(link_event(false, leaf(l), 3, spine(0), 1 + l, kT0 + kS));
+  std::vector<ingest::Event> events = resweep_ups(kT0);
   tracker.add(events);
   REQUIRE(tracker.list(0, kT0 + 2 * kS).size() == 1);
   CHECK(tracker.covers(leaf(2), 3, kT0));
