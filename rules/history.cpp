@@ -92,7 +92,8 @@ void History::track_exact(uint32_t counters) {
   size_t k = 0;
   for (size_t i = 0; i < DeltaBounds::kCounters && k < ExactStats::kSlots; ++i)
     if (counters >> i & 1u) tracked_.counter[k++] = static_cast<uint8_t>(i);
-  for (auto& e : entries_) e.exact.reset();  // made again at a delta of the counter
+  for (auto& e : entries_) e.exact = kNoExact;  // made again at a delta of the counter
+  exact_pool_.clear(), exact_free_.clear();
 }
 
 void History::renew_bounds(Entry& e) {
@@ -100,8 +101,14 @@ void History::renew_bounds(Entry& e) {
   for (const auto& x : e.live()) e.bounds.add(x);
 }
 
+void History::drop_exact(Entry& e) {
+  if (e.exact == kNoExact) return;
+  exact_free_.push_back(e.exact);
+  e.exact = kNoExact;
+}
+
 void History::renew_exact(Entry& e) {
-  ExactStats& x = *e.exact;
+  ExactStats& x = *exact_of(e);
   x.clear();
   for (const auto& d : e.live()) x.add(d);
   x.active = true, x.wanted = false;
@@ -143,11 +150,20 @@ bool History::add_delta(const ingest::CounterDelta& d) {
   int64_t t = d.sample.time_us;
   WindowDelta w = WindowDelta::of(d);
   e.bounds.add(w);
-  if (!e.exact && tracked_.counter[0] != ExactStats::kUnused) {
+  if (e.exact == kNoExact && tracked_.counter[0] != ExactStats::kUnused) {
     size_t c = tracked_.counter[0];
-    if ((w.valid >> c & 1u) && w.delta[c]) e.exact = std::make_unique<ExactStats>(tracked_);
+    if ((w.valid >> c & 1u) && w.delta[c]) {
+      if (exact_free_.empty()) {
+        e.exact = static_cast<uint32_t>(exact_pool_.size());
+        exact_pool_.push_back(tracked_);
+      } else {
+        e.exact = exact_free_.back();
+        exact_free_.pop_back();
+        exact_pool_[e.exact] = tracked_;
+      }
+    }
   }
-  if (e.exact && e.exact->active) e.exact->add(w);  // in any order: counts, maxima, latest
+  if (ExactStats* x = exact_of(e); x && x->active) x->add(w);  // any order: counts, maxima
   if (q.size() == e.head || q.back().time_us <= t) {
     q.push_back(w);
   } else {
@@ -195,7 +211,7 @@ bool History::add_event(const ingest::Event& e) {
 void History::release(Entry& e) {
   e.head = 0;
   e.bounds = {};
-  e.exact.reset();
+  drop_exact(e);
   history_detail::free_vector(e.deltas);
   history_detail::free_vector(e.events);
   history_detail::free_vector(e.ber);
@@ -211,17 +227,18 @@ void History::prune(int64_t now_us) {
       continue;
     }
     auto keep = std::find_if(e.deltas.begin() + e.head, e.deltas.end(), after);
-    bool exact = true, active = e.exact && e.exact->active;
+    ExactStats* x = exact_of(e);
+    bool exact = true, active = x && x->active;
     int64_t next_first = keep == e.deltas.end() ? 0 : keep->time_us;  // read by find_if
     for (auto it = e.deltas.begin() + e.head; it != keep; ++it) {
       e.bounds.remove(*it);
-      if (active) exact &= e.exact->remove(*it, next_first);
+      if (active) exact &= x->remove(*it, next_first);
     }
     e.head = static_cast<uint32_t>(keep - e.deltas.begin());
     if (e.head == e.deltas.size()) {
       e.deltas.clear(), e.head = 0, e.bounds = {};
-      if (e.exact) e.exact->clear();
-    } else if (!exact || (!active && e.exact && e.exact->wanted)) {  // a maximum left, or wanted
+      if (x) x->clear();
+    } else if (!exact || (!active && x && x->wanted)) {  // a maximum left, or now wanted
       renew_exact(e);
     }
     e.events.erase(e.events.begin(), std::find_if(e.events.begin(), e.events.end(), after));
@@ -287,7 +304,7 @@ void History::window_into(const LinkInfo& link, const Entry* own, const Entry* p
     w->delta_view = own->live();
     w->bounds = &own->bounds;
     w->exact_totals = true;  // bounds: over deltas[head, end), which is live()
-    w->exact = own->exact.get();
+    w->exact = exact_of(*own);
     w->events.assign(own->events.begin(), own->events.end());
     w->ber_events.assign(own->ber.begin(), own->ber.end());
   }

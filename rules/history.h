@@ -20,7 +20,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -108,16 +107,18 @@ class History {
   size_t ports() const { return live_; }
 
  private:
+  static constexpr uint32_t kNoExact = UINT32_MAX;
   struct Entry {
     uint64_t key = 0;
-    uint32_t head = 0;                // deltas[0, head) are pruned, dropped in bulk later
+    uint32_t head = 0;  // deltas[0, head) are pruned, dropped in bulk later
+    // Its exact figures (over deltas[head, end) when active): a place in exact_pool_, taken
+    // at the first non-zero delta of the tracked counter; most ports with errors never see
+    // one, and none costs a heap block of its own (100k of them fragmented the heap).
+    uint32_t exact = kNoExact;
     std::vector<WindowDelta> deltas;  // time-ordered from head on
     std::vector<LinkEvent> events;    // own events (from_peer false), time-ordered
     std::vector<BerEvent> ber;        // own UFM BER verdicts, time-ordered
     DeltaBounds bounds;               // over deltas[head, end)
-    // Over deltas[head, end) when active; made at the first non-zero delta of the tracked
-    // counter (most ports with errors never see one: 8 bytes for them, not the figures).
-    std::unique_ptr<ExactStats> exact;
     bool empty() const { return head == deltas.size() && events.empty() && ber.empty(); }
     std::span<const WindowDelta> live() const {
       return {deltas.data() + head, deltas.size() - head};
@@ -135,12 +136,21 @@ class History {
   void release(Entry& e);              // frees an emptied entry's memory
   void compact();                      // drops emptied entries and rebuilds the index
   static void renew_bounds(Entry& e);  // e's bounds over its live deltas (maxima renewed)
-  static void renew_exact(Entry& e);   // e's exact figures over its live deltas, active
+  void renew_exact(Entry& e);          // e's exact figures over its live deltas, active
+  ExactStats* exact_of(const Entry& e) {
+    return e.exact == kNoExact ? nullptr : &exact_pool_[e.exact];
+  }
+  const ExactStats* exact_of(const Entry& e) const {
+    return e.exact == kNoExact ? nullptr : &exact_pool_[e.exact];
+  }
+  void drop_exact(Entry& e);  // gives e's figures' place back to the pool
   void window_into(const LinkInfo& link, const Entry* own, const Entry* peer, PortWindow* w) const;
 
   int64_t keep_us_;
   bool keep_wait_ = false;
-  ExactStats tracked_;  // what a new entry starts with: the tracked counters, no figures
+  ExactStats tracked_;                  // what new figures start as: the tracked counters, inactive
+  std::vector<ExactStats> exact_pool_;  // entries' figures (Entry::exact)
+  std::vector<uint32_t> exact_free_;    // places in exact_pool_ no entry holds
   std::vector<Entry> entries_;
   fabric::FlatMap64 index_;  // key -> entries_ position (emptied entries keep theirs)
   size_t live_ = 0;
