@@ -85,16 +85,21 @@ PortReading UfmExecutor::read_until(Target& t, Done done) {
   }
 }
 
-std::string UfmExecutor::run_port_job(const Target& t, const char* action) {
+std::string UfmExecutor::run_port_job(const Target& t, const char* action, bool* unsettled) {
+  using ingest::UfmJobOutcome;
   uint64_t system = t.record.system_guid ? t.record.system_guid : t.node_guid;
   auto result = client_->run_action(
       ingest::ufm_port_action(action, system, t.name, "ibwarden: " + context_.reason),
       options_.job);
-  if (result.outcome != ingest::UfmJobOutcome::completed &&
-      result.outcome != ingest::UfmJobOutcome::completed_with_warnings)
+  std::string via = "UFM job " + result.job_id + " (" +
+                    std::string(ingest::job_outcome_name(result.outcome)) + ")";
+  *unsettled = !result.job_id.empty() && (result.outcome == UfmJobOutcome::timed_out ||
+                                          result.outcome == UfmJobOutcome::error);
+  if (*unsettled) return via + ": " + result.error;
+  if (result.outcome != UfmJobOutcome::completed &&
+      result.outcome != UfmJobOutcome::completed_with_warnings)
     throw std::runtime_error("UFM " + std::string(action) + " of " + t.label + ": " + result.error);
-  return "UFM job " + result.job_id + " (" + std::string(ingest::job_outcome_name(result.outcome)) +
-         ")";
+  return via;
 }
 
 bool UfmExecutor::listed_unhealthy(const Target& t) {
@@ -131,6 +136,11 @@ PortChange UfmExecutor::change(int port, int event_id, const char* verb, Act act
     const char* done = act(t, c);
     c.set_reply = c.after;
     audit(c, t, event_id, done);
+  } catch (const OutcomeUnknown& e) {
+    PortChange unknown;
+    audit(unknown, t, ufm_executor_detail::kEventCritical,
+          std::string("could not confirm the ") + verb + " of");
+    throw OutcomeUnknown(e.what() + unknown.via);
   } catch (const std::exception& e) {
     PortChange failed;
     audit(failed, t, ufm_executor_detail::kEventCritical, std::string("failed to ") + verb);
@@ -158,9 +168,14 @@ PortChange UfmExecutor::disable(const PortAddress&, int port) {
       return "isolated";
     });
   return change(port, d::kEventWarning, "disable", [this](Target& t, PortChange& c) {
-    c.via = run_port_job(t, "disable");
+    bool unsettled = false;
+    c.via = run_port_job(t, "disable", &unsettled);
     c.after =
         read_until(t, [](const PortReading& r) { return r.phys_state == fabric::kPhysDisabled; });
+    if (c.after.phys_state != fabric::kPhysDisabled && unsettled)
+      throw OutcomeUnknown(c.via + "; UFM shows " + t.label + " as " +
+                           std::string(fabric::phys_state_name(c.after.phys_state)) +
+                           ": the job may still disable it");
     if (c.after.phys_state != fabric::kPhysDisabled)
       throw std::runtime_error(c.via + " completed but UFM still shows " + t.label + " as " +
                                std::string(fabric::phys_state_name(c.after.phys_state)) +
@@ -186,10 +201,14 @@ PortChange UfmExecutor::enable(const PortAddress&, int port) {
             throw std::runtime_error("de-isolating " + t.label + " through UFM: " + r.error);
           c.via = "UFM de-isolation (PUT /app/unhealthy_ports HEALTHY)";
         }
+        bool unsettled = false;
         if (!isolated || c.before.phys_state == fabric::kPhysDisabled)
-          c.via += (c.via.empty() ? "" : "; ") + run_port_job(t, "enable");
+          c.via += (c.via.empty() ? "" : "; ") + run_port_job(t, "enable", &unsettled);
         c.after = read_until(
             t, [](const PortReading& r) { return r.phys_state != fabric::kPhysDisabled; });
+        if (unsettled && c.after.phys_state == fabric::kPhysDisabled)
+          throw OutcomeUnknown(c.via + "; UFM shows " + t.label +
+                               " still Disabled: the job may still enable it");
         return isolated ? "de-isolated" : "enabled";
       });
 }

@@ -64,8 +64,10 @@ class UfmExecutor : public PortExecutor {
   PortReading read_until(Target& t, Done done);
   bool listed_unhealthy(const Target& t);
   // POST /actions for the port ("disable" or "enable") and its job until done; the "UFM job
-  // ID (outcome)" text, or a runtime_error when the job did not complete.
-  std::string run_port_job(const Target& t, const char* action);
+  // ID (outcome)" text, or a runtime_error when the job failed. *unsettled: UFM took the job
+  // but was not seen to finish it (timed out, or its polling failed), so it may still be
+  // applied: the port's state decides, and OutcomeUnknown when it does not show it done.
+  std::string run_port_job(const Target& t, const char* action, bool* unsettled);
   void audit(PortChange& change, const Target& t, int event_id, const std::string& what);
   // One port change (disable, isolation, enable) of `port`: the port read before, then
   // act(target, change) (sets via, after, isolated; returns the audit's word, "disabled"),

@@ -259,6 +259,23 @@ TEST_CASE("ufm wiring: UfmExecutor waits for UFM's port view and enables without
   CHECK(c.after.phys_state != fabric::kPhysDisabled);
   emu.post("control", {{"fail", "none"}});
 
+  // A job UFM took but was not seen to finish (timed out): the port, still up, leaves the
+  // outcome unknown (the job may still run), audited as unconfirmed (554), never "failed".
+  {
+    actions::UfmExecutorOptions slow = o;
+    slow.job.timeout_us = 300'000;
+    slow.readback_wait_us = 200'000;
+    actions::UfmExecutor exec_slow(slow);
+    exec_slow.set_context({leaf001, 4, "leaf001", "symbol_ber", "BER 3e-11 over 12m", false});
+    emu.post("control", {{"job_polls", 1000}});
+    CHECK_THROWS_AS(exec_slow.disable({}, 4), actions::OutcomeUnknown);
+    emu.post("control", {{"job_polls", 1}});  // the emulator's default
+    std::string last;
+    for (const auto& a : emu.actions())
+      if (a["path"] == "/app/events/external_event") last = a["body"]["description"];
+    CHECK(last.find("could not confirm the disable of leaf001/4") != std::string::npos);
+  }
+
   // A view that never shows the disable fails the action, audited as failed (554).
   o.readback_wait_us = 300'000;
   actions::UfmExecutor quick(o);
