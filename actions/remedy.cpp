@@ -12,7 +12,6 @@ namespace ibw::actions {
 namespace remedy_detail {
 
 constexpr int64_t kHourUs = int64_t{3600} * 1000 * 1000;
-constexpr int64_t kInFlightUs = Remediator::kInFlightUs;
 
 std::string severity_for(const core::WorkOrder& o, ingest::Severity s) {
   if (o.needs_human || o.offences >= 3) return "critical";
@@ -242,7 +241,7 @@ Decision Remediator::guard_and_intend(const Request& req, const RemedyContext& c
     // at the next start) and blocks nothing.
     const PortKey target{req.node_guid, req.port};
     for (const auto& p : store_.pending_decisions())
-      if (p.action != pending.action && p.time_us > now - rd::kInFlightUs &&
+      if (p.action != pending.action && p.time_us > now - kInFlightUs &&
           (p.link_key == link_key || PortKey{p.node_guid, p.port} == target ||
            PortKey{p.peer_guid, p.peer_port} == target)) {
         g = Decision{Verdict::refused,

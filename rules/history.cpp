@@ -101,6 +101,17 @@ void History::renew_bounds(Entry& e) {
   for (const auto& x : e.live()) e.bounds.add(x);
 }
 
+void History::take_exact(Entry& e) {
+  if (exact_free_.empty()) {
+    e.exact = static_cast<uint32_t>(exact_pool_.size());
+    exact_pool_.push_back(tracked_);
+  } else {
+    e.exact = exact_free_.back();
+    exact_free_.pop_back();
+    exact_pool_[e.exact] = tracked_;
+  }
+}
+
 void History::drop_exact(Entry& e) {
   if (e.exact == kNoExact) return;
   exact_free_.push_back(e.exact);
@@ -152,16 +163,7 @@ bool History::add_delta(const ingest::CounterDelta& d) {
   e.bounds.add(w);
   if (e.exact == kNoExact && tracked_.counter[0] != ExactStats::kUnused) {
     size_t c = tracked_.counter[0];
-    if ((w.valid >> c & 1u) && w.delta[c]) {
-      if (exact_free_.empty()) {
-        e.exact = static_cast<uint32_t>(exact_pool_.size());
-        exact_pool_.push_back(tracked_);
-      } else {
-        e.exact = exact_free_.back();
-        exact_free_.pop_back();
-        exact_pool_[e.exact] = tracked_;
-      }
-    }
+    if ((w.valid >> c & 1u) && w.delta[c]) take_exact(e);
   }
   if (ExactStats* x = exact_of(e); x && x->active) x->add(w);  // any order: counts, maxima
   if (q.size() == e.head || q.back().time_us <= t) {

@@ -143,6 +143,7 @@ class History {
   const ExactStats* exact_of(const Entry& e) const {
     return e.exact == kNoExact ? nullptr : &exact_pool_[e.exact];
   }
+  void take_exact(Entry& e);  // a place in the pool for e's figures, inactive
   void drop_exact(Entry& e);  // gives e's figures' place back to the pool
   void window_into(const LinkInfo& link, const Entry* own, const Entry* peer, PortWindow* w) const;
 

@@ -99,17 +99,20 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   if (inc) {
     ++inc->events, inc->last_us = e.time_us;
     if (down && !was_down) {
-      if (inc->down++ == 0) inc->cycle_counted = inc->kind != "switch_reboot";
-      if (inc->down == 1 && inc->cycle_counted) {  // host_down and the others: every time
+      const bool first_down = inc->down++ == 0;
+      bool cycle = first_down;  // host_down and the others: every time all were up
+      if (inc->kind == "switch_reboot") {
+        if (first_down) inc->cycle_counted = false;
+        // Most of the switch's links at once: it rebooted again; else this link, alone so far.
+        cycle = !inc->cycle_counted && burst_of(inc->node_guid, e.time_us);
+        if (cycle)
+          inc->cycle_counted = true, inc->lone.clear();
+        else if (!inc->cycle_counted)
+          inc->lone.emplace(id, e.time_us);
+      }
+      if (cycle) {
         ++inc->cycles;
         out.push_back(feed_event(*inc, e));
-      } else if (!inc->cycle_counted && burst_of(inc->node_guid, e.time_us)) {
-        inc->cycle_counted = true;  // most of the switch's links at once: it rebooted again
-        ++inc->cycles;
-        inc->lone.clear();
-        out.push_back(feed_event(*inc, e));
-      } else if (!inc->cycle_counted) {
-        inc->lone.emplace(id, e.time_us);  // alone so far
       }
     }
     if (!down && was_down) --inc->down;
@@ -138,7 +141,6 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
 }
 
 void IncidentTracker::release_lone(Incident& inc, int64_t now_us) {
-  if (inc.cycle_counted) return inc.lone.clear();
   for (auto it = inc.lone.begin(); it != inc.lone.end();) {
     if (it->second >= now_us - opt_.burst_us) {
       ++it;
