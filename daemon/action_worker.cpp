@@ -1,5 +1,6 @@
 #include "daemon/action_worker.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "config/store_spec.h"
@@ -28,6 +29,7 @@ void ActionWorker::set_store(store::StoreSpec spec, std::function<bool()> may_ac
 
 void ActionWorker::start() {
   stopping_ = false;
+  started_us_ = ingest::SystemClock().now_us();
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -55,6 +57,10 @@ void ActionWorker::set_after_action(std::function<void(const core::DecisionRecor
   after_action_ = std::move(after);
 }
 
+void ActionWorker::set_topology(std::function<std::shared_ptr<const Topology>()> topology) {
+  topology_ = std::move(topology);
+}
+
 void ActionWorker::set_floor(std::function<bool(uint64_t, int, int64_t)> floor) {
   floor_ = std::move(floor);
 }
@@ -74,21 +80,23 @@ void ActionWorker::set_known_names(std::function<std::string(uint64_t)> known_na
   known_name_ = std::move(known_name);
 }
 
-void ActionWorker::reconcile_stale(actions::Remediator& remedy) {
-  if (!last_topo_) return;
-  ingest::SystemClock clock;
-  const int64_t now = clock.now_us();
-  actions::RemedyContext ctx = remedy_context(*last_topo_, &plan_, lids_);
+bool ActionWorker::reconcile_stale(actions::Remediator& remedy) {
+  std::shared_ptr<const Topology> topo = topology_ ? topology_() : nullptr;
+  if (!topo) return false;
+  if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
+  const int64_t now = ingest::SystemClock().now_us();
+  actions::RemedyContext ctx = remedy_context(*topo, &plan_, lids_);
   ctx.known_name = known_name_;
   size_t left = 0;
-  auto done = remedy.reconcile(ctx, now, &left, now - actions::Remediator::kInFlightUs);
+  const int64_t before = std::max(now - actions::Remediator::kInFlightUs, started_us_);
+  auto done = remedy.reconcile(ctx, now, &left, before);
   log_reconciled(done, left);
+  return true;
 }
 
 void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   ingest::SystemClock clock;
   if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
-  last_topo_ = job.topo;
   actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
   ctx.affected = affected_;
   ctx.known_name = known_name_;
@@ -149,6 +157,7 @@ void ActionWorker::loop() {
   std::unique_ptr<actions::Remediator> remedy;
   ingest::SystemClock clock;
   auto last_verify = std::chrono::steady_clock::time_point{};
+  auto next_reconcile = std::chrono::steady_clock::time_point{};
   auto last_jobs = std::chrono::steady_clock::now();  // the orders just opened are current
   const auto jobs_every = std::chrono::microseconds(cfg_.slurm.jobs_refresh_us);
   while (true) {
@@ -174,7 +183,11 @@ void ActionWorker::loop() {
         last_verify = std::chrono::steady_clock::now();
         if (int n = remedy->verify_due(clock.now_us()))
           log(LogLevel::info, "work orders verified", {{"count", n}});
-        reconcile_stale(*remedy);
+      }
+      if (std::chrono::steady_clock::now() >= next_reconcile) {  // each second until discovered
+        next_reconcile = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+        if (!reconcile_stale(*remedy))
+          next_reconcile = std::chrono::steady_clock::now() + std::chrono::seconds(1);
       }
       if (affected_ && std::chrono::steady_clock::now() - last_jobs >= jobs_every) {
         last_jobs = std::chrono::steady_clock::now();

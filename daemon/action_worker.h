@@ -5,7 +5,8 @@
 // verdicts fire again on the next evaluation while their evidence is in the window, so
 // nothing is lost, and ingest never waits for a slow switch. A failing action is recorded as
 // failed and never stops the worker. While there is no master SM (set_hold) verdicts that
-// would disable a port are recorded as held instead. Every minute it also verifies repaired orders.
+// would disable a port are recorded as held instead. Every minute it also verifies repaired orders
+// and reads back the ports of intents still pending (set_topology).
 #pragma once
 
 #include <condition_variable>
@@ -55,6 +56,13 @@ class ActionWorker {
   // daemon's port table): a switch down when its order is made is still named. Call before
   // start().
   void set_known_names(std::function<std::string(uint64_t)> known_name);
+  // The daemon's current topology (FabricState::topology), for reading back the ports of
+  // intents whose outcome is still pending: once a minute (each second until a topology is
+  // known), those no longer in flight (older
+  // than Remediator::kInFlightUs) and those left by an earlier run that the start could not
+  // read (stored before start()). Without it (or before the first discovery) they wait.
+  // Call before start().
+  void set_topology(std::function<std::shared_ptr<const Topology>()> topology);
   // Called (on the action thread) for each end of a link whose verdict came after a repair
   // of it (actions::Remediator::repaired): the daemon floors the rules' history there
   // (rules::RuleRunner::set_floor); returns false when it was floored there already. Without
@@ -77,8 +85,10 @@ class ActionWorker {
   void loop();
   void run_job(const ActionJob& job, actions::Remediator& remedy);
   // Intents no longer in flight whose outcome is still pending (a port action whose Set and
-  // read-back went unanswered, or another process's crash): read back and completed.
-  void reconcile_stale(actions::Remediator& remedy);
+  // read-back went unanswered, another process's crash, or an earlier run's intent the start
+  // could not read): read back and completed.
+  // False when no topology is known yet (nothing read).
+  bool reconcile_stale(actions::Remediator& remedy);
 
   fabric::MadLocks& mad_;
   config::Config cfg_;
@@ -87,6 +97,7 @@ class ActionWorker {
   std::function<void(const core::DecisionRecord&)> after_action_;
   std::function<std::optional<std::string>()> hold_;
   std::function<std::string(uint64_t)> known_name_;
+  std::function<std::shared_ptr<const Topology>()> topology_;
   std::function<bool(uint64_t, int, int64_t)> floor_;
   std::function<std::optional<actions::AffectedJobs>(uint64_t, int)> affected_;
   actions::Remediator::JobsOn jobs_on_;
@@ -94,7 +105,7 @@ class ActionWorker {
   std::set<std::pair<uint64_t, int>> held_;  // ports with a held decision not yet acted on
   actions::PlanIndex plan_;
   LocalLids lids_;
-  std::shared_ptr<const Topology> last_topo_;  // the last job's, for reconcile_stale
+  int64_t started_us_ = 0;  // start(): intents stored before it are no longer in flight here
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<ActionJob> queue_;

@@ -160,6 +160,7 @@ void start_worker(Runtime& rt) {
   rt.rules.worker->set_hold([&rt] { return rt.fabric.sm.hold_reason(); });
   rt.rules.worker->set_known_names(
       [&rt](uint64_t guid) { return rt.fabric.ports.node_name(guid); });
+  rt.rules.worker->set_topology([&rt] { return rt.fabric.topology(); });
   if (LinkJobs* jobs = rt.link_jobs.get())
     rt.rules.worker->set_affected(
         [jobs](uint64_t guid, int port) { return jobs->of_link(guid, port); },

@@ -2,7 +2,8 @@
 // against the UFM emulator and a real SQLite store: a full queue drops the new job at once, a
 // stopped worker takes none, jobs run in order through the guard into the store, a failed
 // port action is recorded as failed and the next job still runs, a worker that may no
-// longer act sends no port action, and without a master SM a disable is held.
+// longer act sends no port action, without a master SM a disable is held, and an intent an
+// earlier run left pending is read back by the running worker.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "config/store_spec.h"
 #include "daemon/action_worker.h"
+#include "ingest/clock.h"
 #include "daemon/sm_board.h"
 #include "store/store.h"
 #include "tests/unit/test_remedy_helpers.h"
@@ -145,6 +147,46 @@ TEST_CASE("action worker: without a master SM a disable is held once - acted on 
   CHECK(d[1].status == "executed");
   CHECK(d[1].action == "disable");
   CHECK(rig.port_jobs() == 1);
+}
+
+TEST_CASE("action worker: an intent an earlier run left pending is read back once a topology is known",
+          "[daemon][actions]") {
+  Rig rig;
+  const uint64_t leaf = rig.guid("leaf001");
+  {  // an earlier run's disable of leaf001/3, killed before its outcome was stored; the start
+     // could not read the port (daemon/reconcile.cpp), so the intent and its row remain
+    auto db = store::Store::open(rig.cfg.store.path);
+    store::WriteBatch b;
+    core::DecisionRecord d;
+    d.time_us = ingest::SystemClock().now_us() - 5'000'000;  // not 10 minutes old
+    d.rule = "symbol-errors";
+    d.node_guid = leaf;
+    d.node = "leaf001";
+    d.port = 3;
+    d.action = "disable";
+    d.status = "pending";
+    d.reason = "symbol-errors: a burst";
+    b.decisions.push_back(d);
+    b.disabled_add.push_back({leaf, 3, d.time_us, 0, ""});
+    db->write(b);
+  }
+  std::atomic<bool> discovered{false};
+  ActionWorker worker(rig.mad, rig.cfg, &rig.plan);
+  worker.set_topology([&]() -> std::shared_ptr<const daemon::Topology> {
+    return discovered ? rig.topo : nullptr;
+  });
+  worker.start();
+  std::this_thread::sleep_for(1500ms);  // no topology yet: the intent waits
+  CHECK(rig.decisions(0).empty());
+  discovered = true;  // the next pass (once a minute) reads the port back over UFM: still up
+  auto d = rig.decisions(1);
+  worker.stop();
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].status == "failed");
+  CHECK(d[0].reason.find("disable not done") != std::string::npos);
+  auto db = store::Store::open(rig.cfg.store.path, /*read_only=*/true);
+  CHECK(db->disabled_ports().empty());  // the row no longer counts against the caps
+  CHECK(rig.port_jobs() == 0);          // read, never set
 }
 
 }  // namespace action_worker_test
