@@ -158,7 +158,10 @@ SAMPLER_PID=""
 storm_free_clients
 start_daemon final
 if ! storm_settle "$lab" 180; then
-  say "the last daemon did not catch up within 180 s (see $lab/daemon.log.final)"
+  say "the last daemon did not catch up within 180 s (see $lab/daemon.log.final); its errors:"
+  grep -E '"level":"error"|reconcil|pending|ibpanic' "$lab/daemon.log.final" | tail -n 20 | cut -c1-400 || true
+  sqlite3 -cmd ".timeout 2000" "$lab/ibwarden.db" \
+    "SELECT 'pending: ' || id || ' ' || rule || ' ' || action || ' ' || node || '/' || port || ' ' || reason FROM decisions WHERE status = 'pending'" || true
 fi
 kill -TERM "$SIM_DAEMON_PID" 2>/dev/null || true
 wait "$SIM_DAEMON_PID" 2>/dev/null || true

@@ -7,16 +7,25 @@
 storm_delay() { printf '%d.%02d\n' $((RANDOM % 3)) $((RANDOM % 100)); }
 
 # storm_free_clients: ibsim keeps the slot of a SIGKILLed client until it next fails to write
-# to it, and serves at most 10: ask it which clients are attached and drop the dead ones.
+# to it, and serves at most 10 (an 11th client, the next daemon, dies in umad2sim's
+# sim_init): ask it which clients are attached and drop the dead ones, until none is listed.
 storm_free_clients() {
-  local log=$SIM_DIR/ibsim.log off
-  off=$(stat -c %s "$log")
-  sim_console Attached
-  sleep 0.3
-  tail -c +$((off + 1)) "$log" | sed -n -E 's/.*Client ([0-9]+): pid ([0-9]+) connected.*/\1 \2/p' |
-    while read -r client pid; do
-      kill -0 "$pid" 2>/dev/null || sim_console "X $client"
+  local log=$SIM_DIR/ibsim.log off i attempt dead
+  for ((attempt = 0; attempt < 3; attempt++)); do
+    off=$(stat -c %s "$log")
+    sim_console Attached
+    # Its answer ends with the console's prompt; a loaded machine may take a while to print it.
+    for ((i = 0; i < 100; i++)); do
+      tail -c +$((off + 1)) "$log" | grep -q 'sim>' && break
+      sleep 0.05
     done
+    dead=$(tail -c +$((off + 1)) "$log" |
+      sed -n -E 's/.*Client ([0-9]+): pid ([0-9]+) connected.*/\1 \2/p' |
+      while read -r client pid; do
+        kill -0 "$pid" 2>/dev/null || { sim_console "X $client"; echo "$client"; }
+      done | wc -l)
+    ((dead)) || return 0
+  done
 }
 
 # storm_sample_once LAB OUT: the fabric's ports in PhysState Disabled, one iblinkinfo line
