@@ -80,7 +80,8 @@ void declare_remedy(CliTree& t) {
       "reason, evidence}; action is disable, enable, work_order or none; status is executed, "
       "dry_run, refused, failed or pending (a port request whose outcome is not recorded yet, "
       "or was not known: no answer to the Set nor to the read-back; the daemon reconciles "
-      "those from the ports' state when it starts, and every minute once 10 minutes old).",
+      "those from the ports' state when it starts, and every minute those 10 minutes old or "
+      "left by an earlier run; ibwarden_port_actions_pending counts them).",
       "");
   config_option(c);
   since_option(c);

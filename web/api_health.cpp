@@ -1,4 +1,5 @@
 // GET /health, /fabric and /metrics (web/api.h): the sources, store, leader and counts.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -278,6 +279,13 @@ Response ApiCore::get_metrics(Call& c) {
     // The guard's hourly budget counts disables since an hour ago (actions/remedy.cpp).
     m.disables_last_hour =
         static_cast<int64_t>(c.store(stores_).disable_times(c.now_us - 3'600'000'000).size());
+    for (const auto& d : c.store(stores_).pending_decisions()) {
+      if (d.rule == "slurm") continue;  // a drain, not a port action (actions/slurm_drain.h)
+      ++m.port_actions_pending;
+      m.port_actions_oldest_age_seconds =
+          std::max(m.port_actions_oldest_age_seconds,
+                   std::max(0.0, static_cast<double>(c.now_us - d.time_us) / 1e6));
+    }
     store::OutboxBacklog outbox = c.store(stores_).outbox_backlog();
     m.outbox_pending = outbox.pending;
     m.outbox_failing = outbox.failing;

@@ -310,6 +310,14 @@ void store_families(Writer& w, const MetricsSnapshot& m) {
           "Disables executed (or in flight) in the last 3600 s, as the guard counts them "
           "against actions.max_actions_per_hour.",
           static_cast<double>(m.disables_last_hour));
+  w.gauge("ibwarden_port_actions_pending",
+          "Port actions (disable, enable) whose outcome is not recorded yet: in flight, or "
+          "unknown (the Set and its read-back went unanswered) until the port is read back. "
+          "Each still counts against the guard's caps.",
+          static_cast<double>(m.port_actions_pending));
+  w.gauge("ibwarden_port_actions_pending_oldest_age_seconds",
+          "Age of the oldest pending port action (0 when none is pending).",
+          m.port_actions_oldest_age_seconds);
   w.gauge("ibwarden_webhook_outbox_pending_items",
           "Work-order changes queued for the webhook and not delivered yet.",
           static_cast<double>(m.outbox_pending));

@@ -36,6 +36,10 @@
 //                                                    when ibwarden disabled it, per port
 //   ibwarden_guard_disables_last_hour                disables in the last 3600 s, as the
 //                                                    guard counts them (executed or pending)
+//   ibwarden_port_actions_pending                    port actions (disable, enable) whose
+//                                                    outcome is not recorded yet: in flight,
+//                                                    or unknown until the port is read back
+//   ibwarden_port_actions_pending_oldest_age_seconds age of the oldest of them (0: none)
 //   ibwarden_webhook_outbox_pending_items            outbox items not delivered yet
 //   ibwarden_webhook_outbox_failing_items            of those, the ones that failed at least once
 //   ibwarden_webhook_outbox_failed_attempts          failed attempts of those, summed
@@ -121,6 +125,9 @@ struct MetricsSnapshot {
     int64_t since_us = 0;
   };
   std::vector<DisabledPortSince> disabled_since;
+  // Port-action intents still pending (from the store; Slurm drains are not port actions).
+  int64_t port_actions_pending = 0;
+  double port_actions_oldest_age_seconds = 0;
   bool webhook = false;  // workorders.webhook configured (from the backend)
   int64_t outbox_pending = 0;
   int64_t outbox_failing = 0;

@@ -107,12 +107,17 @@ TEST_CASE("web metrics: guard budget against the caps of the configuration", "[w
   w.decisions.push_back(d);
   d.time_us = kNow - 30 * kSecond, d.status = "pending";  // in flight: counted, as the guard does
   w.decisions.push_back(d);
+  core::DecisionRecord drain = d;  // a Slurm drain in progress: not a port action
+  drain.rule = "slurm", drain.action = "slurm_drain", drain.time_us = kNow - 900 * kSecond;
+  w.decisions.push_back(drain);
   b.db->write(w);
   std::string text = b.api()->handle(request("GET", "/metrics")).body;
   CHECK(series(text, "ibwarden_guard_max_disabled_ports") == 4);
   CHECK(series(text, "ibwarden_guard_max_disables_per_hour") == 3);
   CHECK(series(text, "ibwarden_guard_disables_last_hour") == 2);
   CHECK(series(text, "ibwarden_disabled_ports") == 1);
+  CHECK(series(text, "ibwarden_port_actions_pending") == 1);  // the disable in flight
+  CHECK(series(text, "ibwarden_port_actions_pending_oldest_age_seconds") == 30);
 
   // Unknown caps (a backend that does not say) are not exported at all.
   b.backend.health_value.max_disabled_total = -1;
@@ -217,6 +222,7 @@ TEST_CASE("web metrics: families listed without samples - and dropped with the s
   CHECK(series(text, "ibwarden_guard_max_disabled_ports") == 16);
   CHECK_FALSE(has_family(text, "ibwarden_guard_disables_last_hour"));
   CHECK_FALSE(has_family(text, "ibwarden_webhook_outbox_pending_items"));
+  CHECK_FALSE(has_family(text, "ibwarden_port_actions_pending"));
   CHECK_FALSE(has_family(text, "ibwarden_disabled_port_since_timestamp_seconds"));
 }
 
