@@ -14,8 +14,8 @@
 
 #include "config/store_spec.h"
 #include "daemon/action_worker.h"
-#include "ingest/clock.h"
 #include "daemon/sm_board.h"
+#include "ingest/clock.h"
 #include "store/store.h"
 #include "tests/unit/test_remedy_helpers.h"
 #include "tests/unit/test_ufm_fabric.h"
@@ -149,8 +149,9 @@ TEST_CASE("action worker: without a master SM a disable is held once - acted on 
   CHECK(rig.port_jobs() == 1);
 }
 
-TEST_CASE("action worker: an intent an earlier run left pending is read back once a topology is known",
-          "[daemon][actions]") {
+TEST_CASE(
+    "action worker: an intent an earlier run left pending is read back once a topology is known",
+    "[daemon][actions]") {
   Rig rig;
   const uint64_t leaf = rig.guid("leaf001");
   {  // an earlier run's disable of leaf001/3, killed before its outcome was stored; the start
@@ -172,9 +173,8 @@ TEST_CASE("action worker: an intent an earlier run left pending is read back onc
   }
   std::atomic<bool> discovered{false};
   ActionWorker worker(rig.mad, rig.cfg, &rig.plan);
-  worker.set_topology([&]() -> std::shared_ptr<const daemon::Topology> {
-    return discovered ? rig.topo : nullptr;
-  });
+  worker.set_topology(
+      [&]() -> std::shared_ptr<const daemon::Topology> { return discovered ? rig.topo : nullptr; });
   worker.start();
   std::this_thread::sleep_for(1500ms);  // no topology yet: the intent waits
   CHECK(rig.decisions(0).empty());
