@@ -160,13 +160,8 @@ TEST_CASE(
     store::WriteBatch b;
     core::DecisionRecord d;
     d.time_us = ingest::SystemClock().now_us() - 5'000'000;  // not 10 minutes old
-    d.rule = "symbol-errors";
-    d.node_guid = leaf;
-    d.node = "leaf001";
-    d.port = 3;
-    d.action = "disable";
-    d.status = "pending";
-    d.reason = "symbol-errors: a burst";
+    d.rule = "symbol-errors", d.node_guid = leaf, d.node = "leaf001", d.port = 3;
+    d.action = "disable", d.status = "pending", d.reason = "symbol-errors: a burst";
     b.decisions.push_back(d);
     b.disabled_add.push_back({leaf, 3, d.time_us, 0, ""});
     db->write(b);
