@@ -15,8 +15,8 @@ std::vector<core::DecisionRecord> Remediator::reconcile(const RemedyContext& ctx
   size_t still = 0;
   GuardState state = load_guard_state(store_, now);
   for (core::DecisionRecord d : store_.pending_decisions()) {
-    if (d.rule == "slurm") continue;       // Slurm drains finish their own (actions/slurm_drain.h)
-    if (d.time_us >= before_us) continue;  // may still be in flight
+    if (!core::is_port_action(d)) continue;  // Slurm drains finish their own
+    if (d.time_us >= before_us) continue;    // may still be in flight
     const bool disable = d.action == "disable";
     nlohmann::json evidence = nlohmann::json::parse(d.evidence_json, nullptr, false);
     if (!evidence.is_object()) evidence = nlohmann::json::object();

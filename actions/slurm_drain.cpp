@@ -63,7 +63,7 @@ core::DecisionRecord SlurmDrainer::record(const SlurmHostView& v, const char* ac
                                           int64_t now_us) const {
   core::DecisionRecord d;
   d.time_us = now_us;
-  d.rule = "slurm";
+  d.rule = core::kSlurmRule;
   d.node_guid = v.ca.guid;
   d.node = v.node;
   d.port = v.ca.port;
@@ -132,7 +132,8 @@ void SlurmDrainer::load(int64_t now_us, std::vector<core::DecisionRecord>& out) 
   q.limit = 0;
   std::vector<core::DecisionRecord> pending;
   for (const auto& d : store_->decisions(q)) {
-    if (d.rule != "slurm" || (d.action != kSlurmDrain && d.action != kSlurmResume)) continue;
+    if (d.rule != core::kSlurmRule || (d.action != kSlurmDrain && d.action != kSlurmResume))
+      continue;
     NodeState& s = nodes_[d.node];
     const bool drain = d.action == kSlurmDrain;
     if (d.status == "pending") pending.push_back(d);

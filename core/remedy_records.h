@@ -44,6 +44,13 @@ struct DecisionRecord {
   std::string link_key;       // the link it is about (see link_key()); may be empty
   std::string dedup_key;      // unique when not empty: the same decision is stored once
 };
+// The rule of every Slurm drain and resume decision (actions/slurm_drain.h).
+inline constexpr const char* kSlurmRule = "slurm";
+// True for a port action's decision; false for a Slurm drain or resume, which finishes on
+// its own and never counts as a port intent.
+inline bool is_port_action(const DecisionRecord& d) {
+  return d.rule != kSlurmRule;
+}
 
 struct WorkOrder {
   int64_t id = 0;        // assigned by the store on first insert

@@ -26,8 +26,8 @@ size_t reconcile_intents(fabric::MadLocks& mad, const config::Config& cfg, store
                          const fabric::Plan* plan, const fabric::NodeNameMap* names,
                          int64_t now_us) {
   const auto intents = db.pending_decisions();  // Slurm's finish on their own (slurm_drain.h)
-  const size_t pending = static_cast<size_t>(std::count_if(
-      intents.begin(), intents.end(), [](const auto& d) { return d.rule != "slurm"; }));
+  const size_t pending =
+      static_cast<size_t>(std::count_if(intents.begin(), intents.end(), core::is_port_action));
   if (pending == 0) return 0;
   log(LogLevel::warning, "port actions left pending by the last run: reading their ports back",
       {{"pending", pending}});

@@ -89,7 +89,7 @@ nlohmann::json workorder_json(const WorkOrder& o) {
 nlohmann::json slurm_json(const std::vector<DecisionRecord>& decisions) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& d : decisions) {
-    if (d.rule != "slurm" || d.action.rfind("slurm_", 0) != 0) continue;
+    if (d.rule != core::kSlurmRule || d.action.rfind("slurm_", 0) != 0) continue;
     list.push_back({{"node", d.node},
                     {"action", d.action.substr(6)},
                     {"status", d.status},

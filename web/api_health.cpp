@@ -280,7 +280,7 @@ Response ApiCore::get_metrics(Call& c) {
     m.disables_last_hour =
         static_cast<int64_t>(c.store(stores_).disable_times(c.now_us - 3'600'000'000).size());
     for (const auto& d : c.store(stores_).pending_decisions()) {
-      if (d.rule == "slurm") continue;  // a drain, not a port action (actions/slurm_drain.h)
+      if (!core::is_port_action(d)) continue;  // a Slurm drain
       ++m.port_actions_pending;
       m.port_actions_oldest_age_seconds =
           std::max(m.port_actions_oldest_age_seconds,
