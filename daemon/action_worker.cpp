@@ -80,13 +80,18 @@ void ActionWorker::set_known_names(std::function<std::string(uint64_t)> known_na
   known_name_ = std::move(known_name);
 }
 
+actions::RemedyContext ActionWorker::context(const Topology& topo) {
+  if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
+  actions::RemedyContext ctx = remedy_context(topo, &plan_, lids_);
+  ctx.known_name = known_name_;
+  return ctx;
+}
+
 bool ActionWorker::reconcile_stale(actions::Remediator& remedy) {
   std::shared_ptr<const Topology> topo = topology_ ? topology_() : nullptr;
   if (!topo) return false;
-  if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
   const int64_t now = ingest::SystemClock().now_us();
-  actions::RemedyContext ctx = remedy_context(*topo, &plan_, lids_);
-  ctx.known_name = known_name_;
+  actions::RemedyContext ctx = context(*topo);
   size_t left = 0;
   const int64_t before = std::max(now - actions::Remediator::kInFlightUs, started_us_);
   auto done = remedy.reconcile(ctx, now, &left, before);
@@ -96,10 +101,8 @@ bool ActionWorker::reconcile_stale(actions::Remediator& remedy) {
 
 void ActionWorker::run_job(const ActionJob& job, actions::Remediator& remedy) {
   ingest::SystemClock clock;
-  if (!lids_.lid) lids_ = local_lids(mad_, cfg_);
-  actions::RemedyContext ctx = remedy_context(*job.topo, &plan_, lids_);
+  actions::RemedyContext ctx = context(*job.topo);
   ctx.affected = affected_;
-  ctx.known_name = known_name_;
   std::optional<std::string> hold = hold_ ? hold_() : std::nullopt;
   if (hold && !hold_since_us_) hold_since_us_ = clock.now_us();
   if (!hold) hold_since_us_ = 0;

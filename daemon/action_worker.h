@@ -58,10 +58,9 @@ class ActionWorker {
   void set_known_names(std::function<std::string(uint64_t)> known_name);
   // The daemon's current topology (FabricState::topology), for reading back the ports of
   // intents whose outcome is still pending: once a minute (each second until a topology is
-  // known), those no longer in flight (older
-  // than Remediator::kInFlightUs) and those left by an earlier run that the start could not
-  // read (stored before start()). Without it (or before the first discovery) they wait.
-  // Call before start().
+  // known), those no longer in flight (older than Remediator::kInFlightUs) and those left by
+  // an earlier run that the start could not read (stored before start()). Without it (or
+  // before the first discovery) they wait. Call before start().
   void set_topology(std::function<std::shared_ptr<const Topology>()> topology);
   // Called (on the action thread) for each end of a link whose verdict came after a repair
   // of it (actions::Remediator::repaired): the daemon floors the rules' history there
@@ -84,6 +83,8 @@ class ActionWorker {
  private:
   void loop();
   void run_job(const ActionJob& job, actions::Remediator& remedy);
+  // The remedy context of `topo`: the local LIDs (read once) and the port table's names.
+  actions::RemedyContext context(const Topology& topo);
   // Intents no longer in flight whose outcome is still pending (a port action whose Set and
   // read-back went unanswered, another process's crash, or an earlier run's intent the start
   // could not read): read back and completed.
