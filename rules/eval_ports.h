@@ -8,6 +8,7 @@
 
 #include "fabric/flat_map.h"
 #include "rules/evaluate.h"
+#include "rules/prefetch.h"
 
 namespace ibw::rules::eval_detail {
 
@@ -19,13 +20,13 @@ inline void prefetch(const PortWindow& w) {
   auto ds = w.all_deltas();
   if (w.exact) {  // History's: sums over the longest window come from here, not the deltas
     const char* x = reinterpret_cast<const char*>(w.exact);
-    __builtin_prefetch(x), __builtin_prefetch(x + sizeof(ExactStats) - 1);
+    prefetch_read(x), prefetch_read(x + sizeof(ExactStats) - 1);
   } else {
-    for (const auto& d : ds) __builtin_prefetch(&d.time_us);  // time, flags, first counters
+    for (const auto& d : ds) prefetch_read(&d.time_us);  // time, flags, first counters
   }
   if (w.bounds) {
     const char* b = reinterpret_cast<const char*>(w.bounds);
-    for (size_t at = 0; at < sizeof(DeltaBounds); at += 64) __builtin_prefetch(b + at);
+    for (size_t at = 0; at < sizeof(DeltaBounds); at += 64) prefetch_read(b + at);
   }
 }
 

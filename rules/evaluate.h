@@ -47,6 +47,7 @@
 #include "ingest/counter_tracker.h"
 #include "ingest/event.h"
 #include "rules/rules.h"
+#include "rules/window_delta.h"
 
 namespace ibw::rules {
 
@@ -65,62 +66,6 @@ struct BerEvent {
   ingest::Severity severity = ingest::Severity::warning;
   ingest::EventSource source = ingest::EventSource::ufm;
   std::string message;
-};
-
-// One sweep of one port as rule windows use it: the sweep's time and every counter's delta
-// and flags; the rate is delta / interval, as ingest::CounterTracker computes it. 160 bytes
-// against CounterDelta's 570 (which also carries the raw reading and the rates): History
-// keeps one per erroring port per sweep for the longest window, so this is what a fabric
-// with errors everywhere costs in memory and in the walks of every rule.
-struct WindowDelta {
-  int64_t time_us = 0;
-  int64_t interval_us = 0;
-  uint32_t valid = 0;     // bit i: delta i is known
-  uint32_t at_least = 0;  // bit i: saturated, the true delta may be larger
-  std::array<uint64_t, ingest::kCounterCount> delta{};
-
-  static WindowDelta of(const ingest::CounterDelta& d) {
-    return {d.sample.time_us, d.interval_us, d.valid, d.at_least, d.delta};
-  }
-  double rate(size_t i) const {
-    return interval_us > 0 ? static_cast<double>(delta[i]) * 1e6 / static_cast<double>(interval_us)
-                           : 0.0;
-  }
-};
-
-// Upper bounds of what a set of deltas can add up to, per counter rules read (those up to
-// ExcessiveBufferOverrunErrors), over the deltas where the counter is valid (as window sums
-// count them): the sum (exact, or UINT64_MAX once it may have overflowed), the largest
-// single delta and the largest per-sweep rate. rules::History keeps one per port over every
-// delta it holds (a superset of any rule window), so evaluate() can pass over a rule that
-// cannot fire without walking the deltas: on a fabric with errors below every threshold
-// nearly all ports are such.
-struct DeltaBounds {
-  static constexpr size_t kCounters =
-      static_cast<size_t>(ingest::Counter::ExcessiveBufferOverrunErrors) + 1;
-  std::array<uint64_t, kCounters> total{};
-  std::array<uint64_t, kCounters> max_delta{};
-  std::array<double, kCounters> max_rate{};
-  // A delta with a valid non-zero PortXmitWait was added (stays set, a bound). Without it
-  // and without PortXmitDiscards a congestion rule cannot fire.
-  bool xmit_wait = false;
-
-  void add(const WindowDelta& d) {
-    constexpr auto kWait = static_cast<size_t>(ingest::Counter::PortXmitWait);
-    xmit_wait |= d.delta[kWait] && (d.valid >> kWait & 1u);
-    for (size_t i = 0; i < kCounters; ++i) {
-      if (!d.delta[i] || !(d.valid >> i & 1u)) continue;
-      uint64_t t = total[i] + d.delta[i];
-      total[i] = t < total[i] ? UINT64_MAX : t;
-      max_delta[i] = std::max(max_delta[i], d.delta[i]);
-      max_rate[i] = std::max(max_rate[i], d.rate(i));
-    }
-  }
-  // d left the set: the sums shrink (a saturated sum stays), the maxima stay (still bounds).
-  void remove(const WindowDelta& d) {
-    for (size_t i = 0; i < kCounters; ++i)
-      if (total[i] != UINT64_MAX && (d.valid >> i & 1u)) total[i] -= d.delta[i];
-  }
 };
 
 // Exact figures of a few counters over every delta a port's view holds, kept up to date by

@@ -96,9 +96,10 @@ void History::track_exact(uint32_t counters) {
   exact_pool_.clear(), exact_free_.clear();
 }
 
-void History::renew_bounds(Entry& e) {
-  e.bounds = {};
-  for (const auto& x : e.live()) e.bounds.add(x);
+void History::renew_bounds(const Entry& e) {
+  DeltaBounds& b = bounds_of(e);
+  b = {};
+  for (const auto& x : e.live()) b.add(x);
 }
 
 void History::take_exact(Entry& e) {
@@ -133,8 +134,10 @@ History::Entry& History::slot(uint64_t guid, int port) {
     index_.emplace(k, static_cast<uint32_t>(at));
     entries_.emplace_back();
     entries_.back().key = k;
+    bounds_.emplace_back();
   }
   next_ = at + 1;
+  prefetch_append(at + kPrefetchAhead);  // the next calls most likely name the next entries
   Entry& e = entries_[at];
   if (e.empty()) ++live_;
   return e;
@@ -160,14 +163,15 @@ bool History::add_delta(const ingest::CounterDelta& d) {
   }
   int64_t t = d.sample.time_us;
   WindowDelta w = WindowDelta::of(d);
-  e.bounds.add(w);
+  bounds_of(e).add(w);
   if (e.exact == kNoExact && tracked_.counter[0] != ExactStats::kUnused) {
     size_t c = tracked_.counter[0];
     if ((w.valid >> c & 1u) && w.delta[c]) take_exact(e);
   }
   if (ExactStats* x = exact_of(e); x && x->active) x->add(w);  // any order: counts, maxima
-  if (q.size() == e.head || q.back().time_us <= t) {
+  if (q.size() == e.head || e.last <= t) {  // e.last, not q.back(): no read of the block
     q.push_back(w);
+    e.last = t;
   } else {
     auto at = std::upper_bound(q.begin() + e.head, q.end(), t,
                                [](int64_t x, const WindowDelta& y) { return x < y.time_us; });
@@ -212,7 +216,7 @@ bool History::add_event(const ingest::Event& e) {
 
 void History::release(Entry& e) {
   e.head = 0;
-  e.bounds = {};
+  bounds_of(e) = {};
   drop_exact(e);
   history_detail::free_vector(e.deltas);
   history_detail::free_vector(e.events);
@@ -223,22 +227,25 @@ void History::prune(int64_t now_us) {
   int64_t cutoff = now_us - keep_us_;
   size_t emptied = 0;
   auto after = [&](const auto& x) { return x.time_us > cutoff; };
-  for (auto& e : entries_) {
+  for (size_t at = 0; at < entries_.size(); ++at) {
+    Entry& e = entries_[at];
+    prefetch_head(at + kPrefetchAhead);
     if (e.empty()) {
       ++emptied;
       continue;
     }
     auto keep = std::find_if(e.deltas.begin() + e.head, e.deltas.end(), after);
     ExactStats* x = exact_of(e);
+    DeltaBounds& b = bounds_of(e);
     bool exact = true, active = x && x->active;
     int64_t next_first = keep == e.deltas.end() ? 0 : keep->time_us;  // read by find_if
     for (auto it = e.deltas.begin() + e.head; it != keep; ++it) {
-      e.bounds.remove(*it);
+      b.remove(*it);
       if (active) exact &= x->remove(*it, next_first);
     }
     e.head = static_cast<uint32_t>(keep - e.deltas.begin());
     if (e.head == e.deltas.size()) {
-      e.deltas.clear(), e.head = 0, e.bounds = {};
+      e.deltas.clear(), e.head = 0, b = {};
       if (x) x->clear();
     } else if (!exact || (!active && x && x->wanted)) {  // a maximum left, or now wanted
       renew_exact(e);
@@ -253,10 +260,12 @@ void History::prune(int64_t now_us) {
 
 void History::compact() {
   std::vector<Entry> kept;
-  kept.reserve(live_);
-  for (auto& e : entries_)
-    if (!e.empty()) kept.push_back(std::move(e));
-  entries_.swap(kept);
+  std::vector<DeltaBounds> kept_bounds;
+  kept.reserve(live_), kept_bounds.reserve(live_);
+  for (size_t i = 0; i < entries_.size(); ++i)
+    if (!entries_[i].empty())
+      kept.push_back(std::move(entries_[i])), kept_bounds.push_back(bounds_[i]);
+  entries_.swap(kept), bounds_.swap(kept_bounds);
   index_.clear();
   index_.reserve(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i)
@@ -304,7 +313,7 @@ void History::window_into(const LinkInfo& link, const Entry* own, const Entry* p
   w->enabled_width = link.enabled_width, w->enabled_speed = link.enabled_speed;
   if (own) {
     w->delta_view = own->live();
-    w->bounds = &own->bounds;
+    w->bounds = &bounds_of(*own);
     w->exact_totals = true;  // bounds: over deltas[head, end), which is live()
     w->exact = exact_of(*own);
     w->events.assign(own->events.begin(), own->events.end());

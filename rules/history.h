@@ -15,7 +15,10 @@
 // from the front of a port's vector in bulk (a head offset), so a steady sweep costs one
 // append per erroring port instead of shifting the whole window. Each port keeps
 // DeltaBounds over its deltas (sums kept exact, maxima renewed when the vector is compacted)
-// and lends them with its windows, and ExactStats of the counters the owner tracks.
+// and lends them with its windows, and ExactStats of the counters the owner tracks. Entries
+// stay small (96 bytes: bounds in a parallel array, the last delta's time inline), and the
+// passes over them prefetch each port's deltas a few entries ahead: on a fabric failing
+// everywhere the sweep was bound by one cache miss per port and pass.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +29,7 @@
 
 #include "fabric/flat_map.h"
 #include "rules/evaluate.h"
+#include "rules/prefetch.h"
 
 namespace ibw::rules {
 
@@ -115,10 +119,12 @@ class History {
     // at the first non-zero delta of the tracked counter; most ports with errors never see
     // one, and none costs a heap block of its own (100k of them fragmented the heap).
     uint32_t exact = kNoExact;
+    // The time of the last delta while any is live: an append compares with it (reading
+    // the delta itself cost a cache miss per port and sweep: each port's deltas lie apart).
+    int64_t last = 0;
     std::vector<WindowDelta> deltas;  // time-ordered from head on
     std::vector<LinkEvent> events;    // own events (from_peer false), time-ordered
     std::vector<BerEvent> ber;        // own UFM BER verdicts, time-ordered
-    DeltaBounds bounds;               // over deltas[head, end)
     bool empty() const { return head == deltas.size() && events.empty() && ber.empty(); }
     std::span<const WindowDelta> live() const {
       return {deltas.data() + head, deltas.size() - head};
@@ -133,10 +139,32 @@ class History {
   size_t locate(uint64_t k, size_t near, size_t near2 = npos) const;
   // The port's entry, made when missing; counts it live again when it was empty.
   Entry& slot(uint64_t guid, int port);
-  void release(Entry& e);              // frees an emptied entry's memory
-  void compact();                      // drops emptied entries and rebuilds the index
-  static void renew_bounds(Entry& e);  // e's bounds over its live deltas (maxima renewed)
-  void renew_exact(Entry& e);          // e's exact figures over its live deltas, active
+  // Ask for the delta of entry `at` that prune reads first (head) or the place where
+  // add_delta appends, while earlier entries are worked on. Each port's deltas are a heap
+  // block of their own, so a pass over the entries waited on one cache miss per port; asked
+  // for this far ahead, the misses of several ports overlap (the all-failing sweep of 100k
+  // ports: prune 11 -> 7 ms, appends 11 -> 7 ms).
+  static constexpr size_t kPrefetchAhead = 8;
+  void prefetch_head(size_t at) const {
+    if (at >= entries_.size()) return;
+    const Entry& e = entries_[at];
+    if (e.head < e.deltas.size()) prefetch_read(e.deltas.data() + e.head);
+  }
+  void prefetch_append(size_t at) const {
+    if (at >= entries_.size()) return;
+    const Entry& e = entries_[at];
+    if (e.deltas.size() < e.deltas.capacity()) prefetch_write(e.deltas.data() + e.deltas.size());
+  }
+  void release(Entry& e);             // frees an emptied entry's memory
+  void compact();                     // drops emptied entries and rebuilds the index
+  void renew_bounds(const Entry& e);  // e's bounds over its live deltas (maxima renewed)
+  // e's DeltaBounds (over deltas[head, end)): kept beside entries_, in bounds_, so that the
+  // passes that do not read them (windows(), most of prune) walk 100-byte entries instead of
+  // 370-byte ones.
+  DeltaBounds& bounds_of(const Entry& e) { return bounds_[at(e)]; }
+  const DeltaBounds& bounds_of(const Entry& e) const { return bounds_[at(e)]; }
+  size_t at(const Entry& e) const { return static_cast<size_t>(&e - entries_.data()); }
+  void renew_exact(Entry& e);  // e's exact figures over its live deltas, active
   ExactStats* exact_of(const Entry& e) {
     return e.exact == kNoExact ? nullptr : &exact_pool_[e.exact];
   }
@@ -153,7 +181,8 @@ class History {
   std::vector<ExactStats> exact_pool_;  // entries' figures (Entry::exact)
   std::vector<uint32_t> exact_free_;    // places in exact_pool_ no entry holds
   std::vector<Entry> entries_;
-  fabric::FlatMap64 index_;  // key -> entries_ position (emptied entries keep theirs)
+  std::vector<DeltaBounds> bounds_;  // entries_[i]'s is bounds_[i]
+  fabric::FlatMap64 index_;          // key -> entries_ position (emptied entries keep theirs)
   size_t live_ = 0;
   size_t next_ = 0;  // slot()'s guess: the entry after the one it returned last
   std::unordered_map<uint64_t, int64_t> floors_;  // key -> repair time (few: repaired ports)

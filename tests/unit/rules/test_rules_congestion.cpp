@@ -137,8 +137,8 @@ WindowDelta sweep(int64_t t, uint64_t wait_ticks, uint64_t discards, int64_t int
   d.time_us = t;
   d.interval_us = interval;
   d.valid = ~0u;
-  d.delta[static_cast<size_t>(Counter::PortXmitWait)] = wait_ticks;
-  d.delta[static_cast<size_t>(Counter::PortXmitDiscards)] = discards;
+  d.delta.set(static_cast<size_t>(Counter::PortXmitWait), wait_ticks);
+  d.delta.set(static_cast<size_t>(Counter::PortXmitDiscards), discards);
   return d;
 }
 

@@ -28,7 +28,7 @@ ibw::rules::WindowDelta delta(int64_t t, Counter c, uint64_t d, bool at_least = 
   ibw::rules::WindowDelta x;
   x.time_us = t;
   auto i = static_cast<size_t>(c);
-  x.delta[i] = d;
+  x.delta.set(i, d);
   x.valid = ~0u;
   x.at_least = at_least ? 1u << i : 0;
   x.interval_us = interval;

@@ -72,7 +72,7 @@ std::vector<WindowDelta> random_deltas(std::mt19937_64& rng) {
     d.valid = rng() % 6 == 0 ? static_cast<uint32_t>(rng()) : ~0u;
     d.at_least = rng() % 8 == 0 ? static_cast<uint32_t>(rng()) : 0u;
     for (Counter c : kCounters)
-      if (rng() % 3 == 0) d.delta[static_cast<size_t>(c)] = pick_value(rng);
+      if (rng() % 3 == 0) d.delta.set(static_cast<size_t>(c), pick_value(rng));
     out.push_back(d);
     t += rng() % 4 == 0 ? 0 : static_cast<int64_t>(rng() % (2 * kMin));  // may pass now
   }
