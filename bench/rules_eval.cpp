@@ -1,5 +1,6 @@
 // ibw-bench-rules_eval: the daemon's rule path for one counter sweep of PORTS linked ports
-// (default 100,000 = 50,000 links) with the shipped config/rules.yaml, as RuleRunner runs it:
+// (default 100,000 = 50,000 links, listed node by node as the daemon's topology lists them)
+// with the shipped config/rules.yaml, as RuleRunner runs it:
 //   ingest  rules::History::add_delta for each of the sweep's deltas (one per port);
 //   eval    History::prune(now), History::windows over every linked port, rules::evaluate.
 // The history starts with 11 sweeps (60 s apart) and each timed run adds the next one, so
@@ -50,6 +51,11 @@ std::vector<rules::LinkInfo> make_links(int ports) {
       links.push_back(l);
     }
   }
+  // As the daemon's topology lists them: node by node (a link's two ends far apart), with
+  // each link's peer_index set.
+  std::stable_sort(links.begin(), links.end(),
+                   [](const auto& x, const auto& y) { return x.node_guid < y.node_guid; });
+  rules::link_peers(links);
   return links;
 }
 

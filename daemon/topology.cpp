@@ -52,6 +52,7 @@ std::shared_ptr<const Topology> make_topology(fabric::Fabric fab, const fabric::
       topo->links.push_back(l);
     }
   }
+  rules::link_peers(topo->links);  // every sweep's windows and verdicts find peers by it
   return topo;
 }
 

@@ -34,9 +34,10 @@ inline uint64_t port_key(uint64_t guid, int port) {
   return guid * 257 + static_cast<uint64_t>(port);
 }
 
-// The window of a port's peer among `ports` (one window per port). History::windows lists
-// a link's two ends next to each other, so the neighbours are tried first; the index (a
-// random memory access per port on a large fabric) is built only when a neighbour misses.
+// The window of a port's peer among `ports` (one window per port): where its peer_at says
+// (History::windows sets it for links that know their peers), else a neighbour (a link's
+// two ends often lie next to each other); the index (a random memory access per port on a
+// large fabric) is built only when both miss.
 class PeerFinder {
  public:
   explicit PeerFinder(const std::vector<PortWindow>& ports) : ports_(ports) {}
@@ -45,6 +46,7 @@ class PeerFinder {
     if (!p.peer_guid) return nullptr;
     uint64_t k = port_key(p.peer_guid, p.peer_port);
     if (k == kNoKey) return nullptr;  // as the index: that key is never stored
+    if (p.peer_at < ports_.size() && key_at(p.peer_at) == k) return &ports_[p.peer_at];
     if (i + 1 < ports_.size() && key_at(i + 1) == k) return &ports_[i + 1];
     if (i && key_at(i - 1) == k) return &ports_[i - 1];
     if (!built_) {

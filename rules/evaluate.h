@@ -166,6 +166,9 @@ struct PortWindow {
   int port = 0;
   uint64_t peer_guid = 0;  // 0 when the peer is unknown
   int peer_port = 0;
+  // Optional (rules::History::windows sets it when its links know their peers): where the
+  // peer's window is in the same vector. evaluate() checks it names the peer, else looks.
+  uint32_t peer_at = UINT32_MAX;
   int active_width = 0;  // lanes
   fabric::Speed active_speed = fabric::Speed::unknown;
   int plan_width = 0;  // 0 / unknown when not known

@@ -345,31 +345,52 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
   std::vector<char> take(n, 0);
   size_t m = live_ ? n : 0;  // an empty history looks nothing up (a clean fabric)
   std::vector<const Entry*> own(m, nullptr), peer(m, nullptr);
-  fabric::FlatMap64 wanted;  // peer key -> position in `found`
-  size_t taken = 0;
+  // The position of link i's peer in `links`, when link_peers() set it and it still names
+  // the peer; npos otherwise (then the peer is looked up).
+  auto peer_pos = [&](size_t i) -> size_t {
+    const LinkInfo& l = links[i];
+    size_t j = l.peer_index;
+    bool named =
+        j < n && l.peer_guid && links[j].node_guid == l.peer_guid && links[j].port == l.peer_port;
+    return named ? j : npos;
+  };
   // Entries are found by guess first (locate): a port's entry after the previous link's,
   // its peer's next to its own (a sweep reads a link's two ends one after the other).
   auto live_at = [&](size_t at) -> const Entry* {
     return at == npos || entries_[at].empty() ? nullptr : &entries_[at];
   };
-  size_t next = 0;
+  std::vector<size_t> own_at(m, npos);
+  for (size_t i = 0, next = 0; i < m; ++i) {
+    own_at[i] = locate(key(links[i].node_guid, links[i].port), next);
+    own[i] = live_at(own_at[i]);
+    if (own_at[i] != npos) next = own_at[i] + 1;
+  }
+  for (size_t i = 0; i < m; ++i) {
+    const LinkInfo& l = links[i];
+    if (!l.peer_guid) continue;
+    if (size_t j = peer_pos(i); j != npos) {
+      peer[i] = own[j];
+    } else {
+      size_t at = own_at[i];
+      uint64_t pk = key(l.peer_guid, l.peer_port);
+      peer[i] = live_at(at == npos ? locate(pk, npos) : locate(pk, at + 1, at - 1));
+    }
+  }
+  fabric::FlatMap64 wanted;   // peer key -> position in `found` (peers without peer_index)
+  std::vector<size_t> later;  // positions of peers to take (with peer_index)
+  size_t taken = 0;
   for (size_t i = 0; i < n; ++i) {
     const auto& l = links[i];
-    if (live_) {
-      size_t at = locate(key(l.node_guid, l.port), next);
-      own[i] = live_at(at);
-      if (at != npos) next = at + 1;
-      if (l.peer_guid) {
-        uint64_t pk = key(l.peer_guid, l.peer_port);
-        peer[i] = live_at(at == npos ? locate(pk, npos) : locate(pk, at + 1, at - 1));
-      }
-    }
     bool data = m && (own[i] || peer[i]);
     if (!data && !history_detail::below_expected(l)) continue;
     take[i] = 1, ++taken;
-    if (l.peer_guid && !(m && peer[i]))
+    if (!l.peer_guid || (m && peer[i])) continue;
+    if (size_t j = peer_pos(i); j != npos)
+      later.push_back(j);
+    else
       wanted.emplace(key(l.peer_guid, l.peer_port), static_cast<uint32_t>(wanted.size()));
   }
+  for (size_t j : later) taken += !take[j], take[j] = 1;
   if (wanted.size()) {
     std::vector<char> found(wanted.size(), 0);
     for (size_t i = 0; i < n; ++i)
@@ -377,9 +398,31 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
         found[*at] = 1, taken += !take[i], take[i] = 1;
   }
   std::vector<PortWindow> out(taken);
+  std::vector<uint32_t> pos(n, UINT32_MAX);  // link -> its window's position
   for (size_t i = 0, k = 0; i < n; ++i)
-    if (take[i]) window_into(links[i], m ? own[i] : nullptr, m ? peer[i] : nullptr, &out[k++]);
+    if (take[i]) pos[i] = static_cast<uint32_t>(k++);
+  for (size_t i = 0; i < n; ++i) {
+    if (!take[i]) continue;
+    PortWindow& w = out[pos[i]];
+    window_into(links[i], m ? own[i] : nullptr, m ? peer[i] : nullptr, &w);
+    if (size_t j = peer_pos(i); j != npos) w.peer_at = pos[j];
+  }
   return out;
+}
+
+void link_peers(std::vector<LinkInfo>& links) {
+  fabric::FlatMap64 first;  // port key -> the first link of that port
+  first.reserve(links.size());
+  for (size_t i = 0; i < links.size(); ++i) {
+    uint64_t k = History::key(links[i].node_guid, links[i].port);
+    if (k != UINT64_MAX && !first.find(k)) first.emplace(k, static_cast<uint32_t>(i));
+  }
+  for (auto& l : links) {
+    l.peer_index = LinkInfo::kNoPeerIndex;
+    if (!l.peer_guid) continue;
+    uint64_t k = History::key(l.peer_guid, l.peer_port);
+    if (auto at = k == UINT64_MAX ? std::nullopt : first.find(k)) l.peer_index = *at;
+  }
 }
 
 }  // namespace ibw::rules

@@ -47,7 +47,16 @@ struct LinkInfo {
   fabric::Speed enabled_speed = fabric::Speed::unknown;
   bool switch_node = false;  // node_guid is a switch (incidents tell switches from hosts)
   bool peer_switch = false;  // peer_guid is a switch
+  // Where the peer's LinkInfo is in the same list (link_peers() sets it), kNoPeerIndex when
+  // not known. A topology lists ports node by node, so a link's two ends lie far apart:
+  // with it, windows() and evaluate() reach the peer without a lookup per port.
+  uint32_t peer_index = kNoPeerIndex;
+  static constexpr uint32_t kNoPeerIndex = UINT32_MAX;
 };
+
+// Sets every link's peer_index (the first link naming its peer port; kNoPeerIndex when no
+// link does). For a list the caller keeps and evaluates again and again (the topology's).
+void link_peers(std::vector<LinkInfo>& links);
 
 // The longest window any enabled rule looks at (at least one minute).
 int64_t longest_window(const RuleSet& rules);
@@ -109,6 +118,8 @@ class History {
 
   // Ports with anything in the history.
   size_t ports() const { return live_; }
+  // A port's key in the index (and link_peers()'s).
+  static uint64_t key(uint64_t guid, int port) { return guid * 257 + static_cast<uint64_t>(port); }
 
  private:
   static constexpr uint32_t kNoExact = UINT32_MAX;
@@ -130,7 +141,6 @@ class History {
       return {deltas.data() + head, deltas.size() - head};
     }
   };
-  static uint64_t key(uint64_t guid, int port) { return guid * 257 + static_cast<uint64_t>(port); }
   const Entry* find(uint64_t guid, int port) const;
   // The position of key k in entries_, trying `near` and `near2` (where the caller expects
   // it) before the index: a sweep and a link list name ports in the order their entries were

@@ -255,6 +255,56 @@ TEST_CASE("history entries found by guess or by index give the same windows", "[
   }
 }
 
+TEST_CASE("history windows of links that know their peers are those of links that do not",
+          "[rules][history]") {
+  // link_peers() lets windows() and evaluate() reach a peer by position (a topology lists
+  // a link's two ends far apart). The windows, their order and the verdicts must not change,
+  // each window's peer_at must name its peer, and a peer_index that names another port (a
+  // list changed after link_peers) must be ignored, not trusted.
+  auto rules = defaults();
+  size_t checked = 0;
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(seed);
+    auto links = random_links(rng, 40);
+    rules::History h(rules::longest_window(rules));
+    fill(rng, h, links);
+    auto linked = links, stale = links;
+    rules::link_peers(linked);
+    for (auto& l : stale) l.peer_index = static_cast<uint32_t>(rng() % (links.size() + 2));
+    auto plain = h.windows(links);
+    for (const auto* list : {&linked, &stale}) {
+      auto got = h.windows(*list);
+      REQUIRE(got.size() == plain.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        CHECK(got[i].node_guid == plain[i].node_guid);
+        CHECK(got[i].port == plain[i].port);
+        CHECK(got[i].delta_view.size() == plain[i].delta_view.size());
+        CHECK(got[i].events.size() == plain[i].events.size());
+        if (list != &linked || got[i].peer_at == UINT32_MAX) continue;
+        REQUIRE(got[i].peer_at < got.size());
+        CHECK(got[got[i].peer_at].node_guid == got[i].peer_guid);
+        CHECK(got[got[i].peer_at].port == got[i].peer_port);
+        ++checked;
+      }
+      auto a = rules::evaluate(rules, plain, kNow), b = rules::evaluate(rules, got, kNow);
+      REQUIRE(a.size() == b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].explanation == b[i].explanation);
+        CHECK(a[i].confirmed == b[i].confirmed);
+      }
+    }
+    // Every link whose peer port is listed knows where: the first link of that port.
+    for (const auto& l : linked) {
+      if (l.peer_index == rules::LinkInfo::kNoPeerIndex) continue;
+      const auto& p = linked[l.peer_index];
+      CHECK((p.node_guid == l.peer_guid && p.port == l.peer_port));
+      for (size_t j = 0; j < l.peer_index; ++j)
+        CHECK_FALSE((linked[j].node_guid == l.peer_guid && linked[j].port == l.peer_port));
+    }
+  }
+  CHECK(checked > 100);
+}
+
 TEST_CASE("history prune and clear keep the live port count", "[rules][history]") {
   rules::History h(10 * kSweep);
   ingest::CounterDelta d;
