@@ -6,7 +6,8 @@
 // The history starts with 11 sweeps (60 s apart) and each timed run adds the next one, so
 // every run sees a full 12-minute window as the daemon does in steady state. Four fabrics:
 //   clean   no port has errors (the usual case; data counters still move);
-//   1%      every 100th port failing symbol_ber (errors in every sweep of the window);
+//   1%      one port in 100 failing symbol_ber (errors in every sweep of the window), its peer
+//           clean;
 //   below   every port with a few errors in every sweep, under every threshold;
 //   all     every port failing symbol_ber: one verdict each.
 // For each case, the median of RUNS runs (default 7, after one warm-up) of ingest + eval,
@@ -59,8 +60,17 @@ std::vector<rules::LinkInfo> make_links(int ports) {
   return links;
 }
 
-// One sweep's deltas: every port's data counters moved; every `every`-th port (0: none) also
-// has `symbols` symbol errors and one PortRcvErrors.
+// Whether port `l` is one of every `every` ports with errors (0: none): all ports for 1; else
+// the first end of every (every / 2)-th link, so that its peer stays clean (and comes along
+// as the peer's window) wherever the list puts the two ends.
+bool failing(const rules::LinkInfo& l, int every) {
+  if (every <= 1) return every == 1;
+  uint64_t link = (l.node_guid & 0xfffff) * 32 + static_cast<uint64_t>(l.port - 1);
+  return l.node_guid < l.peer_guid && link % static_cast<uint64_t>(every / 2) == 0;
+}
+
+// One sweep's deltas: every port's data counters moved; the failing() ports also have
+// `symbols` symbol errors and one PortRcvErrors.
 std::vector<ingest::CounterDelta> make_sweep(const std::vector<rules::LinkInfo>& links, int every,
                                              uint64_t symbols) {
   std::vector<ingest::CounterDelta> out(links.size());
@@ -71,7 +81,7 @@ std::vector<ingest::CounterDelta> make_sweep(const std::vector<rules::LinkInfo>&
     d.interval_us = kSweepUs;  // rules derive rates from it
     d.delta[static_cast<size_t>(ingest::Counter::PortXmitData)] = 1'000'000;
     d.delta[static_cast<size_t>(ingest::Counter::PortRcvData)] = 1'000'000;
-    if (every && i % static_cast<size_t>(every) == 0) {
+    if (failing(links[i], every)) {
       d.delta[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)] = symbols;
       d.delta[static_cast<size_t>(ingest::Counter::PortRcvErrors)] = 1;
     }
