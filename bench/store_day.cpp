@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
     }
     ufm.cursors.emplace_back("ufm", std::to_string(ufm_cursor));
     store::WriteBatch batch;
-    batch.samples = last;
+    if (s == 0) batch.samples = last;  // then: each reading's sample, in port_counters
     batch.port_counters.reserve(a.ports);
     for (size_t i = 0; i < a.ports; ++i) {
       ingest::CounterDelta d = tracker.update(last[i], &batch.events);
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
     events += db->write(batch).events_inserted;
     if (!ufm.events.empty()) events += db->write(ufm).events_inserted;
     write_s.push_back(seconds_since(t0));
-    samples += batch.samples.size();
+    samples += batch.samples.size() + batch.port_counters.size();
     if (s % 60 == 59)
       std::fprintf(stderr, "scrape %" PRId64 "/%" PRId64 ": last write %.3f s\n", s + 1, scrapes,
                    write_s.back());

@@ -39,15 +39,16 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
     try {
       auto started = std::chrono::steady_clock::now();
       store::WriteResult res = rt.store.db->write(batch);
-      if (batch.samples.size() >= kLoggedSamples)  // a counter sweep or telemetry scrape
+      const size_t samples = batch.samples.size() + batch.port_counters.size();
+      if (samples >= kLoggedSamples)  // a counter sweep or telemetry scrape
         log(LogLevel::info, "counters stored",
-            {{"samples", batch.samples.size()},
+            {{"samples", samples},
              {"ports", batch.ports.size() + batch.port_counters.size()},
              {"events", batch.events.size()},
              {"write_ms",
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
                   .count()}});
-      if (batch.samples.size() >= kLoggedSamples) log_memory("counters stored");
+      if (samples >= kLoggedSamples) log_memory("counters stored");
       for (size_t i = 0; i < batch.events.size(); ++i)
         if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);
       return;

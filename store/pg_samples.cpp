@@ -18,10 +18,9 @@ using pg_detail::Params;
 using pg_detail::Result;
 
 // Chunks of one write, by partition, samples in batch order.
-std::map<int, std::vector<const ingest::CounterSample*>> by_part(
-    const std::vector<ingest::CounterSample>& samples) {
+std::map<int, SampleRefs> by_part(const SampleRefs& samples) {
   std::map<int, std::vector<const ingest::CounterSample*>> parts;
-  for (const ingest::CounterSample& s : samples) parts[part_of(s.node_guid, s.port)].push_back(&s);
+  for (const ingest::CounterSample* s : samples) parts[part_of(s->node_guid, s->port)].push_back(s);
   return parts;
 }
 
@@ -51,7 +50,7 @@ int part_of(uint64_t node_guid, int port) {
 }
 
 void write(pg_detail::Db& db, const std::string& fabric,
-           const std::vector<ingest::CounterSample>& samples) {
+           const SampleRefs& samples) {
   if (samples.empty()) return;
   // unnest() of the arrays feeds the INSERT in array order, so ids follow partition order
   // within one write (any order is fine across partitions).
@@ -160,7 +159,7 @@ void convert_legacy(pg_detail::Db& db) {
         db.exec(sql, Params().text(fabric).i64(after[0]).i64(after[1]).i64(after[2]).i64(after[3]));
     std::map<std::string, std::vector<ingest::CounterSample>> page;
     for (int i = 0; i < r.rows(); ++i) page[r.str(i, 0)].push_back(pg_rows::read_sample(r, i, 1));
-    for (const auto& [f, samples] : page) write(db, f, samples);
+    for (const auto& [f, samples] : page) write(db, f, sample_refs(samples));
     if (r.rows() < kPage) break;
     const int last = r.rows() - 1;
     fabric = r.str(last, 0);

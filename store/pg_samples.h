@@ -17,6 +17,7 @@
 
 #include "ingest/counters.h"
 #include "store/pg_db.h"
+#include "store/records.h"
 
 namespace ibw::store::pg_samples {
 
@@ -25,9 +26,10 @@ inline constexpr int kParts = 1024;
 // Partition of a port, 0..kParts-1 (part of the stored format: never change it).
 int part_of(uint64_t node_guid, int port);
 
-// Appends samples (in batch order) as one chunk per partition they touch.
+// Appends samples (store::stored_samples() of a batch, in batch order) as one chunk per
+// partition they touch.
 void write(pg_detail::Db& db, const std::string& fabric,
-           const std::vector<ingest::CounterSample>& samples);
+           const SampleRefs& samples);
 
 // Samples of one port with time >= since_us, oldest first (equal times in write order).
 std::vector<ingest::CounterSample> read(pg_detail::Db& db, const std::string& fabric,

@@ -186,7 +186,7 @@ void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
        [&](size_t first, const Result& r) {
          map_event_ids(std::span(batch.events), first, r, result);
        });
-  pg_samples::write(db_, fabric_, batch.samples);
+  pg_samples::write(db_, fabric_, stored_samples(batch));
   if (!batch.ports.empty()) {
     const auto ports = last_per_key<PortRecord, PortKey>(batch.ports, [](const PortRecord& p) {
       return PortKey{p.node_guid, p.port};

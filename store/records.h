@@ -124,10 +124,11 @@ struct WriteBatch {
   std::vector<ingest::Event> events;
   std::vector<ingest::CounterSample> samples;
   std::vector<PortRecord> ports;  // upserted by (node_guid, port)
-  // Counter readings of ports that have a row: after `ports`, each sets the counter columns of
-  // the row of (sample.node_guid, sample.port) as set_counters() sets a record, and leaves the
-  // other columns alone; a reading of a port without a row is skipped. A counter sweep or
-  // scrape writes these instead of whole records: only the counters of every port change.
+  // Counter readings: each reading's sample is stored as a counter sample (after `samples`),
+  // and, after `ports`, sets the counter columns of the row of (sample.node_guid, sample.port)
+  // as set_counters() sets a record, leaving the other columns alone (a port without a row
+  // gets none). A counter sweep or scrape writes these instead of whole records and separate
+  // samples: only the counters of every port change, and each reading is held once.
   std::vector<ingest::CounterDelta> port_counters;
   // UFM's view of ports (ingest/ufm/port_state.h): upserted, then removed, by (node_guid, port).
   std::vector<ingest::UfmPortState> ufm_ports;
@@ -157,6 +158,23 @@ struct WriteBatch {
   std::vector<DisabledPort> disabled_add;                 // upserted by (node_guid, port)
   std::vector<std::pair<uint64_t, int>> disabled_remove;  // (node_guid, port)
 };
+
+// Pointers to samples, in their order (what the stores' sample writers take).
+using SampleRefs = std::vector<const ingest::CounterSample*>;
+inline SampleRefs sample_refs(const std::vector<ingest::CounterSample>& samples, size_t extra = 0) {
+  SampleRefs out;
+  out.reserve(samples.size() + extra);
+  for (const ingest::CounterSample& s : samples) out.push_back(&s);
+  return out;
+}
+
+// Every counter sample a batch stores, in write order: `samples`, then the sample of each of
+// `port_counters`.
+inline SampleRefs stored_samples(const WriteBatch& b) {
+  SampleRefs out = sample_refs(b.samples, b.port_counters.size());
+  for (const ingest::CounterDelta& d : b.port_counters) out.push_back(&d.sample);
+  return out;
+}
 
 struct WriteResult {
   size_t events_inserted = 0;          // duplicates (same dedup_key) are skipped, not counted

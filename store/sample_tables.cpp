@@ -14,7 +14,6 @@ namespace tables_detail {
 
 using sqlite_detail::Db;
 using sqlite_detail::SqliteRow;
-using SampleRefs = std::vector<const ingest::CounterSample*>;
 
 constexpr int kParts = 256;
 constexpr size_t kMaxRunTimes = 4096;  // a run with more distinct shared times keeps none
@@ -117,12 +116,11 @@ int part_of(uint64_t node_guid, int port) {
   return static_cast<int>((h ^ (h >> 29)) >> 56);
 }
 
-void stage(Db& db, const std::vector<ingest::CounterSample>& samples,
-           const std::function<void()>& row_written) {
+void stage(Db& db, const SampleRefs& samples, const std::function<void()>& row_written) {
   if (samples.empty()) return;
   std::array<SampleRefs, kParts> parts;
-  for (const ingest::CounterSample& s : samples) {
-    parts[static_cast<size_t>(part_of(s.node_guid, s.port))].push_back(&s);
+  for (const ingest::CounterSample* s : samples) {
+    parts[static_cast<size_t>(part_of(s->node_guid, s->port))].push_back(s);
     row_written();
   }
   for (int p = 0; p < kParts; ++p) insert_chunk(db, p, parts[static_cast<size_t>(p)]);
@@ -235,7 +233,7 @@ size_t take_older(Db& db, int64_t cutoff_us,
 void convert_legacy(Db& db) {
   std::vector<ingest::CounterSample> batch;
   auto flush = [&] {
-    stage(db, batch, [] {});
+    stage(db, sample_refs(batch), [] {});
     batch.clear();
   };
   auto q = db.query(

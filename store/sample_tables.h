@@ -20,14 +20,16 @@
 
 #include "ingest/counters.h"
 #include "store/sqlite_db.h"
+#include "store/records.h"
 
 namespace ibw::store::sample_tables {
 
 // Partition of a port, 0..255 (part of the on-disk format: never change it).
 int part_of(uint64_t node_guid, int port);
 
-// Appends samples to the stage, calling row_written() after each sample is taken in.
-void stage(sqlite_detail::Db& db, const std::vector<ingest::CounterSample>& samples,
+// Appends samples (store::stored_samples() of a batch) to the stage, calling row_written()
+// after each sample is taken in.
+void stage(sqlite_detail::Db& db, const SampleRefs& samples,
            const std::function<void()>& row_written);
 
 // Samples of one port with time >= since_us, oldest first (equal times in write order).

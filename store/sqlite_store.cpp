@@ -114,7 +114,7 @@ void SqliteStore::write_rows(const WriteBatch& batch, WriteResult& result) {
       row_written();
     }
   }
-  sample_tables::stage(db_, batch.samples, [this] { row_written(); });
+  sample_tables::stage(db_, stored_samples(batch), [this] { row_written(); });
   {
     // Most batches update the counters of known ports: try the cheaper UPDATE first.
     auto u = db_.query(rows::update_port_sql());

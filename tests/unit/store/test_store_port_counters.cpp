@@ -1,6 +1,7 @@
 // Unit tests for WriteBatch::port_counters (store/store.h): a counter reading sets the counter
 // columns of a port's row exactly as a whole record after store::set_counters() does, leaves the
-// other columns alone, and skips a port that has no row; on both backends.
+// other columns alone, and skips a port that has no row; its sample is stored as a counter sample
+// (after the batch's own samples); on both backends.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -73,4 +74,25 @@ TEST_CASE("store: port_counters set the same rows as whole records after set_cou
   CHECK(y[0].node == "leaf001");
   CHECK(y[0].peer_node == "spine001");
   CHECK(y[0].cable_id == "C-leaf001");
+  // Each reading is stored as a counter sample too, of a port with a row or without, and the
+  // batch's own samples come first.
+  for (const auto& [guid, port] : {std::pair{records[2].node_guid, 36}, std::pair{uint64_t{0x1234}, 5}}) {
+    auto stored = counters->samples(guid, port, 0);
+    REQUIRE(stored.size() == 2);
+    int64_t t = 1'700'000'000'000'000LL;
+    for (const auto& s : stored) {
+      check_same_sample(s, reading(guid, port, t + (guid == 0x1234 ? 0 : port)).sample);
+      t += 60'000'000;
+    }
+  }
+  CHECK(whole->samples(records[2].node_guid, 36, 0).empty());  // whole records are not samples
+  ibw::store::WriteBatch both;
+  both.samples.push_back(big_sample(0x77, 1, 5));
+  both.port_counters.push_back(reading(0x77, 1, 5));
+  both.port_counters.back().sample.value[0] = 42;
+  counters->write(both);
+  auto two = counters->samples(0x77, 1, 0);
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].value[0] != 42);  // equal times: write order
+  CHECK(two[1].value[0] == 42);
 }
