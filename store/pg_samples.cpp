@@ -49,8 +49,7 @@ int part_of(uint64_t node_guid, int port) {
   return static_cast<int>((h ^ (h >> 31)) % kParts);
 }
 
-void write(pg_detail::Db& db, const std::string& fabric,
-           const SampleRefs& samples) {
+void write(pg_detail::Db& db, const std::string& fabric, const SampleRefs& samples) {
   if (samples.empty()) return;
   // unnest() of the arrays feeds the INSERT in array order, so ids follow partition order
   // within one write (any order is fine across partitions).

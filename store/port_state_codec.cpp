@@ -3,6 +3,7 @@
 // Encoded in place into a buffer sized for the widest state, since a scrape encodes one per
 // port (393,216 at k=64).
 #include <bit>
+#include <cmath>
 
 #include "store/codec_io.h"
 #include "store/sample_codec.h"
@@ -15,10 +16,67 @@ using codec_io::kMaxVarint;
 using codec_io::put_varint;
 using codec_io::Reader;
 
-constexpr uint8_t kStateVersion = 1;
+// 1: every non-zero rate as its IEEE bits. 2 (written now): a rate that is exactly its delta
+// over one of at most two intervals (what CounterTracker computes, almost every rate) is kept
+// as that: a mask bit, the interval once per entry; about 40 bytes less per moving port.
+constexpr uint8_t kStateVersion = 2;
 constexpr size_t kCounters = ingest::kCounterCount;
-// version, time, GUID, port, valid, saturated, extended, values, three masks, deltas, rates.
-constexpr size_t kMaxState = 2 + kMaxVarint * (5 + 3 + 3 * (1 + kCounters)) + 8 * kCounters;
+constexpr size_t kIntervals = 2;
+// version, time, GUID, port, valid, saturated, extended, values, three masks, deltas, rate masks
+// (non-zero, derived, second interval), interval count and intervals, raw rates.
+constexpr size_t kMaxState =
+    2 + kMaxVarint * (5 + 3 + 3 * (1 + kCounters) + 3 + 1 + kIntervals) + 8 * kCounters;
+
+// The rate of a delta over interval_us, computed exactly as the decoder recomputes it.
+double derived_rate(uint64_t delta, uint64_t interval_us) {
+  return static_cast<double>(delta) * 1e6 / static_cast<double>(interval_us);
+}
+
+bool same_bits(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
+
+// Which rates are derived from their delta, over which interval (slot 0 or 1).
+struct DerivedRates {
+  uint64_t derived = 0;  // bit i: rate i is derived_rate(delta i, interval of its slot)
+  uint64_t second = 0;   // bit i: over intervals[1]
+  uint64_t intervals[kIntervals] = {};
+  size_t count = 0;
+};
+
+DerivedRates find_derived(const PortRecord& p, uint64_t nonzero) {
+  DerivedRates out;
+  for (size_t i = 0; i < kCounters; ++i) {
+    const double rate = p.rates[i];
+    const uint64_t delta = p.deltas[i];
+    if (!(nonzero >> i & 1) || delta == 0 || !(rate > 0) || !std::isfinite(rate)) continue;
+    size_t slot = 0;
+    while (slot < out.count && !same_bits(derived_rate(delta, out.intervals[slot]), rate)) ++slot;
+    if (slot == out.count) {  // a new interval: the one this rate implies, if exact
+      const double guess = std::round(static_cast<double>(delta) * 1e6 / rate);
+      if (out.count == kIntervals || !(guess >= 1 && guess < 0x1p53)) continue;
+      const auto interval = static_cast<uint64_t>(guess);
+      if (!same_bits(derived_rate(delta, interval), rate)) continue;
+      out.intervals[out.count++] = interval;
+    }
+    out.derived |= uint64_t{1} << i;
+    if (slot == 1) out.second |= uint64_t{1} << i;
+  }
+  return out;
+}
+
+char* put_rate_bits(char* w, double d) {
+  const auto bits = std::bit_cast<uint64_t>(d);
+  for (int k = 0; k < 8; ++k) *w++ = static_cast<char>(bits >> (8 * k));
+  return w;
+}
+
+double get_rate_bits(Reader& r) {
+  uint64_t bits = 0;
+  const std::string_view b = r.bytes(8);
+  for (int k = 0; k < 8; ++k) bits |= static_cast<uint64_t>(static_cast<uint8_t>(b[k])) << (8 * k);
+  return std::bit_cast<double>(bits);
+}
 
 char* put_values(char* w, const std::array<uint64_t, kCounters>& v) {
   uint64_t nonzero = 0;
@@ -65,17 +123,20 @@ void append_port_state(std::string& out, const PortRecord& p) {
   for (size_t i = 0; i < p.rates.size(); ++i)
     if (std::bit_cast<uint64_t>(p.rates[i]) != 0) nonzero |= uint64_t{1} << i;
   w = put_varint(w, nonzero);
-  for (double d : p.rates) {
-    const auto bits = std::bit_cast<uint64_t>(d);
-    if (bits == 0) continue;
-    for (int k = 0; k < 8; ++k) *w++ = static_cast<char>(bits >> (8 * k));
-  }
+  const DerivedRates d = find_derived(p, nonzero);
+  w = put_varint(w, d.derived);
+  w = put_varint(w, d.count);
+  for (size_t k = 0; k < d.count; ++k) w = put_varint(w, d.intervals[k]);
+  if (d.count == kIntervals) w = put_varint(w, d.second);
+  for (size_t i = 0; i < kCounters; ++i)
+    if ((nonzero & ~d.derived) >> i & 1) w = put_rate_bits(w, p.rates[i]);
   out.append(buf, static_cast<size_t>(w - buf));
 }
 
 void decode_port_state(std::string_view blob, PortRecord& p) {
   Reader r(blob, "port counter state");
-  if (r.byte() != kStateVersion) r.fail("unknown encoding version");
+  const uint8_t version = r.byte();
+  if (version != 1 && version != kStateVersion) r.fail("unknown encoding version");
   ingest::CounterSample& c = p.counters;
   c.time_us = codec_io::unzigzag(r.varint());
   c.node_guid = r.varint();
@@ -89,14 +150,23 @@ void decode_port_state(std::string_view blob, PortRecord& p) {
   p.deltas_at_least = static_cast<uint32_t>(r.varint());
   get_values(r, p.deltas);
   const uint64_t nonzero = r.varint();
+  DerivedRates d;
+  if (version >= 2) {
+    d.derived = r.varint();
+    d.count = r.varint();
+    if (d.count > kIntervals || (d.derived & ~nonzero) || (d.derived && d.count == 0))
+      r.fail("malformed derived rates");
+    for (size_t k = 0; k < d.count; ++k)
+      if ((d.intervals[k] = r.varint()) == 0) r.fail("zero rate interval");
+    if (d.count == kIntervals) d.second = r.varint();
+    if (d.second & ~d.derived) r.fail("malformed derived rates");
+  }
   for (size_t i = 0; i < p.rates.size(); ++i) {
-    uint64_t bits = 0;
-    if (nonzero & (uint64_t{1} << i)) {
-      const std::string_view b = r.bytes(8);
-      for (int k = 0; k < 8; ++k)
-        bits |= static_cast<uint64_t>(static_cast<uint8_t>(b[k])) << (8 * k);
-    }
-    p.rates[i] = std::bit_cast<double>(bits);
+    const uint64_t bit = uint64_t{1} << i;
+    if (d.derived & bit)
+      p.rates[i] = derived_rate(p.deltas[i], d.intervals[d.second & bit ? 1 : 0]);
+    else
+      p.rates[i] = nonzero & bit ? get_rate_bits(r) : 0.0;
   }
   if (!r.done()) r.fail("trailing bytes");
 }

@@ -39,8 +39,10 @@ void decode_block(std::string_view blob, uint64_t node_guid, int port,
 
 // A port's counter state (PortRecord: counters, rates, deltas and their masks; the other
 // fields are untouched), one entry of a partition of table port_state (store/port_state.h):
-// the reading as in a chunk, the masks and non-zero deltas as varints, the non-zero rates as
-// their IEEE bits. append_port_state() appends the same bytes to out.
+// the reading as in a chunk, the masks and non-zero deltas as varints, a non-zero rate as its
+// delta over one of two intervals kept once when that gives its exact bits (a tracker's rate),
+// else as its IEEE bits; entries of the older format (every rate's bits) still decode.
+// append_port_state() appends the same bytes to out.
 std::string encode_port_state(const PortRecord& p);
 void append_port_state(std::string& out, const PortRecord& p);
 void decode_port_state(std::string_view blob, PortRecord& p);

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "ingest/counters.h"
-#include "store/sqlite_db.h"
 #include "store/records.h"
+#include "store/sqlite_db.h"
 
 namespace ibw::store::sample_tables {
 

@@ -76,7 +76,8 @@ TEST_CASE("store: port_counters set the same rows as whole records after set_cou
   CHECK(y[0].cable_id == "C-leaf001");
   // Each reading is stored as a counter sample too, of a port with a row or without, and the
   // batch's own samples come first.
-  for (const auto& [guid, port] : {std::pair{records[2].node_guid, 36}, std::pair{uint64_t{0x1234}, 5}}) {
+  for (const auto& [guid, port] :
+       {std::pair{records[2].node_guid, 36}, std::pair{uint64_t{0x1234}, 5}}) {
     auto stored = counters->samples(guid, port, 0);
     REQUIRE(stored.size() == 2);
     int64_t t = 1'700'000'000'000'000LL;
