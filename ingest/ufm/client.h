@@ -95,8 +95,8 @@ struct UfmFetched {
 struct UfmTelemetryFetched {
   UfmResponse response;  // body emptied once parsed
   TelemetryParse parsed;
-  int64_t parse_us = 0;  // time parsing the body (the rest of the call is the transfer)
-  size_t bytes = 0;      // body size
+  int64_t parse_us = 0;  // time parsing the body as it arrived (the rest: the transfer)
+  size_t bytes = 0;      // body size (never held whole: parsed as it arrives)
   bool ok() const { return response.ok && parsed.ok; }
 };
 

@@ -187,20 +187,52 @@ UfmFetched<UfmUnhealthyPort> UfmClient::unhealthy_ports() {
       [](const std::string& body) { return parse_ufm_unhealthy_ports(body); });
 }
 
-UfmTelemetryFetched UfmClient::telemetry(const std::string& path) {
-  UfmTelemetryFetched out;
-  out.response = get(path, [&](const std::string& body) {
-    auto t0 = std::chrono::steady_clock::now();
-    out.parsed = parse_telemetry(body, clock_.now_us());
-    out.parse_us =
+namespace ufm_client_api_detail {
+
+// The telemetry answer parsed as it arrives (TelemetryStreamParser), timing the parse.
+class TelemetryBody : public UfmBodyStream {
+ public:
+  TelemetryBody(const Clock& clock, UfmTelemetryFetched& out) : clock_(clock), out_(out) {}
+  void begin() override {
+    parser_.emplace(clock_.now_us());
+    out_.parse_us = 0;
+    ended_ = false;
+  }
+  bool feed(std::string_view bytes) override {
+    timed([&] { parser_->feed(bytes); });
+    return true;
+  }
+  std::string end() override {
+    if (!ended_) {
+      timed([&] { out_.parsed = parser_->finish(); });
+      out_.bytes = parser_->bytes();
+      ended_ = true;
+    }
+    return out_.parsed.ok ? std::string() : out_.parsed.error;
+  }
+
+ private:
+  template <typename F>
+  void timed(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    out_.parse_us +=
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
             .count();
-    out.bytes = body.size();
-    return out.parsed.ok ? std::string() : out.parsed.error;
-  });
+  }
+  const Clock& clock_;
+  UfmTelemetryFetched& out_;
+  std::optional<TelemetryStreamParser> parser_;
+  bool ended_ = false;
+};
+
+}  // namespace ufm_client_api_detail
+
+UfmTelemetryFetched UfmClient::telemetry(const std::string& path) {
+  UfmTelemetryFetched out;
+  ufm_client_api_detail::TelemetryBody body(clock_, out);
+  out.response = get(path, body);
   if (!out.response.ok) out.parsed.ok = false;
-  out.response.body.clear();  // the parsed samples are what callers use
-  out.response.body.shrink_to_fit();
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ingest/ufm/json.h"
+#include "ingest/ufm/telemetry_csv.h"
 #include "ingest/ufm/telemetry_fields.h"
 
 namespace ibw::ingest {
@@ -192,55 +193,82 @@ bool TelemetryPhy::empty() const {
          width.empty() && !partner_guid && !partner_port;
 }
 
-TelemetryParse parse_telemetry_csv(std::string_view text, int64_t now_us) {
-  namespace d = ufm_telemetry_detail;
-  d::Builder b(TelemetryFormat::csv);
-  std::vector<d::Field> columns;
+namespace ufm_telemetry_detail {
+
+struct CsvParser::State {
+  explicit State(int64_t now) : b(TelemetryFormat::csv), now_us(now) {}
+  Builder b;
+  int64_t now_us;
+  std::vector<Field> columns;
   int node_col = -1, port_guid_col = -1, port_col = -1, time_col = -1;
+  bool failed = false;  // the header names no identity column: the rest is ignored
   std::vector<std::string_view> cells;
   std::vector<std::string> decoded;
-  for (size_t start = 0; start < text.size();) {
-    size_t nl = text.find('\n', start);
-    std::string_view line =
-        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    start = nl == std::string_view::npos ? text.size() : nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (d::trim(line).empty()) continue;
-    d::csv_fields(line, cells, decoded);
-    if (columns.empty()) {  // the header
-      for (size_t i = 0; i < cells.size(); ++i) {
-        d::Field f = d::classify(d::trim(cells[i]));
-        int col = static_cast<int>(i);
-        if (f.kind == d::Kind::node_guid && node_col < 0) node_col = col;
-        if (f.kind == d::Kind::port_guid && port_guid_col < 0) port_guid_col = col;
-        if (f.kind == d::Kind::port && port_col < 0) port_col = col;
-        if (f.kind == d::Kind::time && time_col < 0) time_col = col;
-        if (f.kind == d::Kind::unknown) b.unknown(d::trim(cells[i]));
-        columns.push_back(f);
-      }
-      if ((node_col < 0 && port_guid_col < 0) || port_col < 0) {
-        b.result().error = "telemetry CSV: the header names no node GUID or port column";
-        return std::move(b.result());
-      }
-      continue;
+
+  void header() {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      Field f = classify(trim(cells[i]));
+      int col = static_cast<int>(i);
+      if (f.kind == Kind::node_guid && node_col < 0) node_col = col;
+      if (f.kind == Kind::port_guid && port_guid_col < 0) port_guid_col = col;
+      if (f.kind == Kind::port && port_col < 0) port_col = col;
+      if (f.kind == Kind::time && time_col < 0) time_col = col;
+      if (f.kind == Kind::unknown) b.unknown(trim(cells[i]));
+      columns.push_back(f);
     }
+    if ((node_col < 0 && port_guid_col < 0) || port_col < 0) {
+      b.result().error = "telemetry CSV: the header names no node GUID or port column";
+      failed = true;
+    }
+  }
+  void row() {
     auto cell = [&](int col) -> std::string_view {
-      return col >= 0 && static_cast<size_t>(col) < cells.size() ? d::trim(cells[col])
+      return col >= 0 && static_cast<size_t>(col) < cells.size() ? trim(cells[col])
                                                                  : std::string_view();
     };
     uint64_t guid = ufm_json_detail::parse_guid(cell(node_col));
     if (!guid) guid = ufm_json_detail::parse_guid(cell(port_guid_col));
-    int port = static_cast<int>(d::to_count(cell(port_col)).value_or(0));
+    int port = static_cast<int>(to_count(cell(port_col)).value_or(0));
     int64_t t = now_us;
-    if (auto v = d::to_double(cell(time_col)); v && *v > 0) t = d::scale_time(*v).value_or(t);
-    d::PortRow row;
-    for (size_t i = 0; i < cells.size() && i < columns.size(); ++i)
-      b.set(row, columns[i], cells[i]);
-    b.finish(row, guid, port, t);
+    if (auto v = to_double(cell(time_col)); v && *v > 0) t = scale_time(*v).value_or(t);
+    PortRow r;
+    for (size_t i = 0; i < cells.size() && i < columns.size(); ++i) b.set(r, columns[i], cells[i]);
+    b.finish(r, guid, port, t);
   }
-  b.result().ok = !columns.empty();
-  if (columns.empty()) b.result().error = "telemetry CSV: no header row";
-  return std::move(b.result());
+};
+
+CsvParser::CsvParser(int64_t now_us) : s_(std::make_unique<State>(now_us)) {}
+CsvParser::~CsvParser() = default;
+
+void CsvParser::line(std::string_view line) {
+  if (s_->failed) return;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (trim(line).empty()) return;
+  csv_fields(line, s_->cells, s_->decoded);
+  if (s_->columns.empty())
+    s_->header();
+  else
+    s_->row();
+}
+
+TelemetryParse CsvParser::finish() {
+  TelemetryParse& out = s_->b.result();
+  if (s_->failed) return std::move(out);
+  out.ok = !s_->columns.empty();
+  if (s_->columns.empty()) out.error = "telemetry CSV: no header row";
+  return std::move(out);
+}
+
+}  // namespace ufm_telemetry_detail
+
+TelemetryParse parse_telemetry_csv(std::string_view text, int64_t now_us) {
+  ufm_telemetry_detail::CsvParser p(now_us);
+  for (size_t start = 0; start < text.size();) {
+    size_t nl = text.find('\n', start);
+    p.line(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  return p.finish();
 }
 
 TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us) {
@@ -322,6 +350,15 @@ TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us)
   return std::move(b.result());
 }
 
+namespace ufm_telemetry_detail {
+
+bool prometheus_line(std::string_view line) {
+  return line.rfind("# HELP", 0) == 0 || line.rfind("# TYPE", 0) == 0 ||
+         line.find('{') != std::string_view::npos || line.find(',') == std::string_view::npos;
+}
+
+}  // namespace ufm_telemetry_detail
+
 TelemetryParse parse_telemetry(std::string_view text, int64_t now_us) {
   for (size_t start = 0; start < text.size();) {  // the first non-blank line decides
     size_t nl = text.find('\n', start);
@@ -329,10 +366,8 @@ TelemetryParse parse_telemetry(std::string_view text, int64_t now_us) {
         text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
     start = nl == std::string_view::npos ? text.size() : nl + 1;
     if (line.empty()) continue;
-    bool prom = line.rfind("# HELP", 0) == 0 || line.rfind("# TYPE", 0) == 0 ||
-                line.find('{') != std::string_view::npos ||
-                line.find(',') == std::string_view::npos;
-    return prom ? parse_telemetry_prometheus(text, now_us) : parse_telemetry_csv(text, now_us);
+    return ufm_telemetry_detail::prometheus_line(line) ? parse_telemetry_prometheus(text, now_us)
+                                                       : parse_telemetry_csv(text, now_us);
   }
   TelemetryParse empty;
   empty.error = "telemetry: empty response";

@@ -43,6 +43,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,5 +95,31 @@ TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us)
 // Chooses by content: Prometheus when the first non-blank line is a "# HELP"/"# TYPE"
 // comment or has "{" or no comma; CSV otherwise.
 TelemetryParse parse_telemetry(std::string_view text, int64_t now_us);
+
+namespace ufm_telemetry_detail {
+class CsvParser;
+}
+
+// A telemetry answer parsed as it arrives, with the result parse_telemetry() gives for the
+// whole text: CSV a line at a time, so the text (about 100 MB at k=64) is never held whole
+// and the parse overlaps the transfer; Prometheus text is kept and parsed at the end. The
+// first non-blank line decides, as in parse_telemetry().
+class TelemetryStreamParser {
+ public:
+  explicit TelemetryStreamParser(int64_t now_us);
+  ~TelemetryStreamParser();
+  void feed(std::string_view bytes);  // the next bytes, cut anywhere
+  TelemetryParse finish();            // once, after the last feed
+  size_t bytes() const { return bytes_; }
+
+ private:
+  enum class Mode : uint8_t { undecided, csv, prometheus };
+  void csv_lines(std::string_view text);
+  int64_t now_us_;
+  Mode mode_ = Mode::undecided;
+  std::string held_;  // undecided or Prometheus: all so far; CSV: the start of a line
+  std::unique_ptr<ufm_telemetry_detail::CsvParser> csv_;
+  size_t bytes_ = 0;
+};
 
 }  // namespace ibw::ingest
