@@ -81,7 +81,7 @@ TEST_CASE("ufm telemetry stream: recorded answers parse as their whole text does
   }
 }
 
-TEST_CASE("ufm telemetry stream: first lines, line ends and refused headers", "[ufm]") {
+TEST_CASE("ufm telemetry stream: first lines and line ends and refused headers", "[ufm]") {
   const std::string row = "0x0002c90300a0b0c0,0x0002c90300a0b0c0,7,1700000000000000,4,5\n";
   const std::string header = "node_guid,port_guid,port_num,timestamp,SymbolErrorCounter,Bogus\n";
   for (const std::string& text : std::vector<std::string>{
