@@ -12,7 +12,8 @@
 // REST answers under /ufmRest, /ufmRestV2 and /ufmRestV3 without checking credentials (a load
 // lab, not an API emulator: tests/ufm_emulator checks them). Telemetry answers on --port and,
 // when given, also on --telemetry-port (9001 like UFM Telemetry). Every request moves the
-// model to now first. The chosen REST port goes to --port-file (atomically); the lab exits 0
+// model to now first; a REST list is then rendered under the model's lock and sent without it,
+// so a slow reader of one list does not hold up telemetry (as separate UFM services would not). The chosen REST port goes to --port-file (atomically); the lab exits 0
 // on SIGTERM/SIGINT or after --duration seconds, printing its fault counts to stderr.
 #include <chrono>
 #include <csignal>
@@ -20,7 +21,9 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 #include <utility>  // before Boost.Asio: its awaitable.hpp uses std::exchange without it
 
 #include <boost/asio.hpp>
@@ -87,11 +90,22 @@ void serve(tcp::socket sock, ibw::lab::UfmLabModel& model) {
     bool ka = req.keep_alive();
     unsigned v = req.version();
     try {
-      std::lock_guard<std::mutex> lock(g_model_mutex);
+      std::unique_lock<std::mutex> lock(g_model_mutex);
       int64_t now = now_us();
       model.advance(now);
+      // A REST list is rendered under the lock and sent without it: the daemon reads the
+      // 330 MB port list slowly (it parses as it reads), and UFM Telemetry is a service of its
+      // own, which must not wait for that read (the lab's fetch took 5 s when it did).
       auto body = [&](void (ibw::lab::UfmLabModel::*fn)(const LabSink&) const) {
-        stream(sock, v, ka, "application/json", [&](const LabSink& s) { (model.*fn)(s); });
+        std::vector<std::string> pieces;
+        (model.*fn)([&](std::string_view piece) { pieces.emplace_back(piece); });
+        lock.unlock();
+        stream(sock, v, ka, "application/json", [&](const LabSink& s) {
+          for (std::string& piece : pieces) {
+            s(piece);
+            std::string().swap(piece);
+          }
+        });
       };
       if (path == "/csv/metrics" || path == "/labels/csv/metrics" ||
           path.rfind("/csv/xcset/", 0) == 0)
