@@ -13,8 +13,9 @@
 // lab, not an API emulator: tests/ufm_emulator checks them). Telemetry answers on --port and,
 // when given, also on --telemetry-port (9001 like UFM Telemetry). Every request moves the
 // model to now first; a REST list is then rendered under the model's lock and sent without it,
-// so a slow reader of one list does not hold up telemetry (as separate UFM services would not). The chosen REST port goes to --port-file (atomically); the lab exits 0
-// on SIGTERM/SIGINT or after --duration seconds, printing its fault counts to stderr.
+// so a slow reader of one list does not hold up telemetry (as separate UFM services would not). The
+// chosen REST port goes to --port-file (atomically); the lab exits 0 on SIGTERM/SIGINT or after
+// --duration seconds, printing its fault counts to stderr.
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -23,8 +24,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 #include <utility>  // before Boost.Asio: its awaitable.hpp uses std::exchange without it
+#include <vector>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
