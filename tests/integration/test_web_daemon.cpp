@@ -81,7 +81,10 @@ TEST_CASE("web daemon: health - a disabled port - its order and an enable from t
   do {
     decisions = curl(port, "GET", "/api/v1/decisions", kViewer);
     std::this_thread::sleep_for(200ms);
-  } while (decisions.body["decisions"].empty() && std::chrono::steady_clock::now() < until);
+    // A decision is stored pending first (its intent), then executed: wait past that.
+  } while ((decisions.body["decisions"].empty() ||
+            decisions.body["decisions"][0]["status"] == "pending") &&
+           std::chrono::steady_clock::now() < until);
   REQUIRE(decisions.body["decisions"].size() == 1);
   CHECK(decisions.body["decisions"][0]["status"] == "executed");
   auto fabric = curl(port, "GET", "/api/v1/fabric", kViewer);
