@@ -1,8 +1,8 @@
 // Byte-level pieces of the store's binary encodings (store/sample_codec.h, store/port_state.h),
 // used only inside store/: zigzag, varints (appended to a string, or written into a buffer the
-// caller sized, at most kMaxVarint bytes each) and Reader, which walks a blob and throws
-// StoreError "<what>: <why>" (what: "counter samples", or the table and partition) when it
-// ends early or holds a malformed varint or bit width.
+// caller sized, at most kMaxVarint bytes each), fixed 8-byte little-endian words and Reader, which
+// walks a blob and throws StoreError "<what>: <why>" (what: "counter samples", or the table and
+// partition) when it ends early or holds a malformed varint or bit width.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,18 @@ inline char* put_varint(char* w, uint64_t v) {
   *w++ = static_cast<char>(v);
   return w;
 }
+// v as 8 bytes, least significant first, at w; returns the end.
+inline char* put_le64(char* w, uint64_t v) {
+  for (int k = 0; k < 8; ++k) *w++ = static_cast<char>(v >> (8 * k));
+  return w;
+}
+// The word put_le64 wrote in b (8 bytes).
+inline uint64_t le64(std::string_view b) {
+  uint64_t v = 0;
+  for (int k = 0; k < 8; ++k) v |= static_cast<uint64_t>(static_cast<uint8_t>(b[k])) << (8 * k);
+  return v;
+}
+
 inline void put_varint(std::string& out, uint64_t v) {
   char buf[kMaxVarint];
   out.append(buf, static_cast<size_t>(put_varint(buf, v) - buf));

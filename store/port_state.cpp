@@ -20,7 +20,7 @@ constexpr char kVersion = 1;
 
 void put_key(std::string& out, uint64_t guid, int port) {
   char buf[8 + codec_io::kMaxVarint];
-  for (int k = 0; k < 8; ++k) buf[k] = static_cast<char>(guid >> (8 * k));
+  codec_io::put_le64(buf, guid);
   out.append(buf, static_cast<size_t>(put_varint(buf + 8, codec_io::zigzag(port)) - buf));
 }
 
@@ -44,9 +44,7 @@ class Cursor {
   bool next(uint64_t& guid, int& port, std::string_view& state, std::string_view& raw) {
     if (r_.done()) return false;
     const std::string_view g = r_.bytes(8);
-    guid = 0;
-    for (int k = 0; k < 8; ++k)
-      guid |= static_cast<uint64_t>(static_cast<uint8_t>(g[k])) << (8 * k);
+    guid = codec_io::le64(g);
     port = static_cast<int>(codec_io::unzigzag(r_.varint()));
     state = r_.bytes(r_.varint());
     raw = std::string_view(g.data(), static_cast<size_t>(state.data() + state.size() - g.data()));

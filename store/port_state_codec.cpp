@@ -65,19 +65,6 @@ DerivedRates find_derived(const PortRecord& p, uint64_t nonzero) {
   return out;
 }
 
-char* put_rate_bits(char* w, double d) {
-  const auto bits = std::bit_cast<uint64_t>(d);
-  for (int k = 0; k < 8; ++k) *w++ = static_cast<char>(bits >> (8 * k));
-  return w;
-}
-
-double get_rate_bits(Reader& r) {
-  uint64_t bits = 0;
-  const std::string_view b = r.bytes(8);
-  for (int k = 0; k < 8; ++k) bits |= static_cast<uint64_t>(static_cast<uint8_t>(b[k])) << (8 * k);
-  return std::bit_cast<double>(bits);
-}
-
 char* put_values(char* w, const std::array<uint64_t, kCounters>& v) {
   uint64_t nonzero = 0;
   for (size_t i = 0; i < v.size(); ++i)
@@ -129,7 +116,8 @@ void append_port_state(std::string& out, const PortRecord& p) {
   for (size_t k = 0; k < d.count; ++k) w = put_varint(w, d.intervals[k]);
   if (d.count == kIntervals) w = put_varint(w, d.second);
   for (size_t i = 0; i < kCounters; ++i)
-    if ((nonzero & ~d.derived) >> i & 1) w = put_rate_bits(w, p.rates[i]);
+    if ((nonzero & ~d.derived) >> i & 1)
+      w = codec_io::put_le64(w, std::bit_cast<uint64_t>(p.rates[i]));
   out.append(buf, static_cast<size_t>(w - buf));
 }
 
@@ -166,7 +154,7 @@ void decode_port_state(std::string_view blob, PortRecord& p) {
     if (d.derived & bit)
       p.rates[i] = derived_rate(p.deltas[i], d.intervals[d.second & bit ? 1 : 0]);
     else
-      p.rates[i] = nonzero & bit ? get_rate_bits(r) : 0.0;
+      p.rates[i] = nonzero & bit ? std::bit_cast<double>(codec_io::le64(r.bytes(8))) : 0.0;
   }
   if (!r.done()) r.fail("trailing bytes");
 }
