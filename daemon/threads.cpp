@@ -39,7 +39,7 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
     try {
       auto started = std::chrono::steady_clock::now();
       store::WriteResult res = rt.store.db->write(batch);
-      const size_t samples = batch.samples.size() + batch.port_counters.size();
+      const size_t samples = store::stored_sample_count(batch);
       if (samples >= kLoggedSamples)  // a counter sweep or telemetry scrape
         log(LogLevel::info, "counters stored",
             {{"samples", samples},

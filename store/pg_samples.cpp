@@ -19,7 +19,7 @@ using pg_detail::Result;
 
 // Chunks of one write, by partition, samples in batch order.
 std::map<int, SampleRefs> by_part(const SampleRefs& samples) {
-  std::map<int, std::vector<const ingest::CounterSample*>> parts;
+  std::map<int, SampleRefs> parts;
   for (const ingest::CounterSample* s : samples) parts[part_of(s->node_guid, s->port)].push_back(s);
   return parts;
 }

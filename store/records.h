@@ -168,6 +168,11 @@ inline SampleRefs sample_refs(const std::vector<ingest::CounterSample>& samples,
   return out;
 }
 
+// How many counter samples a batch stores: `samples` and one per reading of `port_counters`.
+inline size_t stored_sample_count(const WriteBatch& b) {
+  return b.samples.size() + b.port_counters.size();
+}
+
 // Every counter sample a batch stores, in write order: `samples`, then the sample of each of
 // `port_counters`.
 inline SampleRefs stored_samples(const WriteBatch& b) {

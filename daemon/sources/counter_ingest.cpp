@@ -65,7 +65,7 @@ CounterIngest::Result CounterIngest::ingest(SourceContext& ctx,
     enrich_all(topo.get(), batch.events);
     ports.apply_counters(deltas);
     batch.port_counters = std::move(deltas);
-    out.samples = batch.samples.size() + batch.port_counters.size();
+    out.samples = store::stored_sample_count(batch);
     out.events = batch.events.size();
   });
   out.queued = p.queued;

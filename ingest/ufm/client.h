@@ -93,7 +93,7 @@ struct UfmFetched {
 };
 
 struct UfmTelemetryFetched {
-  UfmResponse response;  // body emptied once parsed
+  UfmResponse response;  // body empty: the answer is parsed as it arrives
   TelemetryParse parsed;
   int64_t parse_us = 0;  // time parsing the body as it arrived (the rest: the transfer)
   size_t bytes = 0;      // body size (never held whole: parsed as it arrives)
