@@ -1,7 +1,7 @@
 // FabricState: what the daemon knows of its fabric right now, shared by the sources (which
 // update it), the rules, the action worker and the web API (which read it): the plan and the
 // node-name-map, the current topology and LFTs, the port table, the sources' health, the
-// cursed-route state, and when the next re-discovery is due. One per configuration
+// cursed-route state, when the next re-discovery is due and when telemetry scrapes run. One per configuration
 // generation. Thread-safe: the topology and the routes are swapped under their own mutexes;
 // the port table, health board and probe state lock themselves.
 #pragma once
@@ -18,6 +18,7 @@
 #include "daemon/port_table.h"
 #include "daemon/probe_state.h"
 #include "daemon/route_check_state.h"
+#include "daemon/scrape_schedule.h"
 #include "daemon/sm_board.h"
 #include "daemon/source_health.h"
 #include "daemon/topology.h"
@@ -56,6 +57,9 @@ class FabricState {
   SmBoard sm;
   // The running Slurm jobs (slurm.enabled): set by the slurm_jobs source, read by LinkJobs.
   JobBoard jobs;
+  // When UFM Telemetry scrapes run: set by the telemetry source, read by the UFM source so
+  // that its inventory read does not meet a scrape.
+  ScrapeSchedule scrapes;
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.
   std::vector<ingest::CounterSample> stored_samples;

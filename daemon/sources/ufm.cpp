@@ -16,6 +16,10 @@ namespace ufm_source_detail {
 // Events polls between reads of GET /resources/ports and /resources/links (the first poll
 // reads them too): once a minute at the default 10 s poll_interval. See ufm_inventory.h.
 constexpr int kInventoryEvery = 6;
+// Polls an inventory read may be postponed in a row so as not to meet a UFM Telemetry scrape
+// (daemon/scrape_schedule.h); the first read, which the event poller's port index needs, is
+// never postponed.
+constexpr int kMaxPostponed = 5;
 constexpr auto kTopologyWait = std::chrono::seconds(30);
 
 // Display names from the fabric (UFM names hosts by node description, switches by its own
@@ -39,12 +43,18 @@ std::string offset_text(int64_t us) {
                     : std::to_string(min) + " min";
 }
 
-void log_inventory(const char* msg, const UfmInventoryResult& r, bool ports) {
+// `ports`: a ports read, which took read_us after `postponed` postponements.
+void log_inventory(const char* msg, const UfmInventoryResult& r, bool ports, int64_t read_us = 0,
+                   int postponed = 0) {
   nlohmann::json fields = {{ports ? "ports" : "alarms", r.listed},
                            {ports ? "changed" : "raised", r.changed},
                            {ports ? "removed" : "cleared", r.removed},
                            {"events", r.batch.events.size()}};
-  if (ports) fields["links"] = r.links;
+  if (ports) {
+    fields["links"] = r.links;
+    fields["elapsed_ms"] = read_us / 1000.0;
+    fields["postponed"] = postponed;
+  }
   if (!r.error.empty()) fields["error"] = r.error;
   log(r.changed || r.removed || !r.error.empty() ? LogLevel::info : LogLevel::debug, msg,
       std::move(fields));
@@ -130,6 +140,8 @@ void UfmEventsSource::run(SourceContext& ctx) {
   ufm_ports_.clear();
   std::string stored_cursor = cursor_.value_or("");
   int polls = 0;
+  int postponed = 0;       // inventory reads postponed in a row (a telemetry scrape near)
+  int64_t last_read_us = 0;  // how long the last inventory read took
   bool first_poll = true;  // its backlog may be old: no "behind" clock warning
   constexpr int64_t kHourUs = 3600LL * 1'000'000;
   int64_t clock_warned_us = -kHourUs;  // one clock warning an hour at most
@@ -144,12 +156,20 @@ void UfmEventsSource::run(SourceContext& ctx) {
     }
     auto started = std::chrono::steady_clock::now();
     std::vector<std::string> errors;  // of this cycle, for health
-    if (polls++ % d::kInventoryEvery == 0) {
+    const bool inventory_due = polls++ % d::kInventoryEvery == 0;
+    if (inventory_due && inventory.index() && postponed < d::kMaxPostponed &&
+        !ctx.fabric().scrapes.clear_for(steady_us(), last_read_us)) {
+      ++postponed;
+      polls = 0;  // due again on the next poll
+    } else if (inventory_due) {
+      const int64_t read_start = steady_us();
       UfmInventoryResult ports = inventory.poll_ports(topo.get(), clock_.now_us());
+      last_read_us = steady_us() - read_start;
       if (!ports.error.empty()) errors.push_back(ports.error);
       if (ports.ok) {
         poller.set_port_index(inventory.index());
-        d::log_inventory("ufm ports polled", ports, true);
+        d::log_inventory("ufm ports polled", ports, true, last_read_us, postponed);
+        postponed = 0;
         auto for_rules =
             ufm_rule_events(ctx.rules(), ports.batch.events, clock_.now_us());  // high_ber
         if (!ctx.publish(topo, std::move(ports.batch), nullptr, Evaluate::with_rule_events,

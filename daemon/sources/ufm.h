@@ -19,7 +19,10 @@
 //    in cursor "ufm_alarms"); GET /resources/ports and /resources/links before the first poll
 //    and every kInventoryEvery-th (6) poll after it (UFM's view of each port in the store's
 //    ufm_ports, high_ber events, the port index that turns labels in event text into
-//    numbers, peers for events where the topology has none).
+//    numbers, peers for events where the topology has none). A read after the first is
+//    postponed to the next poll (up to kMaxPostponed times in a row) while a UFM Telemetry
+//    scrape runs or is due before it could end (daemon/scrape_schedule.h); its "ufm ports
+//    polled" line gives elapsed_ms and postponed.
 //  - Health is reported once per poll cycle as "ufm": the client's state after the cycle, but
 //    at least degraded when any call of the cycle failed (the errors joined as detail), so a
 //    failing endpoint is not hidden by a later call that succeeded; transitions (ok,

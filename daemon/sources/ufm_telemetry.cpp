@@ -5,7 +5,8 @@
 // sweep's counter-ingest path (daemon/sources/counter_ingest.h), with a tracker of its own
 // that is not seeded from the store (the first reading after a start is a baseline); ports
 // outside the fabric and readings no newer than the port's previous one are skipped. One
-// "telemetry sweep" log line per scrape says where its time went.
+// "telemetry sweep" log line per scrape says where its time went. Each scrape is marked in
+// the fabric's ScrapeSchedule, which keeps the UFM inventory read out of it.
 // Health "ufm_telemetry": the primary client's state, at least degraded while the
 // secondary answers for it; transitions are logged with the last error.
 #include "daemon/sources/sources.h"
@@ -65,6 +66,8 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
       continue;
     }
     auto started = std::chrono::steady_clock::now();
+    const int64_t began_us = steady_us();
+    ctx.fabric().scrapes.begin(began_us);
     auto ms_since = [](std::chrono::steady_clock::time_point t) {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
           .count();
@@ -104,7 +107,9 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
     auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
                      std::chrono::steady_clock::now() - started)
                      .count();
-    ctx.nap(std::chrono::microseconds(std::max<int64_t>(interval_us_ - spent, 10'000)));
+    const int64_t nap_us = std::max<int64_t>(interval_us_ - spent, 10'000);
+    ctx.fabric().scrapes.end(steady_us(), steady_us() + nap_us);
+    ctx.nap(std::chrono::microseconds(nap_us));
   }
 }
 
