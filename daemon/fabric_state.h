@@ -1,9 +1,9 @@
 // FabricState: what the daemon knows of its fabric right now, shared by the sources (which
 // update it), the rules, the action worker and the web API (which read it): the plan and the
 // node-name-map, the current topology and LFTs, the port table, the sources' health, the
-// cursed-route state, when the next re-discovery is due and when telemetry scrapes run. One per configuration
-// generation. Thread-safe: the topology and the routes are swapped under their own mutexes;
-// the port table, health board and probe state lock themselves.
+// cursed-route state, when the next re-discovery is due and when telemetry scrapes run. One per
+// configuration generation. Thread-safe: the topology and the routes are swapped under their own
+// mutexes; the port table, health board and probe state lock themselves.
 #pragma once
 
 #include <atomic>

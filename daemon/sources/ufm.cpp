@@ -140,9 +140,9 @@ void UfmEventsSource::run(SourceContext& ctx) {
   ufm_ports_.clear();
   std::string stored_cursor = cursor_.value_or("");
   int polls = 0;
-  int postponed = 0;       // inventory reads postponed in a row (a telemetry scrape near)
+  int postponed = 0;         // inventory reads postponed in a row (a telemetry scrape near)
   int64_t last_read_us = 0;  // how long the last inventory read took
-  bool first_poll = true;  // its backlog may be old: no "behind" clock warning
+  bool first_poll = true;    // its backlog may be old: no "behind" clock warning
   constexpr int64_t kHourUs = 3600LL * 1'000'000;
   int64_t clock_warned_us = -kHourUs;  // one clock warning an hour at most
   auto begun = std::chrono::steady_clock::now();

@@ -19,8 +19,7 @@ TEST_CASE("scrape schedule: no telemetry source registered lets every read start
   CHECK(s.clear_for(100 * kS, 30 * kS));
 }
 
-TEST_CASE("scrape schedule: a running scrape holds the read back until it ends",
-          "[daemon][ufm]") {
+TEST_CASE("scrape schedule: a running scrape holds the read back until it ends", "[daemon][ufm]") {
   ScrapeSchedule s;
   s.begin(10 * kS);
   CHECK_FALSE(s.clear_for(10 * kS, 0));
@@ -33,7 +32,7 @@ TEST_CASE("scrape schedule: a read that could not end before the next scrape wai
           "[daemon][ufm]") {
   ScrapeSchedule s;
   s.begin(10 * kS);
-  s.end(13 * kS, 70 * kS);  // took 3 s; the next [70 s, 73 s)
+  s.end(13 * kS, 70 * kS);                     // took 3 s; the next [70 s, 73 s)
   CHECK(s.clear_for(60 * kS, 10 * kS));        // ends exactly when it is due
   CHECK_FALSE(s.clear_for(61 * kS, 10 * kS));  // would end a second into it
   CHECK(s.clear_for(61 * kS, 0));  // a read of unknown length: only a running scrape holds it
