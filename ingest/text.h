@@ -16,10 +16,15 @@ inline std::string ascii_lower(std::string_view s) {
   return out;
 }
 
-// "  a b \n" -> "a b": without the white space (isspace, no locale) at both ends.
+// White space as isspace() has it in the C locale: space, \t, \n, \v, \f, \r.
+constexpr bool ascii_space(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+// "  a b \n" -> "a b": without the white space (ascii_space) at both ends.
 inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && ascii_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && ascii_space(s.back())) s.remove_suffix(1);
   return s;
 }
 

@@ -39,6 +39,7 @@ class UfmTelemetrySource : public Source {
   std::unique_ptr<ingest::UfmClient> primary_;
   std::unique_ptr<ingest::UfmClient> secondary_;  // may be null
   CounterIngest ingest_;
+  size_t last_samples_ = 0;  // of the last scrape: the next one's parse reserves that room
 };
 
 }  // namespace
@@ -72,11 +73,11 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
           .count();
     };
-    ingest::UfmTelemetryFetched f = primary_->telemetry("");
+    ingest::UfmTelemetryFetched f = primary_->telemetry("", last_samples_);
     double fetch_ms = ms_since(started);  // transfer + parse
     std::string detail = f.ok() ? "" : "primary: " + f.response.error + f.parsed.error;
     if (!f.ok() && secondary_) {
-      ingest::UfmTelemetryFetched g = secondary_->telemetry("");
+      ingest::UfmTelemetryFetched g = secondary_->telemetry("", last_samples_);
       if (g.ok())
         f = std::move(g);
       else
@@ -86,6 +87,7 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
     if (f.ok() && h.state != ingest::HealthState::ok) h.state = ingest::HealthState::degraded;
     report_ufm_health(ctx, "ufm_telemetry", h, detail);
     if (f.ok()) {
+      last_samples_ = f.parsed.samples.size();
       auto ingest_start = std::chrono::steady_clock::now();
       CounterIngest::Result r = ingest_.ingest(ctx, topo, std::move(f.parsed.samples));
       if (!r.queued) return;

@@ -186,7 +186,8 @@ class UfmClient {
   UfmFetched<UfmLink> links();
   UfmFetched<UfmUnhealthyPort> unhealthy_ports();
   // For a `plain` client on a telemetry endpoint: path such as "/csv/metrics".
-  UfmTelemetryFetched telemetry(const std::string& path);
+  // expected_samples: see TelemetryStreamParser (the last answer's count, say).
+  UfmTelemetryFetched telemetry(const std::string& path, size_t expected_samples = 0);
 
   // POST /actions, then poll the job until it ends or wait.timeout_us passes.
   UfmActionResult run_action(const UfmAction& action, const UfmJobWait& wait = {});

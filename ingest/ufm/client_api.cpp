@@ -192,9 +192,10 @@ namespace ufm_client_api_detail {
 // The telemetry answer parsed as it arrives (TelemetryStreamParser), timing the parse.
 class TelemetryBody : public UfmBodyStream {
  public:
-  TelemetryBody(const Clock& clock, UfmTelemetryFetched& out) : clock_(clock), out_(out) {}
+  TelemetryBody(const Clock& clock, UfmTelemetryFetched& out, size_t expected_samples)
+      : clock_(clock), out_(out), expected_samples_(expected_samples) {}
   void begin() override {
-    parser_.emplace(clock_.now_us());
+    parser_.emplace(clock_.now_us(), expected_samples_);
     out_.parse_us = 0;
     ended_ = false;
   }
@@ -222,15 +223,16 @@ class TelemetryBody : public UfmBodyStream {
   }
   const Clock& clock_;
   UfmTelemetryFetched& out_;
+  size_t expected_samples_;
   std::optional<TelemetryStreamParser> parser_;
   bool ended_ = false;
 };
 
 }  // namespace ufm_client_api_detail
 
-UfmTelemetryFetched UfmClient::telemetry(const std::string& path) {
+UfmTelemetryFetched UfmClient::telemetry(const std::string& path, size_t expected_samples) {
   UfmTelemetryFetched out;
-  ufm_client_api_detail::TelemetryBody body(clock_, out);
+  ufm_client_api_detail::TelemetryBody body(clock_, out, expected_samples);
   out.response = get(path, body);
   if (!out.response.ok) out.parsed.ok = false;
   return out;

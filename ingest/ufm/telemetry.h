@@ -103,10 +103,12 @@ class CsvParser;
 // A telemetry answer parsed as it arrives, with the result parse_telemetry() gives for the
 // whole text: CSV a line at a time, so the text (about 100 MB at k=64) is never held whole
 // and the parse overlaps the transfer; Prometheus text is kept and parsed at the end. The
-// first non-blank line decides, as in parse_telemetry().
+// first non-blank line decides, as in parse_telemetry(). expected_samples (the last answer's,
+// say) sizes the CSV result up front, so it is neither copied as it grows nor left with up
+// to twice the room it needs; the result is the same without it.
 class TelemetryStreamParser {
  public:
-  explicit TelemetryStreamParser(int64_t now_us);
+  explicit TelemetryStreamParser(int64_t now_us, size_t expected_samples = 0);
   ~TelemetryStreamParser();
   void feed(std::string_view bytes);  // the next bytes, cut anywhere
   TelemetryParse finish();            // once, after the last feed
@@ -116,6 +118,7 @@ class TelemetryStreamParser {
   enum class Mode : uint8_t { undecided, csv, prometheus };
   void csv_lines(std::string_view text);
   int64_t now_us_;
+  size_t expected_samples_;
   Mode mode_ = Mode::undecided;
   std::string held_;  // undecided or Prometheus: all so far; CSV: the start of a line
   std::unique_ptr<ufm_telemetry_detail::CsvParser> csv_;

@@ -13,7 +13,8 @@ namespace ibw::ingest::ufm_telemetry_detail {
 
 class CsvParser {
  public:
-  explicit CsvParser(int64_t now_us);
+  // expected_samples: room reserved for the result's samples (0: none).
+  explicit CsvParser(int64_t now_us, size_t expected_samples = 0);
   ~CsvParser();
   void line(std::string_view line);  // the next line, without its '\n' (a '\r' is dropped)
   TelemetryParse finish();           // once, after the last line

@@ -5,7 +5,8 @@
 
 namespace ibw::ingest {
 
-TelemetryStreamParser::TelemetryStreamParser(int64_t now_us) : now_us_(now_us) {}
+TelemetryStreamParser::TelemetryStreamParser(int64_t now_us, size_t expected_samples)
+    : now_us_(now_us), expected_samples_(expected_samples) {}
 TelemetryStreamParser::~TelemetryStreamParser() = default;
 
 void TelemetryStreamParser::feed(std::string_view bytes) {
@@ -24,7 +25,7 @@ void TelemetryStreamParser::feed(std::string_view bytes) {
       return;
     }
     mode_ = Mode::csv;
-    csv_ = std::make_unique<ufm_telemetry_detail::CsvParser>(now_us_);
+    csv_ = std::make_unique<ufm_telemetry_detail::CsvParser>(now_us_, expected_samples_);
     const std::string text = std::move(held_);
     held_.clear();
     return csv_lines(text);

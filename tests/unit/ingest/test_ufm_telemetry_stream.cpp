@@ -16,8 +16,9 @@ namespace {
 
 constexpr int64_t kNow = 1'700'000'000'000'000;
 
-TelemetryParse streamed(const std::string& text, const std::vector<size_t>& cuts) {
-  TelemetryStreamParser p(kNow);
+TelemetryParse streamed(const std::string& text, const std::vector<size_t>& cuts,
+                        size_t expected_samples = 0) {
+  TelemetryStreamParser p(kNow, expected_samples);
   size_t at = 0;
   for (size_t cut : cuts) {
     cut = std::min(cut, text.size());
@@ -65,7 +66,9 @@ void check_every_cut(const std::string& text) {
   for (int round = 0; round < 200; ++round) {
     std::vector<size_t> cuts;
     for (size_t at = 0; at < text.size();) cuts.push_back(at += 1 + rng() % 9);
-    check_same(streamed(text, cuts), whole);
+    const size_t expected = round % 2 ? rng() % (2 * whole.samples.size() + 2) : 0;
+    INFO("expected samples " << expected);
+    check_same(streamed(text, cuts, expected), whole);
   }
 }
 
@@ -105,4 +108,16 @@ TEST_CASE("ufm telemetry stream: first lines and line ends and refused headers",
   REQUIRE(t.samples.size() == 1);
   CHECK(t.samples[0].port == 7);
   CHECK(t.unknown == std::vector<std::string>{"Bogus"});
+}
+
+TEST_CASE("ufm telemetry stream: the expected sample count sizes the CSV result once", "[ufm]") {
+  const std::string text = ibw::test::ufm_recording("telemetry-primary.csv");
+  const size_t n = parse_telemetry(text, kNow).samples.size();
+  REQUIRE(n > 0);
+  for (size_t expected : {n, n * 64}) {
+    INFO("expected " << expected);
+    const TelemetryParse t = streamed(text, {text.size() / 2}, expected);
+    CHECK(t.samples.size() == n);
+    CHECK(t.samples.capacity() == expected + expected / 64);  // reserved once, never grown
+  }
 }
