@@ -46,17 +46,39 @@ std::string seconds_text(int64_t us) {
 }  // namespace tracker_detail
 
 CounterDelta CounterTracker::update(const CounterSample& sample, std::vector<Event>* events) {
-  using namespace tracker_detail;
   CounterDelta d;
+  update(sample, events, d);
+  return d;
+}
+
+void CounterTracker::update(const CounterSample& sample, std::vector<Event>* events,
+                            CounterDelta& out) {
+  fold(ports_[tracker_detail::port_key(sample.node_guid, sample.port)], sample, events, out);
+}
+
+bool CounterTracker::update_newer(const CounterSample& sample, std::vector<Event>* events,
+                                  CounterDelta& out) {
+  State& st = ports_[tracker_detail::port_key(sample.node_guid, sample.port)];
+  if (st.have && sample.time_us <= st.last.time_us) return false;
+  fold(st, sample, events, out);
+  return true;
+}
+
+void CounterTracker::fold(State& st, const CounterSample& sample, std::vector<Event>* events,
+                          CounterDelta& d) const {
+  using namespace tracker_detail;
   d.sample = sample;
-  State& st = ports_[port_key(sample.node_guid, sample.port)];
+  d.valid = d.at_least = d.reset = d.rate_carried = 0;
+  d.interval_us = 0;
   st.unresponsive = false;  // it answered
   const bool has_data = sample.valid & kWidthSwitchingCounters;
   if (!st.have) {
+    d.delta = {};
+    d.rate = {};
     st.last = sample;
     st.data_time_us = sample.time_us;
     st.have = true;
-    return d;
+    return;
   }
   const CounterSample& prev = st.last;
   d.interval_us = sample.time_us - prev.time_us;
@@ -68,6 +90,8 @@ CounterDelta CounterTracker::update(const CounterSample& sample, std::vector<Eve
   std::string reset_names;
   for (unsigned i = 0; i < kCounterCount; ++i) {
     uint32_t bit = 1u << i;
+    d.delta[i] = 0;
+    d.rate[i] = 0.0;
     if (!(comparable & bit)) continue;
     uint64_t now = sample.value[i], before = prev.value[i];
     if (now < before) {  // cleared by someone else: counts from zero again
@@ -131,7 +155,6 @@ CounterDelta CounterTracker::update(const CounterSample& sample, std::vector<Eve
     merged.extended = prev.extended;
     st.last = merged;
   }
-  return d;
 }
 
 void CounterTracker::unresponsive(uint64_t node_guid, int port, int64_t time_us,

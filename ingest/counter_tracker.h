@@ -49,6 +49,11 @@ class CounterTracker {
   explicit CounterTracker(TrackerOptions options = {}) : options_(options) {}
   // Folds in one reading; appends any events it causes to *events.
   CounterDelta update(const CounterSample& sample, std::vector<Event>* events);
+  // The same, writing every field of *out.
+  void update(const CounterSample& sample, std::vector<Event>* events, CounterDelta& out);
+  // As update(), writing every field of *out; but a reading no newer than the port's last one
+  // (a telemetry answer repeating it) changes nothing, leaves *out alone and gives false.
+  bool update_newer(const CounterSample& sample, std::vector<Event>* events, CounterDelta& out);
   // Marks a port that did not answer at time_us.
   void unresponsive(uint64_t node_guid, int port, int64_t time_us, std::vector<Event>* events);
   // Seeds the previous reading (after a restart, from the store) without emitting events.
@@ -63,6 +68,9 @@ class CounterTracker {
     bool have = false;
     bool unresponsive = false;
   };
+  // Folds sample into st, writing every field of d.
+  void fold(State& st, const CounterSample& sample, std::vector<Event>* events,
+            CounterDelta& d) const;
   TrackerOptions options_;
   std::unordered_map<uint64_t, State> ports_;  // key: guid * 256 + port
 };

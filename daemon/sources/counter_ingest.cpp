@@ -49,14 +49,15 @@ CounterIngest::Result CounterIngest::ingest(SourceContext& ctx,
     // 32 item 2: 69 MB less from ingest to the end of a 393k-port scrape's write).
     std::vector<ingest::CounterDelta> deltas;
     deltas.reserve(samples.size());
+    // Each delta is written in place, not copied (472 bytes a reading).
     for (const ingest::CounterSample& s : samples) {
-      if (options_.fresh_only) {
-        if (!topo->correlator->has_port(s.node_guid, s.port)) continue;  // not in the fabric
-        int64_t& last = last_time_[s.node_guid * 256 + static_cast<uint64_t>(s.port)];
-        if (s.time_us <= last) continue;  // the same reading again
-        last = s.time_us;
+      if (!options_.fresh_only) {
+        tracker_.update(s, &batch.events, deltas.emplace_back());
+        continue;
       }
-      deltas.push_back(tracker_.update(s, &batch.events));
+      if (!topo->correlator->has_port(s.node_guid, s.port)) continue;  // not in the fabric
+      if (!tracker_.update_newer(s, &batch.events, deltas.emplace_back()))
+        deltas.pop_back();  // the same reading again
     }
     std::vector<ingest::CounterSample>().swap(samples);
     for (const auto& t : unresponsive)

@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "daemon/source.h"
@@ -46,8 +45,7 @@ class CounterIngest {
   void key_events(const PortTable& ports, std::vector<ingest::Event>& events) const;
 
   Options options_;
-  ingest::CounterTracker tracker_;
-  std::unordered_map<uint64_t, int64_t> last_time_;  // guid * 256 + port -> last reading
+  ingest::CounterTracker tracker_;  // also knows each port's last reading time (fresh_only)
 };
 
 }  // namespace ibw::daemon
