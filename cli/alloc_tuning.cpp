@@ -9,17 +9,24 @@
 namespace ibw::cli {
 
 const char* const kMallocTunables =
-    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
-    "glibc.malloc.trim_threshold=4294967295:glibc.malloc.top_pad=268435456";
+    "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967295:"
+    "glibc.malloc.top_pad=268435456";
+const char* const kHugePagesTunable = "glibc.malloc.hugetlb=1";
+
+std::string malloc_tunables(std::string_view command) {
+  if (command == "run") return kMallocTunables;
+  return std::string(kHugePagesTunable) + ":" + kMallocTunables;
+}
 
 const char* const kTunedCommands[] = {"run", "audit", "replay", "localize", "probe", "route"};
 
-std::optional<std::string> tuned_glibc_tunables(const char* current, const char* switch_value) {
+std::optional<std::string> tuned_glibc_tunables(const char* current, const char* switch_value,
+                                                std::string_view command) {
   if (switch_value && std::string_view(switch_value) == "off") return std::nullopt;
-  if (!current || !*current) return std::string(kMallocTunables);
+  if (!current || !*current) return malloc_tunables(command);
   if (std::string_view(current).find("glibc.malloc.") != std::string_view::npos)
     return std::nullopt;
-  return std::string(current) + ":" + kMallocTunables;
+  return std::string(current) + ":" + malloc_tunables(command);
 }
 
 namespace {
@@ -34,17 +41,18 @@ bool malloc_replaced() {
 
 }  // namespace
 
-bool heavy_command(char** argv) {
+const char* tuned_command(char** argv) {
   for (char** a = argv + 1; *a; ++a)
     for (const char* c : kTunedCommands)
-      if (std::strcmp(*a, c) == 0) return true;
-  return false;
+      if (std::strcmp(*a, c) == 0) return c;
+  return nullptr;
 }
 
 void tune_allocator(char** argv) {
-  if (malloc_replaced() || !heavy_command(argv)) return;
-  auto value =
-      tuned_glibc_tunables(std::getenv("GLIBC_TUNABLES"), std::getenv("IBW_MALLOC_TUNING"));
+  const char* command = tuned_command(argv);
+  if (malloc_replaced() || !command) return;
+  auto value = tuned_glibc_tunables(std::getenv("GLIBC_TUNABLES"), std::getenv("IBW_MALLOC_TUNING"),
+                                    command);
   if (!value) return;
   std::string previous = std::getenv("GLIBC_TUNABLES") ? std::getenv("GLIBC_TUNABLES") : "";
   bool had_previous = std::getenv("GLIBC_TUNABLES") != nullptr;

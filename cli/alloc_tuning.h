@@ -3,9 +3,14 @@
 // daemon at 200k ports spend more time in page faults than in their own code (audit: 64k minor
 // faults and 0.7 s of system time, against 1.5k and 0.07 s tuned; localize 3.2 s -> 1.8 s).
 // ibwarden therefore runs with
-//   GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (transparent huge pages for malloc where the kernel's
-//   THP mode is "madvise"), mmap_threshold 32 MiB, trim_threshold 4 GiB (a heap kept between
-//   sweeps and rounds rather than faulted in again), top_pad 256 MiB,
+//   GLIBC_TUNABLES=mmap_threshold 32 MiB, trim_threshold 4 GiB (a heap kept between sweeps and
+//   rounds rather than faulted in again), top_pad 256 MiB (kMallocTunables),
+//   and, for every tuned command but the daemon, glibc.malloc.hugetlb=1 (transparent huge
+//   pages for malloc where the kernel's THP mode is "madvise"). Not for `run`: a daemon frees
+//   and maps again hundreds of MB every scrape at scale, and a fresh huge page costs it far
+//   more than 4 KiB pages do (allocation may compact memory; a VM's free page reporting hands
+//   freed 2 MiB blocks back to the host). At k=64 (393k ports) a scrape's ingest took
+//   651-1,237 ms with huge pages and 417-494 ms without (docs/benchmarks.md, 2026-11-29),
 // set by re-executing itself once at start (glibc reads tunables only at process start), for
 // the commands that load a whole fabric or run for long (kTunedCommands: run, audit, replay,
 // localize, probe, route); the quick queries (events, ports...) would only pay a second
@@ -16,20 +21,27 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ibw::cli {
 
-// The tunables ibwarden adds (colon-separated, GLIBC_TUNABLES syntax).
+// The tunables ibwarden adds (colon-separated, GLIBC_TUNABLES syntax): kMallocTunables for
+// every tuned command (alone for `run`), kHugePagesTunable before them for the others.
 extern const char* const kMallocTunables;
+extern const char* const kHugePagesTunable;
 extern const char* const kTunedCommands[6];
 
-// Whether argv (null-terminated, argv[0] the program) names one of kTunedCommands.
-bool heavy_command(char** argv);
+// The tunables for one of kTunedCommands.
+std::string malloc_tunables(std::string_view command);
 
-// The GLIBC_TUNABLES value to run with, given the current one (nullptr when unset) and
-// IBW_MALLOC_TUNING (nullptr when unset): nullopt when nothing is to change (tuning off, or
-// glibc.malloc.* already chosen, which includes a process this already re-executed).
-std::optional<std::string> tuned_glibc_tunables(const char* current, const char* switch_value);
+// The kTunedCommands entry argv (null-terminated, argv[0] the program) names; null when none.
+const char* tuned_command(char** argv);
+
+// The GLIBC_TUNABLES value to run `command` with, given the current one (nullptr when unset)
+// and IBW_MALLOC_TUNING (nullptr when unset): nullopt when nothing is to change (tuning off,
+// or glibc.malloc.* already chosen, which includes a process this already re-executed).
+std::optional<std::string> tuned_glibc_tunables(const char* current, const char* switch_value,
+                                                std::string_view command);
 
 // Re-executes this binary (the file /proc/self/exe names) with argv and the tuned GLIBC_TUNABLES
 // when tuned_glibc_tunables asks for it. Returns (and the process goes on untuned) when it is not

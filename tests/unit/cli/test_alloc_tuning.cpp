@@ -10,35 +10,43 @@ using ibw::cli::kMallocTunables;
 using ibw::cli::tuned_glibc_tunables;
 
 TEST_CASE("alloc tuning: unset tunables get ibwarden's malloc settings", "[cli]") {
-  auto v = tuned_glibc_tunables(nullptr, nullptr);
+  const std::string audit = std::string("glibc.malloc.hugetlb=1:") + kMallocTunables;
+  auto v = tuned_glibc_tunables(nullptr, nullptr, "audit");
   REQUIRE(v);
-  CHECK(*v == kMallocTunables);
-  CHECK(v->find("glibc.malloc.hugetlb=1") != std::string::npos);
-  CHECK(*tuned_glibc_tunables("", nullptr) == kMallocTunables);
-  CHECK(*tuned_glibc_tunables(nullptr, "on") == kMallocTunables);
+  CHECK(*v == audit);
+  CHECK(*tuned_glibc_tunables("", nullptr, "audit") == audit);
+  CHECK(*tuned_glibc_tunables(nullptr, "on", "localize") == audit);
+  // The daemon gets the same heap settings without huge pages.
+  auto run = tuned_glibc_tunables(nullptr, nullptr, "run");
+  REQUIRE(run);
+  CHECK(*run == kMallocTunables);
+  CHECK(run->find("hugetlb") == std::string::npos);
+  CHECK(run->find("glibc.malloc.trim_threshold=4294967295") != std::string::npos);
 }
 
 TEST_CASE("alloc tuning: the operator's choices and the off switch are kept", "[cli]") {
-  CHECK_FALSE(tuned_glibc_tunables(nullptr, "off"));
-  CHECK_FALSE(tuned_glibc_tunables("glibc.malloc.arena_max=2", nullptr));
+  CHECK_FALSE(tuned_glibc_tunables(nullptr, "off", "run"));
+  CHECK_FALSE(tuned_glibc_tunables("glibc.malloc.arena_max=2", nullptr, "audit"));
   // A process that already re-executed sees its own settings and stops there.
-  CHECK_FALSE(tuned_glibc_tunables(kMallocTunables, nullptr));
-  auto other = tuned_glibc_tunables("glibc.pthread.rseq=0", nullptr);
+  CHECK_FALSE(tuned_glibc_tunables(kMallocTunables, nullptr, "run"));
+  CHECK_FALSE(tuned_glibc_tunables(ibw::cli::malloc_tunables("audit").c_str(), nullptr, "audit"));
+  auto other = tuned_glibc_tunables("glibc.pthread.rseq=0", nullptr, "run");
   REQUIRE(other);
   CHECK(*other == std::string("glibc.pthread.rseq=0:") + kMallocTunables);
 }
 
 TEST_CASE("alloc tuning: only the commands that load a whole fabric re-execute", "[cli]") {
-  auto heavy = [](std::vector<std::string> args) {
+  auto command = [](std::vector<std::string> args) -> std::string {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    return ibw::cli::heavy_command(argv.data());
+    const char* c = ibw::cli::tuned_command(argv.data());
+    return c ? c : "";
   };
-  CHECK(heavy({"ibwarden", "audit", "--plan", "p.csv"}));
-  CHECK(heavy({"ibwarden", "run", "--config", "x.yaml"}));
-  CHECK(heavy({"ibwarden", "localize", "--help"}));
-  CHECK_FALSE(heavy({"ibwarden", "events", "--since", "1h"}));
-  CHECK_FALSE(heavy({"ibwarden", "ports"}));
-  CHECK_FALSE(heavy({"ibwarden"}));
+  CHECK(command({"ibwarden", "audit", "--plan", "p.csv"}) == "audit");
+  CHECK(command({"ibwarden", "run", "--config", "x.yaml"}) == "run");
+  CHECK(command({"ibwarden", "localize", "--help"}) == "localize");
+  CHECK(command({"ibwarden", "events", "--since", "1h"}).empty());
+  CHECK(command({"ibwarden", "ports"}).empty());
+  CHECK(command({"ibwarden"}).empty());
 }
