@@ -45,7 +45,8 @@ nlohmann::json memory_fields(const MemoryStats& s, std::string_view step);
 // (cli/alloc_tuning.h: no page faults for memory reused every scrape), but each thread
 // allocates from an arena of its own, and what one arena keeps free no other thread can use:
 // after a big one-off step (the UFM inventory read: hundreds of megabytes parsed on the UFM
-// thread) that memory would stay resident beside the telemetry thread's. Returns the
+// thread) that memory would stay resident beside the telemetry thread's; and before it, what
+// the scrapes and store writes keep free would stay resident under its peak. Returns the
 // milliseconds it took.
 double release_free_memory();
 

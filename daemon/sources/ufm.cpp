@@ -43,17 +43,25 @@ std::string offset_text(int64_t us) {
                     : std::to_string(min) + " min";
 }
 
-// `ports`: a ports read, which took read_us after `postponed` postponements.
-void log_inventory(const char* msg, const UfmInventoryResult& r, bool ports, int64_t read_us = 0,
-                   int postponed = 0) {
+// How a ports read went besides its result.
+struct ReadTiming {
+  int64_t read_us = 0;        // the read itself
+  int postponed = 0;          // polls it was postponed by (a telemetry scrape near)
+  double trim_before_ms = 0;  // release_free_memory() before it
+};
+
+// `ports`: a ports read, with its timing.
+void log_inventory(const char* msg, const UfmInventoryResult& r, bool ports,
+                   ReadTiming timing = {}) {
   nlohmann::json fields = {{ports ? "ports" : "alarms", r.listed},
                            {ports ? "changed" : "raised", r.changed},
                            {ports ? "removed" : "cleared", r.removed},
                            {"events", r.batch.events.size()}};
   if (ports) {
     fields["links"] = r.links;
-    fields["elapsed_ms"] = read_us / 1000.0;
-    fields["postponed"] = postponed;
+    fields["elapsed_ms"] = timing.read_us / 1000.0;
+    fields["postponed"] = timing.postponed;
+    fields["trim_before_ms"] = timing.trim_before_ms;
   }
   if (!r.error.empty()) fields["error"] = r.error;
   log(r.changed || r.removed || !r.error.empty() ? LogLevel::info : LogLevel::debug, msg,
@@ -162,13 +170,18 @@ void UfmEventsSource::run(SourceContext& ctx) {
       ++postponed;
       polls = 0;  // due again on the next poll
     } else if (inventory_due) {
+      // The read peaks over what every arena keeps free since the last one (the scrapes' and
+      // store writes' buffers): given back first, so that the peaks do not add up. The trim
+      // after the read would give it back anyway; the scrapes re-fault it either way.
+      const double trim_before_ms = release_free_memory();
       const int64_t read_start = steady_us();
       UfmInventoryResult ports = inventory.poll_ports(topo.get(), clock_.now_us());
       last_read_us = steady_us() - read_start;
       if (!ports.error.empty()) errors.push_back(ports.error);
       if (ports.ok) {
         poller.set_port_index(inventory.index());
-        d::log_inventory("ufm ports polled", ports, true, last_read_us, postponed);
+        d::log_inventory("ufm ports polled", ports, true,
+                         {last_read_us, postponed, trim_before_ms});
         postponed = 0;
         auto for_rules =
             ufm_rule_events(ctx.rules(), ports.batch.events, clock_.now_us());  // high_ber

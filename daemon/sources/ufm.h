@@ -21,8 +21,9 @@
 //    ufm_ports, high_ber events, the port index that turns labels in event text into
 //    numbers, peers for events where the topology has none). A read after the first is
 //    postponed to the next poll (up to kMaxPostponed times in a row) while a UFM Telemetry
-//    scrape runs or is due before it could end (daemon/scrape_schedule.h); its "ufm ports
-//    polled" line gives elapsed_ms and postponed.
+//    scrape runs or is due before it could end (daemon/scrape_schedule.h). Free memory of
+//    every malloc arena is given back before and after a read (release_free_memory). Its
+//    "ufm ports polled" line gives elapsed_ms, postponed and trim_before_ms.
 //  - Health is reported once per poll cycle as "ufm": the client's state after the cycle, but
 //    at least degraded when any call of the cycle failed (the errors joined as detail), so a
 //    failing endpoint is not hidden by a later call that succeeded; transitions (ok,
