@@ -57,8 +57,8 @@ class FabricState {
   SmBoard sm;
   // The running Slurm jobs (slurm.enabled): set by the slurm_jobs source, read by LinkJobs.
   JobBoard jobs;
-  // When UFM Telemetry scrapes run: set by the telemetry source, read by the UFM source so
-  // that its inventory read does not meet a scrape.
+  // When UFM Telemetry scrapes run: set by the telemetry source (and the store writer's
+  // counters batches), read by the UFM source so that its inventory read does not meet one.
   ScrapeSchedule scrapes;
   // The counter readings stored before this start (the MAD sweep's baseline), set with the
   // port table's seed.

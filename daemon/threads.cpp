@@ -40,14 +40,16 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
       auto started = std::chrono::steady_clock::now();
       store::WriteResult res = rt.store.db->write(batch);
       const size_t samples = store::stored_sample_count(batch);
-      if (samples >= kLoggedSamples)  // a counter sweep or telemetry scrape
+      if (samples >= kLoggedSamples) {  // a counter sweep or telemetry scrape
+        const auto took = std::chrono::steady_clock::now() - started;
+        rt.fabric.scrapes.stored(
+            std::chrono::duration_cast<std::chrono::microseconds>(took).count());
         log(LogLevel::info, "counters stored",
             {{"samples", samples},
              {"ports", batch.ports.size() + batch.port_counters.size()},
              {"events", batch.events.size()},
-             {"write_ms",
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-                  .count()}});
+             {"write_ms", std::chrono::duration<double, std::milli>(took).count()}});
+      }
       if (samples >= kLoggedSamples) log_memory("counters stored");
       for (size_t i = 0; i < batch.events.size(); ++i)
         if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);

@@ -1,7 +1,8 @@
 // ScrapeSchedule (daemon/scrape_schedule.h): the UFM inventory read may start when no
 // telemetry scrape runs and the next one is not due before the read could end; an overdue
 // scrape (a stopped or failing telemetry source) stops holding reads back once it is later
-// than the last scrape took; without any scrape registered every read may start.
+// than the last scrape took; the store write of a scrape's batch, which goes on after its
+// thread ends, counts as part of it; without any scrape registered every read may start.
 #include <catch2/catch.hpp>
 
 #include "daemon/scrape_schedule.h"
@@ -42,4 +43,17 @@ TEST_CASE("scrape schedule: a read that could not end before the next scrape wai
   CHECK_FALSE(s.clear_for(75 * kS, 1 * kS));
   s.end(78 * kS, 130 * kS);
   CHECK(s.clear_for(78 * kS, 10 * kS));
+}
+
+TEST_CASE("scrape schedule: the store write after a scrape counts as part of it", "[daemon][ufm]") {
+  ScrapeSchedule s;
+  s.stored(2 * kS);  // the last counters batch took 2 s to write
+  s.begin(10 * kS);
+  s.end(13 * kS, 70 * kS);
+  CHECK_FALSE(s.clear_for(13 * kS, 0));  // its batch is likely still being written
+  CHECK_FALSE(s.clear_for(14 * kS, 0));
+  CHECK(s.clear_for(15 * kS, 5 * kS));
+  // The next scrape [70 s, 75 s): 3 s of its own and 2 s of store write.
+  CHECK_FALSE(s.clear_for(74 * kS, 0));
+  CHECK(s.clear_for(75 * kS, 0));
 }
