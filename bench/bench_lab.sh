@@ -113,9 +113,15 @@ daemon_pid=
 echo
 echo "fabric: k=$k 3-tier fat tree; scrape interval ${interval} s; run ${duration} s; store $store" \
   "(daemon start-up to first scrape: ${startup} s)"
-# Per scrape: telemetry thread + store write (nth "telemetry sweep" with nth "counters stored").
+# Per scrape: telemetry thread + store write (nth "telemetry sweep" with nth "counters stored"),
+# the goal's figure; and wall=, from the scrape's start (its line's time less elapsed_ms) to
+# the later of its line and its "counters stored" line: the store write overlaps the
+# evaluation, so the sum is an upper bound of the wall time.
 python3 - "$work/daemon.log" >"$work/scrapes" <<'PY'
-import json, sys
+import datetime, json, sys
+def when(j):
+    return datetime.datetime.strptime(j["ts"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp() * 1000
 sweeps, writes = [], []
 for line in open(sys.argv[1]):
     try:
@@ -125,12 +131,13 @@ for line in open(sys.argv[1]):
     if j.get("msg") == "telemetry sweep":
         sweeps.append(j)
     elif j.get("msg") == "counters stored":
-        writes.append(j["write_ms"])
+        writes.append(j)
 for i, s in enumerate(sweeps):
-    w = writes[i] if i < len(writes) else float("nan")
-    print("%.0f rows=%d fetch=%.0f parse=%.0f ingest=%.0f evaluate=%.0f store=%.0f ms" % (
+    w = writes[i]["write_ms"] if i < len(writes) else float("nan")
+    end = max(when(s), when(writes[i])) if i < len(writes) else float("nan")
+    print("%.0f rows=%d fetch=%.0f parse=%.0f ingest=%.0f evaluate=%.0f store=%.0f wall=%.0f ms" % (
         s["elapsed_ms"] + w, s["rows"], s["fetch_ms"], s["parse_ms"], s["ingest_ms"],
-        s["evaluate_ms"], w))
+        s["evaluate_ms"], w, end - (when(s) - s["elapsed_ms"])))
 PY
 nl -w2 -s'. ' "$work/scrapes"
 worst=$(awk 'NR > 1 && $1 > w { w = $1 } END { printf "%.0f", w + 0 }' "$work/scrapes")
