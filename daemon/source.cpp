@@ -13,6 +13,38 @@ void enrich_all(const Topology* topo, std::vector<ingest::Event>& events) {
   for (auto& e : events) topo->correlator->enrich(e);
 }
 
+void name_port_labels(const Topology* topo, std::string& text) {
+  if (!topo) return;
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::string out;
+  size_t done = 0;  // text before this is in out
+  for (size_t at = text.find("0x"); at != std::string::npos; at = text.find("0x", at + 1)) {
+    if (at > 0 && (hex(text[at - 1]) >= 0 || text[at - 1] == '_')) continue;  // inside a word
+    size_t slash = at + 18, end = slash + 1;
+    if (end >= text.size() || text[slash] != '/' || !digit(text[end])) continue;
+    uint64_t guid = 0;
+    bool ok = true;
+    for (size_t i = at + 2; i < slash && ok; ++i)
+      ok = hex(text[i]) >= 0, guid = guid << 4 | hex(text[i]);
+    if (!ok) continue;
+    while (end < text.size() && digit(text[end])) ++end;
+    const std::string name = topo->correlator->node_name(guid);
+    if (name.empty()) continue;
+    out.append(text, done, at - done).append(name).append(text, slash, end - slash);
+    done = end;
+    at = end - 1;
+  }
+  if (!done) return;
+  out.append(text, done);
+  text = std::move(out);
+}
+
 namespace {
 
 bool has_rows(const store::WriteBatch& b) {
@@ -88,6 +120,7 @@ void SourceContext::evaluate(const std::shared_ptr<const Topology>& topo) {
   std::vector<rules::Verdict> congestion;  // a signal: never to the action worker
   int64_t now = clock().now_us();
   auto acting = d_.rules->evaluate(topo->links, now, &congestion);
+  for (auto& v : congestion) name_port_labels(topo.get(), v.explanation);
   store::WriteBatch feed;
   feed.events = d_.fabric->congestion.update(congestion, now);
   if (!feed.events.empty()) {
@@ -96,6 +129,7 @@ void SourceContext::evaluate(const std::shared_ptr<const Topology>& topo) {
   }
   for (auto& v : acting) {
     actions::Finding f;
+    name_port_labels(topo.get(), v.explanation);
     if (auto rec = d_.fabric->ports.get(v.node_guid, v.port)) f.counters = rec->counters;
     f.verdict = std::move(v);
     job.findings.push_back(std::move(f));

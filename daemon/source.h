@@ -147,4 +147,10 @@ class FunctionSource final : public Source {
 // Correlates events with the topology (names, peers, cables); a null topology leaves them.
 void enrich_all(const Topology* topo, std::vector<ingest::Event>& events);
 
+// Replaces each port label the rules write ("0x" and 16 hex digits, '/', the port number;
+// rules/eval_text.h) in `text` with the node's display name and port ("spine01/4") where
+// the topology knows the node; others, and everything with a null topology, stay as they
+// are. For verdict explanations (a peer's confirmation), which become decision reasons.
+void name_port_labels(const Topology* topo, std::string& text);
+
 }  // namespace ibw::daemon

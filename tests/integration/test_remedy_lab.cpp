@@ -253,6 +253,10 @@ TEST_CASE("remedy lab: a link flapped 5 times in a minute is disabled", "[integr
   std::string node = flaps[0]["node"];
   int port = flaps[0]["port"];
   CHECK(((node == "leaf002" && port == 3) || (node == "spine001" && port == 2)));
+  // The reason names the confirming peer as the fabric does (daemon::name_port_labels).
+  const std::string reason = flaps[0]["reason"];
+  CHECK(reason.find(std::string("confirmed on peer ") +
+                    (node == "leaf002" ? "spine001/2" : "leaf002/3")) != std::string::npos);
   CHECK(w.phys_state(node == "leaf002" ? kLeaf002 : "0,1,3", port) == "Disabled");
   // Discovery goes on after the disable (SMP agents are released): a later, unrelated link
   // change is still seen. Counting discoveries instead would race with the disable, which
