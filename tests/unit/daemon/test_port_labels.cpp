@@ -9,24 +9,14 @@
 #include "daemon/source.h"
 #include "daemon/topology.h"
 #include "rules/eval_text.h"
+#include "tests/unit/daemon/two_switches.h"
 
 using namespace ibw;
 
 namespace {
 
 std::shared_ptr<const daemon::Topology> two_switches() {
-  fabric::Fabric f;
-  for (uint64_t guid : {0xa, 0xb}) {
-    fabric::Node n;
-    n.guid = guid;
-    n.type = fabric::NodeType::sw;
-    n.name = guid == 0xa ? "leafA" : "spineB";
-    n.num_ports = 4;
-    f.add_node(std::move(n));
-  }
-  f.connect(0, 1, 1, 3);
-  f.reindex();
-  return daemon::make_topology(std::move(f), nullptr, 100);
+  return daemon::make_topology(test::two_switches(true), nullptr, 100);
 }
 
 std::string label(uint64_t guid, int port) {
@@ -40,10 +30,10 @@ std::string label(uint64_t guid, int port) {
 TEST_CASE("port labels: a rule's peer label is named from the topology", "[daemon]") {
   auto topo = two_switches();
   std::string text = "link_flap: 5 link down/up cycles in 1m (limit 5); confirmed on peer " +
-                     label(0xb, 3) + "; and " + label(0xa, 12) + ".";
+                     label(0xb, 1) + "; and " + label(0xa, 12) + ".";
   daemon::name_port_labels(topo.get(), text);
   CHECK(text ==
-        "link_flap: 5 link down/up cycles in 1m (limit 5); confirmed on peer spineB/3; and "
+        "link_flap: 5 link down/up cycles in 1m (limit 5); confirmed on peer spineB/1; and "
         "leafA/12.");
 }
 
@@ -58,9 +48,9 @@ TEST_CASE("port labels: unknown nodes look-alikes and no topology are left alone
     daemon::name_port_labels(topo.get(), text);
     CHECK(text == original);
   }
-  std::string text = "peer " + label(0xb, 3);
+  std::string text = "peer " + label(0xb, 1);
   daemon::name_port_labels(nullptr, text);
-  CHECK(text == "peer " + label(0xb, 3));
+  CHECK(text == "peer " + label(0xb, 1));
   // A label at the very end, and one with the port's digits running to the end.
   text = label(0xa, 7);
   daemon::name_port_labels(topo.get(), text);

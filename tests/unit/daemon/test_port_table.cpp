@@ -4,32 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include "daemon/port_table.h"
+#include "tests/unit/daemon/two_switches.h"
 
 using namespace ibw;
 
 namespace port_table_test {
-
-// Two switches, linked port 1 - port 1 and 2 - 2 (or only 2 - 2 with link1 false).
-fabric::Fabric two_switches(bool link1) {
-  fabric::Fabric f;
-  for (uint64_t guid : {0xa, 0xb}) {
-    fabric::Node n;
-    n.guid = guid;
-    n.type = fabric::NodeType::sw;
-    n.name = guid == 0xa ? "leafA" : "spineB";
-    n.num_ports = 4;
-    f.add_node(std::move(n));
-  }
-  for (uint32_t i = 0; i < 2; ++i)
-    for (auto& p : f.node(i).ports) p.present = true, p.state = p.number ? 1 : 4;
-  if (link1) f.connect(0, 1, 1, 1);
-  f.connect(0, 2, 1, 2);
-  for (uint32_t i = 0; i < 2; ++i)
-    for (auto& p : f.node(i).ports)
-      if (p.has_peer()) p.state = 4, p.phys_state = 5;
-  f.reindex();
-  return f;
-}
 
 size_t count(const std::vector<ingest::Event>& events, std::string_view kind) {
   size_t n = 0;
@@ -45,7 +24,8 @@ TEST_CASE("port table: a link check reading Down drops both ends - Up restores t
           "[port_table]") {
   daemon::PortTable table;
   std::vector<ingest::Event> events;
-  table.apply_topology(*daemon::make_topology(two_switches(true), nullptr, 100), 100, &events);
+  table.apply_topology(*daemon::make_topology(test::two_switches(true), nullptr, 100), 100,
+                       &events);
   REQUIRE(events.empty());
 
   table.apply_link_states({{0xa, 1, 1, 2}}, 200, &events);  // leafA/1 reads Down/Polling
@@ -72,12 +52,13 @@ TEST_CASE("port table: a link check reading Down drops both ends - Up restores t
 TEST_CASE("port table: a discovery older than a link check does not undo it", "[port_table]") {
   daemon::PortTable table;
   std::vector<ingest::Event> events;
-  table.apply_topology(*daemon::make_topology(two_switches(true), nullptr, 100), 100, &events);
+  table.apply_topology(*daemon::make_topology(test::two_switches(true), nullptr, 100), 100,
+                       &events);
   table.apply_link_states({{0xa, 1, 1, 2}}, 300, &events);
   table.apply_link_states({{0xa, 1, 4, 5}}, 400, &events);  // back up
   events.clear();
   // A discovery that started at 350, when the link was down, lands after the check at 400.
-  auto without = daemon::make_topology(two_switches(false), nullptr, 350);
+  auto without = daemon::make_topology(test::two_switches(false), nullptr, 350);
   table.apply_topology(*without, 350, &events);
   CHECK(events.empty());
   CHECK(table.get(0xa, 1)->peer_guid == 0xb);
@@ -91,7 +72,8 @@ TEST_CASE("port table: a node's name outlives its discovery", "[port_table]") {
   // A switch rebooting is gone from the next topology; its work order still names it.
   daemon::PortTable table;
   std::vector<ingest::Event> events;
-  table.apply_topology(*daemon::make_topology(two_switches(true), nullptr, 100), 100, &events);
+  table.apply_topology(*daemon::make_topology(test::two_switches(true), nullptr, 100), 100,
+                       &events);
   fabric::Fabric alone;
   fabric::Node a;
   a.guid = 0xa, a.type = fabric::NodeType::sw, a.name = "leafA", a.num_ports = 4;
@@ -106,7 +88,8 @@ TEST_CASE("port table: a node's name outlives its discovery", "[port_table]") {
 TEST_CASE("port table: a port up with no lost peer waits for the discovery", "[port_table]") {
   daemon::PortTable table;
   std::vector<ingest::Event> events;
-  table.apply_topology(*daemon::make_topology(two_switches(false), nullptr, 100), 100, &events);
+  table.apply_topology(*daemon::make_topology(test::two_switches(false), nullptr, 100), 100,
+                       &events);
   // leafA/1 was never linked: the check cannot know its peer, so it reports nothing.
   table.apply_link_states({{0xa, 1, 4, 5}}, 200, &events);
   CHECK(events.empty());
@@ -116,7 +99,7 @@ TEST_CASE("port table: a port up with no lost peer waits for the discovery", "[p
   table.apply_link_states({{0xa, 2, 1, 2}}, 300, &events);  // leafA/2 - spineB/2 down
   REQUIRE(count(events, "link_down") == 2);
   events.clear();
-  auto moved = two_switches(false);
+  auto moved = test::two_switches(false);
   moved.connect(0, 3, 1, 2);  // spineB/2 now reaches leafA/3
   table.apply_topology(*daemon::make_topology(std::move(moved), nullptr, 400), 400, &events);
   events.clear();
@@ -128,7 +111,8 @@ TEST_CASE("port table: counter readings update known ports only - a renamed peer
           "[port_table]") {
   daemon::PortTable table;
   std::vector<ingest::Event> events;
-  table.apply_topology(*daemon::make_topology(two_switches(true), nullptr, 100), 100, &events);
+  table.apply_topology(*daemon::make_topology(test::two_switches(true), nullptr, 100), 100,
+                       &events);
   ingest::CounterDelta known, unknown;
   known.sample.node_guid = 0xa;
   known.sample.port = 2;
@@ -154,7 +138,7 @@ TEST_CASE("port table: counter readings update known ports only - a renamed peer
 
   // Counter writes no longer carry whole records, so the rows of leafA's ports must be
   // rewritten when only their peer's name changes.
-  fabric::Fabric renamed = two_switches(true);
+  fabric::Fabric renamed = test::two_switches(true);
   renamed.node(1).name = "spineB2";
   renamed.reindex();
   auto changed =
