@@ -9,9 +9,9 @@
 // starts before its thread ends and goes on after it, on the main thread). Before a read the
 // inventory asks whether to go now: not while a scrape runs or its batch is likely still
 // being written, nor when the next scrape is due before a read as long as the last one could
-// end. The inventory then
-// postpones its read to its next poll, a bounded number of times (ufm.cpp): a stopped or
-// failing telemetry source never holds it back for long, and nobody blocks on the other.
+// end. The inventory then postpones its read to its next poll, a bounded number of times
+// (ufm.cpp): a stopped or failing telemetry source never holds it back for long, and nobody
+// blocks on the other.
 // Without a telemetry source nothing is ever registered and every read goes at once.
 // Times are steady_us() microseconds (daemon/fabric_state.h). Thread-safe.
 #pragma once

@@ -1,9 +1,11 @@
 // The publish sequence and the rest of SourceContext (daemon/source.h).
 #include "daemon/source.h"
 
+#include <cctype>
 #include <thread>
 
 #include "daemon/logger.h"
+#include "fabric/model.h"
 #include "ingest/opensm_sm_state.h"
 
 namespace ibw::daemon {
@@ -15,26 +17,18 @@ void enrich_all(const Topology* topo, std::vector<ingest::Event>& events) {
 
 void name_port_labels(const Topology* topo, std::string& text) {
   if (!topo) return;
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   std::string out;
   size_t done = 0;  // text before this is in out
   for (size_t at = text.find("0x"); at != std::string::npos; at = text.find("0x", at + 1)) {
-    if (at > 0 && (hex(text[at - 1]) >= 0 || text[at - 1] == '_')) continue;  // inside a word
+    if (at > 0 && (std::isxdigit(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_'))
+      continue;  // inside a word
     size_t slash = at + 18, end = slash + 1;
     if (end >= text.size() || text[slash] != '/' || !digit(text[end])) continue;
-    uint64_t guid = 0;
-    bool ok = true;
-    for (size_t i = at + 2; i < slash && ok; ++i)
-      ok = hex(text[i]) >= 0, guid = guid << 4 | hex(text[i]);
-    if (!ok) continue;
+    const std::optional<uint64_t> guid = fabric::parse_guid(std::string_view(text).substr(at, 18));
+    if (!guid) continue;
     while (end < text.size() && digit(text[end])) ++end;
-    const std::string name = topo->correlator->node_name(guid);
+    const std::string name = topo->correlator->node_name(*guid);
     if (name.empty()) continue;
     out.append(text, done, at - done).append(name).append(text, slash, end - slash);
     done = end;

@@ -49,8 +49,8 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
              {"ports", batch.ports.size() + batch.port_counters.size()},
              {"events", batch.events.size()},
              {"write_ms", std::chrono::duration<double, std::milli>(took).count()}});
+        log_memory("counters stored");
       }
-      if (samples >= kLoggedSamples) log_memory("counters stored");
       for (size_t i = 0; i < batch.events.size(); ++i)
         if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);
       return;

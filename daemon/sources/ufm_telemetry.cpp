@@ -67,8 +67,7 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
       continue;
     }
     auto started = std::chrono::steady_clock::now();
-    const int64_t began_us = steady_us();
-    ctx.fabric().scrapes.begin(began_us);
+    ctx.fabric().scrapes.begin(steady_us());
     auto ms_since = [](std::chrono::steady_clock::time_point t) {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
           .count();
@@ -110,7 +109,8 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
                      std::chrono::steady_clock::now() - started)
                      .count();
     const int64_t nap_us = std::max<int64_t>(interval_us_ - spent, 10'000);
-    ctx.fabric().scrapes.end(steady_us(), steady_us() + nap_us);
+    const int64_t ended_us = steady_us();
+    ctx.fabric().scrapes.end(ended_us, ended_us + nap_us);
     ctx.nap(std::chrono::microseconds(nap_us));
   }
 }
