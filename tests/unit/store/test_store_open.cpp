@@ -112,6 +112,18 @@ TEST_CASE("store: schema version is recorded - newer or foreign files are refuse
   CHECK(raw_int(path, "PRAGMA user_version") == store::schema::latest_version());
   CHECK(raw_int(path, "PRAGMA application_id") == store::schema::kApplicationId);
   CHECK(raw_int(path, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'") == 1);
+  CHECK(raw_int(path, "PRAGMA page_size") == 16384);  // a new file: 16 KiB pages
+
+  SECTION("a file made with 4 KiB pages keeps them and works") {
+    const std::string old = dir.file("old.db");
+    raw_exec(old, "PRAGMA page_size = 4096; PRAGMA user_version = 0");
+    {
+      auto s = Store::open(old);
+      s->write({.cursors = {{"opensm", "1"}}});
+    }
+    CHECK(raw_int(old, "PRAGMA page_size") == 4096);
+    CHECK(Store::open(old)->cursor("opensm") == "1");
+  }
 
   SECTION("a newer schema") {
     raw_exec(path, "PRAGMA user_version = 99");
