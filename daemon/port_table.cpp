@@ -18,16 +18,16 @@ void PortTable::seed(std::vector<store::PortRecord> records) {
 
 std::optional<store::PortRecord> PortTable::get(uint64_t guid, int port) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = ports_.find(key(guid, port));
-  if (it == ports_.end()) return std::nullopt;
-  return it->second;
+  const store::PortRecord* r = ports_.find(key(guid, port));
+  if (!r) return std::nullopt;
+  return *r;
 }
 
 std::string PortTable::node_name(uint64_t guid) const {
   std::lock_guard<std::mutex> lock(mutex_);
   for (int port = 0; port < 256; ++port)  // (orders and decisions only: a few lookups each)
-    if (auto it = ports_.find(key(guid, port)); it != ports_.end() && !it->second.node.empty())
-      return it->second.node;
+    if (const store::PortRecord* r = ports_.find(key(guid, port)); r && !r->node.empty())
+      return r->node;
   return {};
 }
 
@@ -50,8 +50,8 @@ std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, i
       if (p.number == 0 || !p.present) continue;
       uint64_t k = key(n.guid, p.number);
       seen[k] = true;
-      auto [it, fresh] = ports_.try_emplace(k);
-      store::PortRecord& r = it->second;
+      auto [rec, fresh] = ports_.try_emplace(k);
+      store::PortRecord& r = *rec;
       store::PortRecord before = r;
       r.node_guid = n.guid;
       r.port = p.number;
@@ -98,13 +98,13 @@ std::vector<store::PortRecord> PortTable::apply_topology(const Topology& topo, i
     }
   }
   // Ports that vanished with their node (e.g. a host whose only link went down).
-  for (auto& [k, r] : ports_) {
-    if (seen.count(k) || !r.peer_guid) continue;
-    if (auto chk = checked_.find(k); chk != checked_.end() && chk->second > now_us) continue;
+  ports_.for_each([&](uint64_t k, store::PortRecord& r) {
+    if (seen.count(k) || !r.peer_guid) return;
+    if (auto chk = checked_.find(k); chk != checked_.end() && chk->second > now_us) return;
     drop_link(r, now_us, events);
     r.phys_state = 0;
     changed.push_back(r);
-  }
+  });
   return changed;
 }
 
@@ -126,12 +126,12 @@ bool PortTable::restore_link(store::PortRecord& r, const LinkStateReading& x, in
   auto lost = lost_.find(key(r.node_guid, r.port));
   if (lost == lost_.end()) return false;
   uint64_t far_key = key(lost->second.guid, lost->second.port);
-  auto far = ports_.find(far_key);
+  store::PortRecord* far = ports_.find(far_key);
   auto far_lost = lost_.find(far_key);
-  if (far == ports_.end() || far->second.peer_guid || far_lost == lost_.end() ||
-      far_lost->second.guid != r.node_guid || far_lost->second.port != r.port)
+  if (!far || far->peer_guid || far_lost == lost_.end() || far_lost->second.guid != r.node_guid ||
+      far_lost->second.port != r.port)
     return false;
-  store::PortRecord& f = far->second;
+  store::PortRecord& f = *far;
   for (store::PortRecord* end : {&r, &f}) {
     const store::PortRecord& other = end == &r ? f : r;
     end->peer_guid = other.node_guid;
@@ -154,22 +154,20 @@ std::vector<store::PortRecord> PortTable::apply_link_states(
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<store::PortRecord> changed;
   for (const LinkStateReading& x : readings) {
-    auto it = ports_.find(key(x.node_guid, x.port));
-    if (it == ports_.end()) continue;
-    store::PortRecord& r = it->second;
+    store::PortRecord* rec = ports_.find(key(x.node_guid, x.port));
+    if (!rec) continue;
+    store::PortRecord& r = *rec;
     checked_[key(r.node_guid, r.port)] = now_us;
     bool up = x.state >= 2;
     if (!up && r.peer_guid) {  // went down: both ends of the cable
-      auto far = ports_.find(key(r.peer_guid, r.peer_port));
+      store::PortRecord* far = ports_.find(key(r.peer_guid, r.peer_port));
       drop_link(r, now_us, events);
       r.phys_state = x.phys_state;
       changed.push_back(r);
-      if (far == ports_.end() || far->second.peer_guid != r.node_guid ||
-          far->second.peer_port != r.port)
-        continue;
-      checked_[far->first] = now_us;
-      drop_link(far->second, now_us, events);
-      changed.push_back(far->second);
+      if (!far || far->peer_guid != r.node_guid || far->peer_port != r.port) continue;
+      checked_[key(far->node_guid, far->port)] = now_us;
+      drop_link(*far, now_us, events);
+      changed.push_back(*far);
       continue;
     }
     if (up && !r.peer_guid && restore_link(r, x, now_us, events, &changed)) continue;
@@ -186,9 +184,9 @@ size_t PortTable::apply_counters(const std::vector<ingest::CounterDelta>& deltas
   std::lock_guard<std::mutex> lock(mutex_);
   size_t applied = 0;
   for (const auto& d : deltas) {
-    auto it = ports_.find(key(d.sample.node_guid, d.sample.port));
-    if (it == ports_.end()) continue;
-    store::set_counters(it->second, d);
+    store::PortRecord* r = ports_.find(key(d.sample.node_guid, d.sample.port));
+    if (!r) continue;
+    store::set_counters(*r, d);
     ++applied;
   }
   return applied;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "daemon/topology.h"
+#include "fabric/flat_table.h"
 #include "ingest/counter_tracker.h"
 #include "store/store.h"
 
@@ -59,7 +60,7 @@ class PortTable {
   // Gives r back the peer both ends last lost (link_up for both); false when they differ.
   bool restore_link(store::PortRecord& r, const LinkStateReading& x, int64_t now_us,
                     std::vector<ingest::Event>* events, std::vector<store::PortRecord>* changed);
-  std::unordered_map<uint64_t, store::PortRecord> ports_;
+  fabric::FlatTable<store::PortRecord> ports_;  // one lookup per reading in every scrape
   struct LostPeer {
     uint64_t guid = 0;
     int port = 0;

@@ -24,16 +24,16 @@ Correlator::Correlator(const fabric::Fabric& fab, const fabric::Plan* plan) {
   }
   if (!plan) return;
   cables_ = fabric::planned_cables(fab, *plan);
-  for (auto& [k, ctx] : ports_) {
+  ports_.for_each([&](uint64_t k, PortContext& ctx) {
     auto it = cables_.find(k);
     if (it != cables_.end()) ctx.cable_id = it->second;
-  }
+  });
 }
 
 std::optional<PortContext> Correlator::port(uint64_t guid, int port) const {
-  auto it = ports_.find(key(guid, port));
-  if (it == ports_.end()) return std::nullopt;
-  return it->second;
+  const PortContext* ctx = ports_.find(key(guid, port));
+  if (!ctx) return std::nullopt;
+  return *ctx;
 }
 
 std::string Correlator::cable_at(uint64_t guid, int port) const {

@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "fabric/flat_table.h"
 #include "fabric/model.h"
 #include "fabric/plan.h"
 #include "ingest/event.h"
@@ -32,7 +33,7 @@ class Correlator {
   void enrich(Event& e) const;
   std::optional<PortContext> port(uint64_t guid, int port) const;
   // Whether the fabric has that port (port() without copying its context).
-  bool has_port(uint64_t guid, int port) const { return ports_.count(key(guid, port)) != 0; }
+  bool has_port(uint64_t guid, int port) const { return ports_.contains(key(guid, port)); }
   // Cable planned at a port, whether or not it is currently up; empty when unplanned.
   std::string cable_at(uint64_t guid, int port) const;
   std::string node_name(uint64_t guid) const;
@@ -40,7 +41,7 @@ class Correlator {
 
  private:
   static uint64_t key(uint64_t guid, int port) { return fabric::planned_cable_key(guid, port); }
-  std::unordered_map<uint64_t, PortContext> ports_;
+  fabric::FlatTable<PortContext> ports_;              // looked up for every reading of every scrape
   std::unordered_map<uint64_t, std::string> cables_;  // key(guid, port) -> cable id
   std::unordered_map<uint64_t, std::string> names_;   // guid -> display name
   std::unordered_map<uint16_t, uint64_t> lids_;       // LID -> node guid

@@ -19,9 +19,9 @@
 
 #include <array>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "fabric/flat_table.h"
 #include "ingest/counters.h"
 #include "ingest/event.h"
 
@@ -72,7 +72,7 @@ class CounterTracker {
   void fold(State& st, const CounterSample& sample, std::vector<Event>* events,
             CounterDelta& d) const;
   TrackerOptions options_;
-  std::unordered_map<uint64_t, State> ports_;  // key: guid * 256 + port
+  fabric::FlatTable<State> ports_;  // key: guid * 256 + port
 };
 
 }  // namespace ibw::ingest
