@@ -134,13 +134,39 @@ History::Entry& History::slot(uint64_t guid, int port) {
   return e;
 }
 
-bool History::add_delta(const ingest::CounterDelta& d) {
+bool History::rises(const ingest::CounterDelta& d) const {
   uint32_t wait = keep_wait_ ? 1u << static_cast<unsigned>(ingest::Counter::PortXmitWait) : 0;
   uint32_t errors = d.valid & (history_detail::error_mask() | wait);
   bool rose = false;
   for (size_t i = 0; i < ingest::kCounterCount && !rose; ++i)
     rose = (errors >> i & 1u) && d.delta[i];
-  if (!rose) return false;
+  return rose;
+}
+
+size_t History::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
+  size_t kept = 0;
+  if (deltas.size() < kRoomAbove || entries_.size() * 4 >= deltas.size()) {
+    for (const auto& d : deltas) kept += add_delta(d);
+    return kept;
+  }
+  // Few entries for this many deltas: find the ones kept first (the same test add_delta
+  // makes), then room for an entry each (at most that many are new).
+  std::vector<uint32_t> rising;
+  for (size_t i = 0; i < deltas.size(); ++i)
+    if (rises(deltas[i])) rising.push_back(static_cast<uint32_t>(i));
+  const size_t want = entries_.size() + rising.size();
+  if (want > entries_.capacity()) {
+    const size_t room = std::max(want, 2 * entries_.capacity());  // still amortized
+    entries_.reserve(room);
+    bounds_.reserve(room);
+    index_.reserve(room);
+  }
+  for (const uint32_t i : rising) kept += add_delta(deltas[i]);
+  return kept;
+}
+
+bool History::add_delta(const ingest::CounterDelta& d) {
+  if (!rises(d)) return false;
   if (!floors_.empty()) {
     auto f = floors_.find(key(d.sample.node_guid, d.sample.port));
     if (f != floors_.end() && d.sample.time_us - d.interval_us < f->second) return false;

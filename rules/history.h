@@ -84,6 +84,11 @@ class History {
   // Keeps the delta when one of its error counters rose (or PortXmitWait, once
   // keep_xmit_wait(true): congestion rules read it); returns whether it was kept.
   bool add_delta(const ingest::CounterDelta& d);
+  // add_delta() for each; returns how many were kept. A batch much larger than the history
+  // (the first scrape with deltas: with congestion rules, PortXmitWait rose on most ports of
+  // a busy fabric) first makes room for all it keeps at once: growing the entries, their
+  // bounds and the index one doubling at a time copied them about 19 times at k=64.
+  size_t add_deltas(const std::vector<ingest::CounterDelta>& deltas);
   void keep_xmit_wait(bool on) { keep_wait_ = on; }
   // Keeps ExactStats of these counters (bit i: counter i; the first ExactStats::kSlots of
   // them that DeltaBounds covers) for the ports whose windows want them, and lends them.
@@ -142,6 +147,8 @@ class History {
     }
   };
   const Entry* find(uint64_t guid, int port) const;
+  bool rises(const ingest::CounterDelta& d) const;  // add_delta() keeps it (floors aside)
+  static constexpr size_t kRoomAbove = 4096;        // add_deltas() makes room from this size on
   // The position of key k in entries_, trying `near` and `near2` (where the caller expects
   // it) before the index: a sweep and a link list name ports in the order their entries were
   // made, so a right guess saves a random index access per port. npos when missing.

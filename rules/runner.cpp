@@ -10,7 +10,7 @@ RuleRunner::RuleRunner(RuleSet rules)
 
 void RuleRunner::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& d : deltas) history_.add_delta(d);
+  history_.add_deltas(deltas);
 }
 
 bool RuleRunner::set_floor(uint64_t node_guid, int port, int64_t since_us) {

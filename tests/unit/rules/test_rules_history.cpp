@@ -409,4 +409,55 @@ TEST_CASE("history floor after a repair drops what began before it", "[rules][hi
   CHECK(h.floor_of(7, 3) == 0);
 }
 
+TEST_CASE("history add_deltas of a batch far larger than the history keeps what add_delta keeps",
+          "[rules][history]") {
+  // add_deltas makes room first when its batch dwarfs the history (a first scrape of a large
+  // fabric): the kept deltas, counts and windows must be those of add_delta one at a time.
+  std::mt19937 rng(11);
+  auto links = random_links(rng, 3000);  // about 12,600 links: above the batch size for room
+  for (bool xmit_wait : {false, true}) {
+    INFO("keep_xmit_wait " << xmit_wait);
+    rules::History one(rules::longest_window(defaults())), batch(rules::longest_window(defaults()));
+    for (auto* h : {&one, &batch}) {
+      h->keep_xmit_wait(xmit_wait);
+      h->add_link_event(links[5].node_guid, links[5].port, kNow - kSweep, true);  // entries
+      h->add_link_event(links[9].node_guid, links[9].port, kNow - kSweep, false);
+      h->set_floor(links[7].node_guid, links[7].port, kNow);  // its delta began before
+    }
+    size_t kept_one = 0, kept_batch = 0;
+    for (int sweep = 0; sweep < 3; ++sweep) {
+      std::vector<ingest::CounterDelta> deltas;
+      for (const auto& l : links) {
+        ingest::CounterDelta d;
+        d.sample.node_guid = l.node_guid, d.sample.port = l.port;
+        d.sample.time_us = kNow - (2 - sweep) * kSweep;
+        d.valid = rng() % 9 ? ~0u : 0u, d.interval_us = kSweep;
+        const auto r = rng() % 10;
+        if (r == 0) d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)] = 1 + rng() % 50;
+        if (r == 1) d.delta[static_cast<size_t>(Counter::PortXmitWait)] = 1 + rng() % 5000;
+        d.delta[static_cast<size_t>(Counter::PortXmitData)] = 1000;  // not an error
+        deltas.push_back(d);
+      }
+      for (const auto& d : deltas) kept_one += one.add_delta(d);
+      kept_batch += batch.add_deltas(deltas);
+      CHECK(kept_batch == kept_one);
+      CHECK(batch.ports() == one.ports());
+    }
+    CHECK(kept_one > links.size() / 20);
+    const auto a = one.windows(links), b = batch.windows(links);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].node_guid == b[i].node_guid);
+      CHECK(a[i].port == b[i].port);
+      CHECK(a[i].events.size() == b[i].events.size());
+      REQUIRE(a[i].delta_view.size() == b[i].delta_view.size());
+      for (size_t k = 0; k < a[i].delta_view.size(); ++k) {
+        CHECK(a[i].delta_view[k].time_us == b[i].delta_view[k].time_us);
+        CHECK(a[i].delta_view[k].delta == b[i].delta_view[k].delta);
+      }
+    }
+    CHECK(batch.window(links[7]).delta_view.empty());  // the floor held in both
+  }
+}
+
 }  // namespace rules_history_test
