@@ -1,7 +1,7 @@
 // ibw-bench-rules_eval: the daemon's rule path for one counter sweep of PORTS linked ports
 // (default 100,000 = 50,000 links, listed node by node as the daemon's topology lists them)
 // with the shipped config/rules.yaml, as RuleRunner runs it:
-//   ingest  rules::History::add_delta for each of the sweep's deltas (one per port);
+//   ingest  rules::History::add_deltas of the sweep's deltas (one per port);
 //   eval    History::prune(now), History::windows over every linked port, rules::evaluate.
 // The history starts with 11 sweeps (60 s apart) and each timed run adds the next one, so
 // every run sees a full 12-minute window as the daemon does in steady state. Four fabrics:
@@ -101,7 +101,7 @@ size_t heap_bytes() {
   struct mallinfo2 m = mallinfo2();
   return m.uordblks + m.hblkhd;
 }
-// One timed sweep: the sweep's add_delta calls, then prune, windows and evaluate. Not inlined,
+// One timed sweep: the sweep's add_deltas, then prune, windows and evaluate. Not inlined,
 // so `valgrind --tool=callgrind --toggle-collect='*one_sweep*'` counts just this.
 struct SweepResult {
   double ingest_ms = 0, eval_ms = 0;
@@ -113,7 +113,7 @@ struct SweepResult {
                                         int64_t now) {
   SweepResult r;
   auto t0 = Clock::now();
-  for (const auto& d : sweep) h.add_delta(d);
+  h.add_deltas(sweep);
   r.ingest_ms = ms_since(t0);
   auto t1 = Clock::now();
   {  // freeing the windows and verdicts is part of the sweep too
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
       int64_t now = kStart;
       for (int s = 0; s < 11; ++s, now += kSweepUs) {
         stamp(sweep, now);
-        for (const auto& d : sweep) h.add_delta(d);
+        h.add_deltas(sweep);
       }
       std::vector<double> total, ingest, eval;
       size_t verdicts = 0, windows = 0;
