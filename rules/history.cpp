@@ -30,6 +30,17 @@ uint32_t exact_counters(const RuleSet& rules) {
   return m;
 }
 
+int64_t xmit_wait_window(const RuleSet& rules) {
+  int64_t w = 0;
+  for (const auto& r : rules.rules) {
+    if (!r.enabled) continue;
+    bool reads = r.type == RuleType::congestion;
+    for (const auto& c : r.counters) reads |= c.counter == ingest::Counter::PortXmitWait;
+    if (reads) w = std::max(w, r.window_us);
+  }
+  return w;
+}
+
 EventNeeds event_needs(const RuleSet& rules) {
   EventNeeds n;
   for (const auto& r : rules.rules) {
@@ -132,6 +143,16 @@ History::Entry& History::slot(uint64_t guid, int port) {
   Entry& e = entries_[at];
   if (e.empty()) ++live_;
   return e;
+}
+
+bool History::only_wait(const WindowDelta& d) {
+  constexpr auto wait = static_cast<size_t>(ingest::Counter::PortXmitWait);
+  constexpr auto wait_slot = static_cast<size_t>(WindowCounters::slot_of(wait));
+  for (size_t s = 0; s < WindowCounters::kStored.size(); ++s) {
+    const auto c = static_cast<unsigned>(WindowCounters::kStored[s]);
+    if (s != wait_slot && (d.valid >> c & 1u) && d.delta.at_slot(s)) return false;
+  }
+  return true;
 }
 
 bool History::rises(const ingest::CounterDelta& d) const {
@@ -244,6 +265,14 @@ void History::prune(int64_t now_us) {
   int64_t cutoff = now_us - keep_us_;
   size_t emptied = 0;
   auto after = [&](const auto& x) { return x.time_us > cutoff; };
+  // Deltas where only PortXmitWait rose go after its own window, from the front only: one
+  // behind a delta with errors stays until that one goes (what congestion looks at is the
+  // end of the window, which this never touches).
+  const bool wait_shorter = keep_wait_ && wait_keep_us_ > 0 && wait_keep_us_ < keep_us_;
+  const int64_t wait_cutoff = now_us - wait_keep_us_;
+  auto kept = [&](const WindowDelta& d) {
+    return after(d) && (!wait_shorter || d.time_us > wait_cutoff || !only_wait(d));
+  };
   for (size_t at = 0; at < entries_.size(); ++at) {
     Entry& e = entries_[at];
     prefetch_head(at + kPrefetchAhead);
@@ -251,7 +280,7 @@ void History::prune(int64_t now_us) {
       ++emptied;
       continue;
     }
-    auto keep = std::find_if(e.deltas.begin() + e.head, e.deltas.end(), after);
+    auto keep = std::find_if(e.deltas.begin() + e.head, e.deltas.end(), kept);
     ExactStats* x = exact_of(e);
     DeltaBounds& b = bounds_of(e);
     bool exact = true, active = x && x->active;

@@ -65,6 +65,10 @@ int64_t longest_window(const RuleSet& rules);
 // (History::track_exact keeps exact figures of them).
 uint32_t exact_counters(const RuleSet& rules);
 
+// How long the enabled rules look back at PortXmitWait (congestion rules, and error_counters
+// rules that name it); 0 when none does.
+int64_t xmit_wait_window(const RuleSet& rules);
+
 // Which event kinds the enabled rules look at; the others need not be kept.
 struct EventNeeds {
   bool link = false;     // link_down / link_up: link_flap, confirm errors_and_flap
@@ -89,7 +93,11 @@ class History {
   // a busy fabric) first makes room for all it keeps at once: growing the entries, their
   // bounds and the index one doubling at a time copied them about 19 times at k=64.
   size_t add_deltas(const std::vector<ingest::CounterDelta>& deltas);
-  void keep_xmit_wait(bool on) { keep_wait_ = on; }
+  // for_us (0: as long as the rest): how long a delta kept only because PortXmitWait rose
+  // (no other counter rules read rose) is kept. Congestion rules look back a minute where
+  // symbol_ber looks back 12: on a busy fabric, where nearly every port waits every sweep,
+  // keeping those deltas as long as errors cost 12 per port (430 MB at k=64).
+  void keep_xmit_wait(bool on, int64_t for_us = 0) { keep_wait_ = on, wait_keep_us_ = for_us; }
   // Keeps ExactStats of these counters (bit i: counter i; the first ExactStats::kSlots of
   // them that DeltaBounds covers) for the ports whose windows want them, and lends them.
   void track_exact(uint32_t counters);
@@ -148,7 +156,9 @@ class History {
   };
   const Entry* find(uint64_t guid, int port) const;
   bool rises(const ingest::CounterDelta& d) const;  // add_delta() keeps it (floors aside)
-  static constexpr size_t kRoomAbove = 4096;        // add_deltas() makes room from this size on
+  // No counter rules read but PortXmitWait moved in d (it was kept for congestion only).
+  static bool only_wait(const WindowDelta& d);
+  static constexpr size_t kRoomAbove = 4096;  // add_deltas() makes room from this size on
   // The position of key k in entries_, trying `near` and `near2` (where the caller expects
   // it) before the index: a sweep and a link list name ports in the order their entries were
   // made, so a right guess saves a random index access per port. npos when missing.
@@ -194,6 +204,7 @@ class History {
 
   int64_t keep_us_;
   bool keep_wait_ = false;
+  int64_t wait_keep_us_ = 0;
   ExactStats tracked_;                  // what new figures start as: the tracked counters, inactive
   std::vector<ExactStats> exact_pool_;  // entries' figures (Entry::exact)
   std::vector<uint32_t> exact_free_;    // places in exact_pool_ no entry holds

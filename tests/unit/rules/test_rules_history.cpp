@@ -460,4 +460,59 @@ TEST_CASE("history add_deltas of a batch far larger than the history keeps what 
   }
 }
 
+TEST_CASE("history drops deltas kept only for PortXmitWait after the congestion window",
+          "[rules][history]") {
+  const auto rules = defaults();
+  CHECK(rules::xmit_wait_window(rules) == kSweep);  // congestion: 1m
+  rules::History h(rules::longest_window(rules));   // symbol_ber: 12m
+  h.keep_xmit_wait(true, rules::xmit_wait_window(rules));
+  rules::History whole(rules::longest_window(rules));  // the same, waits kept as long
+  whole.keep_xmit_wait(true);
+  auto delta = [](int port, int64_t t, bool symbol) {
+    ingest::CounterDelta d;
+    d.sample.node_guid = 0x10, d.sample.port = port, d.sample.time_us = t;
+    d.valid = ~0u, d.interval_us = kSweep;
+    d.delta[static_cast<size_t>(Counter::PortXmitWait)] = 1000;
+    if (symbol) d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)] = 7;
+    d.delta[static_cast<size_t>(Counter::PortRcvRemotePhysicalErrors)] = 3;  // no rule reads it
+    return d;
+  };
+  int64_t now = kNow;
+  for (int sweep = 0; sweep < 8; ++sweep, now += kSweep)
+    for (auto* x : {&h, &whole}) {
+      x->add_delta(delta(1, now, false));           // waits only
+      x->add_delta(delta(2, now, sweep == 2));      // an error in sweep 2, waits around it
+      x->add_delta(delta(3, now, sweep % 2 == 0));  // errors every other sweep
+      x->prune(now);
+    }
+  now -= kSweep;  // the last sweep's time
+  auto times = [&](rules::History& x, int port) {
+    std::vector<int64_t> out;
+    for (const auto& d : x.window({0x10, port}).delta_view)
+      out.push_back((now - d.time_us) / kSweep);
+    return out;
+  };
+  CHECK(times(whole, 1) == std::vector<int64_t>{7, 6, 5, 4, 3, 2, 1, 0});
+  CHECK(times(h, 1) == std::vector<int64_t>{0});  // only what congestion's 1m window holds
+  CHECK(times(h, 2) == std::vector<int64_t>{5, 4, 3, 2, 1, 0});  // from the error on
+  CHECK(times(h, 3) == std::vector<int64_t>{7, 6, 5, 4, 3, 2, 1, 0});
+  // What symbol_ber sums over 12 minutes is the same.
+  for (int port : {1, 2, 3}) {
+    uint64_t a = 0, b = 0;
+    for (const auto& d : h.window({0x10, port}).delta_view)
+      a += d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)];
+    for (const auto& d : whole.window({0x10, port}).delta_view)
+      b += d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)];
+    CHECK(a == b);
+  }
+  // An error_counters rule that names PortXmitWait looks back its own window.
+  auto longer = rules;
+  for (auto& r : longer.rules)
+    if (r.type == rules::RuleType::error_counters) {
+      r.window_us = 5 * kSweep;
+      r.counters.push_back({Counter::PortXmitWait, 1, 0});
+    }
+  CHECK(rules::xmit_wait_window(longer) == 5 * kSweep);
+}
+
 }  // namespace rules_history_test
