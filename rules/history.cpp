@@ -265,9 +265,9 @@ void History::prune(int64_t now_us) {
   int64_t cutoff = now_us - keep_us_;
   size_t emptied = 0;
   auto after = [&](const auto& x) { return x.time_us > cutoff; };
-  // Deltas where only PortXmitWait rose go after its own window, from the front only: one
-  // behind a delta with errors stays until that one goes (what congestion looks at is the
-  // end of the window, which this never touches).
+  // Deltas where only PortXmitWait rose go after its own window, wherever they are: at the
+  // front with the rest, behind a delta with errors by drop_old_waits (what congestion looks
+  // at is the end of the window, which this never touches).
   const bool wait_shorter = keep_wait_ && wait_keep_us_ > 0 && wait_keep_us_ < keep_us_;
   const int64_t wait_cutoff = now_us - wait_keep_us_;
   auto kept = [&](const WindowDelta& d) {
@@ -290,6 +290,8 @@ void History::prune(int64_t now_us) {
       if (active) exact &= x->remove(*it, next_first);
     }
     e.head = static_cast<uint32_t>(keep - e.deltas.begin());
+    if (wait_shorter && keep != e.deltas.end())
+      exact &= drop_old_waits(e, keep - e.deltas.begin(), wait_cutoff, active ? x : nullptr);
     if (e.head == e.deltas.size()) {
       e.deltas.clear(), e.head = 0, b = {};
       if (x) x->clear();
@@ -302,6 +304,29 @@ void History::prune(int64_t now_us) {
   }
   if (emptied > 1024 && emptied > live_) compact();
   std::erase_if(floors_, [&](const auto& f) { return f.second <= cutoff; });
+}
+
+bool History::drop_old_waits(Entry& e, size_t first, int64_t wait_cutoff, ExactStats* x) {
+  // deltas[first] is kept (it has errors, or it is recent); the wait-only ones after it that
+  // are as old as the cutoff go, the others move up in place.
+  auto& q = e.deltas;
+  const int64_t first_time = q[first].time_us;
+  size_t out = first + 1, at = first + 1;
+  DeltaBounds& b = bounds_of(e);
+  bool exact = true;
+  for (; at < q.size() && q[at].time_us <= wait_cutoff; ++at) {
+    if (!only_wait(q[at])) {
+      q[out++] = q[at];
+      continue;
+    }
+    b.remove(q[at]);
+    if (x) exact &= x->remove(q[at], first_time);
+  }
+  if (out == at) return true;
+  q.erase(q.begin() + static_cast<ptrdiff_t>(out), q.begin() + static_cast<ptrdiff_t>(at));
+  e.last = q.back().time_us;
+  if (x) x->last = e.last;  // ExactStats::remove keeps the view's end: the last may have gone
+  return exact;
 }
 
 void History::compact() {

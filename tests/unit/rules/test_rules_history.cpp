@@ -468,22 +468,27 @@ TEST_CASE("history drops deltas kept only for PortXmitWait after the congestion 
   h.keep_xmit_wait(true, rules::xmit_wait_window(rules));
   rules::History whole(rules::longest_window(rules));  // the same, waits kept as long
   whole.keep_xmit_wait(true);
+  for (auto* x : {&h, &whole}) x->track_exact(rules::exact_counters(rules));
   auto delta = [](int port, int64_t t, bool symbol) {
     ingest::CounterDelta d;
     d.sample.node_guid = 0x10, d.sample.port = port, d.sample.time_us = t;
     d.valid = ~0u, d.interval_us = kSweep;
     d.delta[static_cast<size_t>(Counter::PortXmitWait)] = 1000;
-    if (symbol) d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)] = 7;
+    if (symbol) d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)] = 100'000;
     d.delta[static_cast<size_t>(Counter::PortRcvRemotePhysicalErrors)] = 3;  // no rule reads it
     return d;
   };
+  std::vector<rules::LinkInfo> links;
+  for (int port : {1, 2, 3, 4}) links.push_back({0x10, port});
   int64_t now = kNow;
   for (int sweep = 0; sweep < 8; ++sweep, now += kSweep)
     for (auto* x : {&h, &whole}) {
       x->add_delta(delta(1, now, false));           // waits only
       x->add_delta(delta(2, now, sweep == 2));      // an error in sweep 2, waits around it
       x->add_delta(delta(3, now, sweep % 2 == 0));  // errors every other sweep
+      if (sweep >= 1 && sweep <= 4) x->add_delta(delta(4, now, sweep == 1));  // then idle
       x->prune(now);
+      rules::evaluate(rules, x->windows(links), now);  // the sums ask for exact figures
     }
   now -= kSweep;  // the last sweep's time
   auto times = [&](rules::History& x, int port) {
@@ -494,10 +499,14 @@ TEST_CASE("history drops deltas kept only for PortXmitWait after the congestion 
   };
   CHECK(times(whole, 1) == std::vector<int64_t>{7, 6, 5, 4, 3, 2, 1, 0});
   CHECK(times(h, 1) == std::vector<int64_t>{0});  // only what congestion's 1m window holds
-  CHECK(times(h, 2) == std::vector<int64_t>{5, 4, 3, 2, 1, 0});  // from the error on
-  CHECK(times(h, 3) == std::vector<int64_t>{7, 6, 5, 4, 3, 2, 1, 0});
+  // Behind a delta with errors too: the errors, and the waits of the last minute.
+  CHECK(times(h, 2) == std::vector<int64_t>{5, 0});
+  CHECK(times(h, 3) == std::vector<int64_t>{7, 5, 3, 1, 0});
+  CHECK(times(h, 4) == std::vector<int64_t>{6});  // its last deltas went: exact figures renewed
+  // The figures lent with the windows match the deltas left (symbol_ber fires on 2, 3, 4).
+  CHECK(check_same_verdicts(rules, h.windows(links), now) >= 3);
   // What symbol_ber sums over 12 minutes is the same.
-  for (int port : {1, 2, 3}) {
+  for (int port : {1, 2, 3, 4}) {
     uint64_t a = 0, b = 0;
     for (const auto& d : h.window({0x10, port}).delta_view)
       a += d.delta[static_cast<size_t>(Counter::SymbolErrorCounter)];
