@@ -9,12 +9,16 @@
 //   1%      one port in 100 failing symbol_ber (errors in every sweep of the window), its peer
 //           clean;
 //   below   every port with a few errors in every sweep, under every threshold;
-//   all     every port failing symbol_ber: one verdict each.
+//   all     every port failing symbol_ber: one verdict each;
+//   busy    a busy large fabric, as the k=64 telemetry lab serves it: PortXmitWait rises on
+//           every port every sweep (congestion rules keep those deltas for their minute) and
+//           6% of ports gain 1-3 symbol errors per sweep, a different 6% each time, so half
+//           of the ports have a few errors somewhere in the 12-minute window.
 // For each case, the median of RUNS runs (default 7, after one warm-up) of ingest + eval,
 // and of each part. Also the heap the history holds in steady state (glibc mallinfo2).
 // Output: a human line, then a machine line per case:
 //   CASE<TAB>name<TAB>total_ms<TAB>ingest_ms<TAB>eval_ms<TAB>windows<TAB>verdicts<TAB>history_kib
-// Usage: ibw-bench-rules_eval [PORTS [RUNS [CASE]]]   (CASE 0-3: run only that one)
+// Usage: ibw-bench-rules_eval [PORTS [RUNS [CASE]]]   (CASE 0-4: run only that one)
 #include <malloc.h>
 
 #include <algorithm>
@@ -69,10 +73,18 @@ bool failing(const rules::LinkInfo& l, int every) {
   return l.node_guid < l.peer_guid && link % static_cast<uint64_t>(every / 2) == 0;
 }
 
+// A number from 0 to 999 for port i in sweep s (a fixed hash: the same every run).
+uint64_t draw(size_t i, int s) {
+  uint64_t x = (static_cast<uint64_t>(i) << 20) ^ static_cast<uint64_t>(s) * 0x9e3779b97f4a7c15u;
+  x ^= x >> 33, x *= 0xff51afd7ed558ccdu, x ^= x >> 33;
+  return x % 1000;
+}
+
 // One sweep's deltas: every port's data counters moved; the failing() ports also have
-// `symbols` symbol errors and one PortRcvErrors.
+// `symbols` symbol errors and one PortRcvErrors. Busy (sweep s): every port waits, and the
+// ports draw() puts under 60 have 1-3 symbol errors.
 std::vector<ingest::CounterDelta> make_sweep(const std::vector<rules::LinkInfo>& links, int every,
-                                             uint64_t symbols) {
+                                             uint64_t symbols, bool busy = false, int s = 0) {
   std::vector<ingest::CounterDelta> out(links.size());
   for (size_t i = 0; i < links.size(); ++i) {
     auto& d = out[i];
@@ -85,6 +97,10 @@ std::vector<ingest::CounterDelta> make_sweep(const std::vector<rules::LinkInfo>&
       d.delta[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)] = symbols;
       d.delta[static_cast<size_t>(ingest::Counter::PortRcvErrors)] = 1;
     }
+    if (!busy) continue;
+    const uint64_t r = draw(i, s);
+    d.delta[static_cast<size_t>(ingest::Counter::PortXmitWait)] = 100 + r;
+    if (r < 60) d.delta[static_cast<size_t>(ingest::Counter::SymbolErrorCounter)] = 1 + r % 3;
   }
   return out;
 }
@@ -145,28 +161,38 @@ int main(int argc, char** argv) {
     const char* name;
     int every;         // every n-th port has errors (0: none)
     uint64_t symbols;  // per sweep: 300 crosses BER 1e-12 at 4x HDR over 12 m, 3 does not
+    bool busy = false;
   };
   int only = argc > 3 ? std::atoi(argv[3]) : -1;  // run just this case (0-3)
   int index = -1;
-  for (auto c : {Case{"clean", 0, 0}, Case{"1% failing", 100, 300},
-                 Case{"all below threshold", 1, 3}, Case{"all failing", 1, 300}}) {
+  for (auto c :
+       {Case{"clean", 0, 0}, Case{"1% failing", 100, 300}, Case{"all below threshold", 1, 3},
+        Case{"all failing", 1, 300}, Case{"busy", 0, 0, true}}) {
     if (++index != only && only >= 0) continue;
-    auto sweep = make_sweep(links, c.every, c.symbols);
+    int sweeps = 0;
+    auto sweep = make_sweep(links, c.every, c.symbols, c.busy, sweeps);
+    auto next = [&] {  // a busy fabric's errors move from sweep to sweep
+      if (c.busy) sweep = make_sweep(links, c.every, c.symbols, true, ++sweeps);
+    };
     size_t heap0 = heap_bytes();
     size_t history_bytes = 0;
     {
       rules::History h(rules::longest_window(rules));
       h.track_exact(rules::exact_counters(rules));  // as RuleRunner sets it up
+      h.keep_xmit_wait(rules::event_needs(rules).xmit_wait, rules::xmit_wait_window(rules));
       int64_t now = kStart;
       for (int s = 0; s < 11; ++s, now += kSweepUs) {
         stamp(sweep, now);
         h.add_deltas(sweep);
+        h.prune(now);  // as each sweep's evaluation does
+        next();
       }
       std::vector<double> total, ingest, eval;
       size_t verdicts = 0, windows = 0;
       for (int run = -1; run < runs; ++run, now += kSweepUs) {
         stamp(sweep, now);
         SweepResult r = one_sweep(h, rules, links, sweep, now);
+        next();
         double in = r.ingest_ms, ev = r.eval_ms;
         verdicts = r.verdicts, windows = r.windows;
         if (run < 0) continue;  // warm-up
