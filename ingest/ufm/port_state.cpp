@@ -142,39 +142,47 @@ Event ufm_high_ber_event(const UfmPortState& s, const std::string& before, int64
 
 void UfmPortStates::seed(const std::vector<UfmPortState>& stored) {
   ports_.clear();
-  for (const auto& s : stored) ports_[{s.node_guid, s.port}] = s;
+  for (const auto& s : stored) ports_[{s.node_guid, s.port}] = Known{s, poll_};
 }
 
 UfmPortChanges UfmPortStates::update(std::vector<UfmPortState> current, int64_t now_us) {
+  // In place: each listed port marks its entry with this poll's number, and the entries left
+  // unmarked are the removed ones. Building a second map and swapping it in held two copies
+  // of the view at once (plus the listed one): 168 MB more at the inventory read of a
+  // 393k-port fabric, the daemon's peak.
   UfmPortChanges out;
-  std::map<std::pair<uint64_t, int>, UfmPortState> next;
+  const uint32_t poll = ++poll_;
   for (auto& s : current) {
     std::pair<uint64_t, int> k{s.node_guid, s.port};
-    if (next.count(k)) continue;  // listed twice: the first one counts
     auto it = ports_.find(k);
-    if (it != ports_.end() && it->second.same_view(s)) {
+    if (it != ports_.end() && it->second.poll == poll) continue;  // listed twice: the first
+    if (it != ports_.end() && it->second.state.same_view(s)) {
       ++out.unchanged;
-      // Moved, not copied, and the listed state freed at once: on a 393k-port fabric three
-      // full copies (listed, known, next) at the inventory read were the daemon's peak.
-      next.emplace(k, std::move(it->second));
-      s = UfmPortState{};
+      it->second.poll = poll;
+      s = UfmPortState{};  // the listed copy freed at once
       continue;
     }
-    const std::string before = it == ports_.end() ? std::string() : it->second.high_ber_severity;
+    const bool known = it != ports_.end();
+    const std::string before = known ? it->second.state.high_ber_severity : std::string();
     if (s.high_ber_severity != before) out.events.push_back(ufm_high_ber_event(s, before, now_us));
     s.since_us = now_us;
     out.upsert.push_back(s);
-    next.emplace(k, std::move(s));
+    if (known)
+      it->second = Known{std::move(s), poll};
+    else
+      ports_.emplace(k, Known{std::move(s), poll});
   }
-  for (const auto& [k, s] : ports_)
-    if (!next.count(k)) out.removed.push_back(k);
-  ports_ = std::move(next);
+  std::erase_if(ports_, [&](const auto& e) {
+    if (e.second.poll == poll) return false;
+    out.removed.push_back(e.first);
+    return true;
+  });
   return out;
 }
 
 const UfmPortState* UfmPortStates::find(uint64_t guid, int port) const {
   auto it = ports_.find({guid, port});
-  return it == ports_.end() ? nullptr : &it->second;
+  return it == ports_.end() ? nullptr : &it->second.state;
 }
 
 }  // namespace ibw::ingest

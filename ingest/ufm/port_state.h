@@ -89,7 +89,12 @@ class UfmPortStates {
   size_t size() const { return ports_.size(); }
 
  private:
-  std::map<std::pair<uint64_t, int>, UfmPortState> ports_;
+  struct Known {
+    UfmPortState state;
+    uint32_t poll = 0;  // the last update() that listed it (seed(): the current one)
+  };
+  std::map<std::pair<uint64_t, int>, Known> ports_;
+  uint32_t poll_ = 0;
 };
 
 }  // namespace ibw::ingest
