@@ -1,6 +1,7 @@
 #include "rules/history.h"
 
 #include <algorithm>
+#include <bit>
 #include <span>
 
 #include "fabric/flat_map.h"
@@ -157,11 +158,11 @@ bool History::only_wait(const WindowDelta& d) {
 
 bool History::rises(const ingest::CounterDelta& d) const {
   uint32_t wait = keep_wait_ ? 1u << static_cast<unsigned>(ingest::Counter::PortXmitWait) : 0;
-  uint32_t errors = d.valid & (history_detail::error_mask() | wait);
-  bool rose = false;
-  for (size_t i = 0; i < ingest::kCounterCount && !rose; ++i)
-    rose = (errors >> i & 1u) && d.delta[i];
-  return rose;
+  // Only the counters in the mask are read (a loop over every counter cost 10% of a busy
+  // sweep's history work at k=64).
+  for (uint32_t m = d.valid & (history_detail::error_mask() | wait); m; m &= m - 1)
+    if (d.delta[static_cast<size_t>(std::countr_zero(m))]) return true;
+  return false;
 }
 
 size_t History::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
