@@ -147,13 +147,10 @@ History::Entry& History::slot(uint64_t guid, int port) {
 }
 
 bool History::only_wait(const WindowDelta& d) {
-  constexpr auto wait = static_cast<size_t>(ingest::Counter::PortXmitWait);
-  constexpr auto wait_slot = static_cast<size_t>(WindowCounters::slot_of(wait));
-  for (size_t s = 0; s < WindowCounters::kStored.size(); ++s) {
-    const auto c = static_cast<unsigned>(WindowCounters::kStored[s]);
-    if (s != wait_slot && (d.valid >> c & 1u) && d.delta.at_slot(s)) return false;
-  }
-  return true;
+  // The stored counters but PortXmitWait are exactly the bounded ones.
+  static_assert(DeltaBounds::kSlots + 1 == WindowCounters::kStored.size() &&
+                WindowCounters::kStored.back() == ingest::Counter::PortXmitWait);
+  return DeltaBounds::waits_only(d);
 }
 
 bool History::rises(const ingest::CounterDelta& d) const {
@@ -291,7 +288,7 @@ void History::prune(int64_t now_us) {
       if (active) exact &= x->remove(*it, next_first);
     }
     e.head = static_cast<uint32_t>(keep - e.deltas.begin());
-    if (wait_shorter && keep != e.deltas.end())
+    if (wait_shorter && keep != e.deltas.end() && b.only_wait)  // (none on a failing port)
       exact &= drop_old_waits(e, keep - e.deltas.begin(), wait_cutoff, active ? x : nullptr);
     if (e.head == e.deltas.size()) {
       e.deltas.clear(), e.head = 0, b = {};

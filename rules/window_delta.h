@@ -133,10 +133,22 @@ struct DeltaBounds {
   // A delta with a valid non-zero PortXmitWait was added (stays set, a bound). Without it
   // and without PortXmitDiscards a congestion rule cannot fire.
   bool xmit_wait = false;
+  // Deltas in the set where no bounded counter rose (kept for PortXmitWait, which congestion
+  // rules read over a shorter window): History::prune looks for them only when there are any.
+  uint32_t only_wait = 0;
 
+  // No bounded counter rose in d (the one test History and these bounds share).
+  static bool waits_only(const WindowDelta& d) {
+    for (size_t s = 0; s < kSlots; ++s) {
+      auto i = static_cast<size_t>(WindowCounters::kStored[s]);
+      if (d.delta.at_slot(s) && (d.valid >> i & 1u)) return false;
+    }
+    return true;
+  }
   void add(const WindowDelta& d) {
     constexpr auto kWait = static_cast<size_t>(ingest::Counter::PortXmitWait);
     xmit_wait |= d.delta[kWait] && (d.valid >> kWait & 1u);
+    only_wait += waits_only(d);
     for (size_t s = 0; s < kSlots; ++s) {
       auto i = static_cast<size_t>(WindowCounters::kStored[s]);
       uint64_t v = d.delta.at_slot(s);
@@ -149,6 +161,7 @@ struct DeltaBounds {
   }
   // d left the set: the sums shrink (a saturated sum stays), the maxima stay (still bounds).
   void remove(const WindowDelta& d) {
+    only_wait -= waits_only(d);
     for (size_t s = 0; s < kSlots; ++s) {
       auto i = static_cast<size_t>(WindowCounters::kStored[s]);
       if (total.slot(s) != UINT64_MAX && (d.valid >> i & 1u)) total.slot(s) -= d.delta.at_slot(s);
