@@ -48,8 +48,10 @@ EventNeeds event_needs(const RuleSet& rules) {
     if (!r.enabled) continue;
     n.link |= r.type == RuleType::link_flap || r.confirm == Confirm::errors_and_flap;
     n.ufm_ber |= r.type == RuleType::ufm_high_ber;
-    n.xmit_wait |= r.type == RuleType::congestion;
   }
+  // Congestion rules, and error_counters rules that name PortXmitWait (the same test as the
+  // window's, so the two never disagree).
+  n.xmit_wait = xmit_wait_window(rules) > 0;
   return n;
 }
 
@@ -144,13 +146,6 @@ History::Entry& History::slot(uint64_t guid, int port) {
   Entry& e = entries_[at];
   if (e.empty()) ++live_;
   return e;
-}
-
-bool History::only_wait(const WindowDelta& d) {
-  // The stored counters but PortXmitWait are exactly the bounded ones.
-  static_assert(DeltaBounds::kSlots + 1 == WindowCounters::kStored.size() &&
-                WindowCounters::kStored.back() == ingest::Counter::PortXmitWait);
-  return DeltaBounds::waits_only(d);
 }
 
 bool History::rises(const ingest::CounterDelta& d) const {
@@ -269,7 +264,7 @@ void History::prune(int64_t now_us) {
   const bool wait_shorter = keep_wait_ && wait_keep_us_ > 0 && wait_keep_us_ < keep_us_;
   const int64_t wait_cutoff = now_us - wait_keep_us_;
   auto kept = [&](const WindowDelta& d) {
-    return after(d) && (!wait_shorter || d.time_us > wait_cutoff || !only_wait(d));
+    return after(d) && (!wait_shorter || d.time_us > wait_cutoff || !DeltaBounds::waits_only(d));
   };
   for (size_t at = 0; at < entries_.size(); ++at) {
     Entry& e = entries_[at];
@@ -313,7 +308,7 @@ bool History::drop_old_waits(Entry& e, size_t first, int64_t wait_cutoff, ExactS
   DeltaBounds& b = bounds_of(e);
   bool exact = true;
   for (; at < q.size() && q[at].time_us <= wait_cutoff; ++at) {
-    if (!only_wait(q[at])) {
+    if (!DeltaBounds::waits_only(q[at])) {
       q[out++] = q[at];
       continue;
     }

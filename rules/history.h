@@ -73,7 +73,8 @@ int64_t xmit_wait_window(const RuleSet& rules);
 struct EventNeeds {
   bool link = false;     // link_down / link_up: link_flap, confirm errors_and_flap
   bool ufm_ber = false;  // high_ber / high_ber_cleared: ufm_high_ber
-  // Not an event: deltas where only PortXmitWait rose are kept too (congestion rules).
+  // Not an event: deltas where only PortXmitWait rose are kept too (congestion rules, and
+  // error_counters rules that name PortXmitWait: xmit_wait_window() > 0).
   bool xmit_wait = false;
 };
 EventNeeds event_needs(const RuleSet& rules);
@@ -156,9 +157,7 @@ class History {
   };
   const Entry* find(uint64_t guid, int port) const;
   bool rises(const ingest::CounterDelta& d) const;  // add_delta() keeps it (floors aside)
-  // No counter rules read but PortXmitWait moved in d (it was kept for congestion only).
-  static bool only_wait(const WindowDelta& d);
-  static constexpr size_t kRoomAbove = 4096;  // add_deltas() makes room from this size on
+  static constexpr size_t kRoomAbove = 4096;        // add_deltas() makes room from this size on
   // The position of key k in entries_, trying `near` and `near2` (where the caller expects
   // it) before the index: a sweep and a link list name ports in the order their entries were
   // made, so a right guess saves a random index access per port. npos when missing.

@@ -137,7 +137,11 @@ struct DeltaBounds {
   // rules read over a shorter window): History::prune looks for them only when there are any.
   uint32_t only_wait = 0;
 
-  // No bounded counter rose in d (the one test History and these bounds share).
+  // No bounded counter rose in d (the one test History and these bounds share): what a
+  // delta kept only for PortXmitWait looks like, as the stored counters but PortXmitWait are
+  // exactly the bounded ones.
+  static_assert(kSlots + 1 == WindowCounters::kStored.size() &&
+                WindowCounters::kStored.back() == ingest::Counter::PortXmitWait);
   static bool waits_only(const WindowDelta& d) {
     for (size_t s = 0; s < kSlots; ++s) {
       auto i = static_cast<size_t>(WindowCounters::kStored[s]);
@@ -148,16 +152,18 @@ struct DeltaBounds {
   void add(const WindowDelta& d) {
     constexpr auto kWait = static_cast<size_t>(ingest::Counter::PortXmitWait);
     xmit_wait |= d.delta[kWait] && (d.valid >> kWait & 1u);
-    only_wait += waits_only(d);
+    bool rose = false;  // waits_only(d) is !rose, found in the same pass
     for (size_t s = 0; s < kSlots; ++s) {
       auto i = static_cast<size_t>(WindowCounters::kStored[s]);
       uint64_t v = d.delta.at_slot(s);
       if (!v || !(d.valid >> i & 1u)) continue;
+      rose = true;
       uint64_t& sum = total.slot(s);
       sum = sum + v < sum ? UINT64_MAX : sum + v;
       max_delta.slot(s) = std::max(max_delta.slot(s), v);
       max_rate.slot(s) = std::max(max_rate.slot(s), d.rate_of(v));
     }
+    only_wait += !rose;
   }
   // d left the set: the sums shrink (a saturated sum stays), the maxima stay (still bounds).
   void remove(const WindowDelta& d) {

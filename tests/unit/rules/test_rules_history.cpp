@@ -524,4 +524,34 @@ TEST_CASE("history drops deltas kept only for PortXmitWait after the congestion 
   CHECK(rules::xmit_wait_window(longer) == 5 * kSweep);
 }
 
+TEST_CASE("an error_counters rule on PortXmitWait alone sees deltas where only waits rose",
+          "[rules][history]") {
+  // No congestion rule: the wait-only deltas are still kept for the error_counters rule.
+  rules::RuleSet set;
+  rules::Rule r;
+  r.name = "waits", r.type = rules::RuleType::error_counters, r.action = rules::Action::none;
+  r.window_us = 5 * kSweep;
+  r.counters.push_back({Counter::PortXmitWait, 3000, 0});
+  set.rules.push_back(r);
+  CHECK(rules::event_needs(set).xmit_wait);
+  auto off = set;
+  off.rules[0].enabled = false;
+  CHECK_FALSE(rules::event_needs(off).xmit_wait);
+  rules::History h(rules::longest_window(set));  // as RuleRunner sets it up
+  h.keep_xmit_wait(rules::event_needs(set).xmit_wait, rules::xmit_wait_window(set));
+  rules::LinkInfo link{0x10, 1};
+  int64_t now = kNow;
+  for (int sweep = 0; sweep < 4; ++sweep, now += kSweep) {
+    ingest::CounterDelta d;
+    d.sample.node_guid = 0x10, d.sample.port = 1, d.sample.time_us = now;
+    d.valid = ~0u, d.interval_us = kSweep;
+    d.delta[static_cast<size_t>(Counter::PortXmitWait)] = 1000;
+    CHECK(h.add_delta(d));
+  }
+  h.prune(now);
+  auto v = rules::evaluate(set, h.windows({link}), now);
+  REQUIRE(v.size() == 1);  // 4,000 waits over the window, over the rule's 3,000
+  CHECK(v[0].rule == "waits");
+}
+
 }  // namespace rules_history_test
