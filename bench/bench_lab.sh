@@ -155,8 +155,9 @@ grep -h '"level":"\(error\|warning\)"' "$work/daemon.log" | cut -c1-200 | sort |
 echo "lab: $(tail -1 "$work/ufmlab.log")"
 printf '%-40s %s\n' "daemon RSS peak / at end" "$((hwm / 1024)) MiB / $((rss / 1024)) MiB"
 # Where RSS goes: the daemon logs a "memory" line (daemon/memory_stats.h: RSS, its anonymous
-# part, malloc's heap in use and free kept, arenas) after each scrape, store write and UFM
-# inventory read; printed are the line with the highest RSS and the step the peak fell in.
+# part; malloc's heap in use and free kept, arenas, at a new peak or after a trim) after each
+# scrape, store write and UFM inventory read; printed are the line with the highest RSS and
+# the step the peak fell in.
 python3 - "$work/daemon.log" "$work/rss" <<'PY'
 import json, sys, datetime
 lines = []
@@ -175,7 +176,10 @@ for line in open(sys.argv[2]):
 if not lines:
     print("memory: no \"memory\" lines in the daemon's log")
     sys.exit(0)
-def show(j):
+def show(j):  # malloc's figures are in a line only at a new peak or after a trim
+    if "heap_in_use_mib" not in j:
+        return "RSS %d MiB (anonymous %d): malloc not read (no new peak)" % (
+            j["rss_mib"], j["anon_mib"])
     return ("RSS %d MiB (anonymous %d): malloc in use %d MiB (mmapped blocks %d), free kept %d,"
             " %d arenas" % (j["rss_mib"], j["anon_mib"], j["heap_in_use_mib"],
                             j["heap_mmapped_mib"], j["heap_free_mib"], j["arenas"]))

@@ -3,10 +3,12 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
 
@@ -57,12 +59,14 @@ int count_malloc_arenas(std::string_view xml) {
   return n;
 }
 
-MemoryStats read_memory_stats() {
+MemoryStats read_memory_stats(bool heap) {
   MemoryStats s;
   std::ifstream in("/proc/self/status");
   std::stringstream text;
   text << in.rdbuf();
   parse_proc_status(text.str(), s);
+  if (!heap) return s;
+  s.heap = true;
   struct mallinfo2 m = mallinfo2();
   s.in_use_kib = static_cast<int64_t>((m.uordblks + m.hblkhd) / 1024);
   s.free_kib = static_cast<int64_t>(m.fordblks / 1024);
@@ -73,14 +77,23 @@ MemoryStats read_memory_stats() {
 }
 
 nlohmann::json memory_fields(const MemoryStats& s, std::string_view step) {
-  return {{"step", step},
-          {"rss_mib", s.rss_kib / 1024},
-          {"hwm_mib", s.hwm_kib / 1024},
-          {"anon_mib", s.anon_kib / 1024},
-          {"heap_in_use_mib", s.in_use_kib / 1024},
-          {"heap_free_mib", s.free_kib / 1024},
-          {"heap_mmapped_mib", s.mmapped_kib / 1024},
-          {"arenas", s.arenas}};
+  nlohmann::json f = {{"step", step},
+                      {"rss_mib", s.rss_kib / 1024},
+                      {"hwm_mib", s.hwm_kib / 1024},
+                      {"anon_mib", s.anon_kib / 1024},
+                      {"heap_read", s.heap}};
+  if (!s.heap) return f;
+  f["heap_in_use_mib"] = s.in_use_kib / 1024;
+  f["heap_free_mib"] = s.free_kib / 1024;
+  f["heap_mmapped_mib"] = s.mmapped_kib / 1024;
+  f["arenas"] = s.arenas;
+  return f;
+}
+
+bool heap_figures_due(int64_t hwm_kib, bool trimmed, int64_t& last_heap_hwm_kib) {
+  if (!trimmed && hwm_kib <= last_heap_hwm_kib) return false;
+  last_heap_hwm_kib = std::max(last_heap_hwm_kib, hwm_kib);
+  return true;
 }
 
 double release_free_memory() {
@@ -91,7 +104,16 @@ double release_free_memory() {
 }
 
 void log_memory(std::string_view step, double trim_ms) {
-  nlohmann::json fields = memory_fields(read_memory_stats(), step);
+  static std::mutex mutex;  // the threads that log share the last reading's peak
+  static int64_t last_heap_hwm_kib = 0;
+  MemoryStats s = read_memory_stats(false);
+  bool due = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    due = heap_figures_due(s.hwm_kib, trim_ms >= 0, last_heap_hwm_kib);
+  }
+  if (due) s = read_memory_stats(true);
+  nlohmann::json fields = memory_fields(s, step);
   if (trim_ms >= 0) fields["trim_ms"] = trim_ms;
   log(LogLevel::info, "memory", std::move(fields));
 }

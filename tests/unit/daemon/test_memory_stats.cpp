@@ -67,6 +67,7 @@ TEST_CASE("memory stats: the log fields are in MiB with the step", "[daemon][mem
   s.free_kib = 512;
   s.mmapped_kib = 2048;
   s.arenas = 6;
+  s.heap = true;
   nlohmann::json f = ibw::daemon::memory_fields(s, "ufm inventory");
   CHECK(f["step"] == "ufm inventory");
   CHECK(f["rss_mib"] == 3);
@@ -76,4 +77,29 @@ TEST_CASE("memory stats: the log fields are in MiB with the step", "[daemon][mem
   CHECK(f["heap_free_mib"] == 0);
   CHECK(f["heap_mmapped_mib"] == 2);
   CHECK(f["arenas"] == 6);
+  CHECK(f["heap_read"] == true);
+  s.heap = false;  // RSS only: no malloc field at all, rather than a 0 that reads as a figure
+  f = ibw::daemon::memory_fields(s, "telemetry scrape");
+  CHECK(f["heap_read"] == false);
+  CHECK(f["rss_mib"] == 3);
+  CHECK_FALSE(f.contains("heap_in_use_mib"));
+  CHECK_FALSE(f.contains("arenas"));
+}
+
+TEST_CASE("memory stats: malloc's figures are read after a trim or at a new peak only",
+          "[daemon][memory]") {
+  using ibw::daemon::heap_figures_due;
+  int64_t last = 0;
+  CHECK(heap_figures_due(1000, false, last));  // the first line
+  CHECK(last == 1000);
+  CHECK_FALSE(heap_figures_due(1000, false, last));  // a steady scrape: RSS only
+  CHECK_FALSE(heap_figures_due(900, false, last));
+  CHECK(heap_figures_due(900, true, last));    // after the inventory read's trim
+  CHECK(last == 1000);                         // (the peak read stays the higher one)
+  CHECK(heap_figures_due(1001, false, last));  // a new peak
+  CHECK(last == 1001);
+  CHECK_FALSE(heap_figures_due(1001, false, last));
+  CHECK_FALSE(ibw::daemon::read_memory_stats(false).heap);
+  CHECK(ibw::daemon::read_memory_stats(false).rss_kib > 0);
+  CHECK(ibw::daemon::read_memory_stats().heap);
 }
