@@ -263,8 +263,19 @@ bool cannot_fire(const Rule& r, const PortWindow& p, const PortWindow* peer) {
       uint64_t counted = std::max(b->total[i], pb ? pb->total[i] : 0);
       return std::max(downs, counted) < static_cast<uint64_t>(std::max(r.cycles, 0));
     }
-    case RuleType::congestion:  // no wait ticks and no discards: the ratio and rate are 0
-      return !b->xmit_wait && b->total[at(Counter::PortXmitDiscards)] == 0;
+    case RuleType::congestion: {  // congestion_fires' two tests, over the bounds
+      // wait_ratio() of a delta is its wait rate x tick bits / link rate (capped at 1); the
+      // bound is given a little room so that rounding never passes over a port that fires.
+      double link_bps = fabric::lane_gbps(p.active_speed) * 1e9 * p.active_width;
+      double ratio = link_bps > 0 ? static_cast<double>(b->max_wait_rate) * r.wait_tick_bits /
+                                        link_bps * (1 + 1e-9)
+                                  : 0;
+      bool by_wait = r.wait_ratio > 0 && ratio >= r.wait_ratio;
+      size_t drop = at(Counter::PortXmitDiscards);
+      bool by_drops =
+          r.discards_per_s > 0 && b->total[drop] != 0 && b->max_rate[drop] >= r.discards_per_s;
+      return !by_wait && !by_drops;
+    }
     default:
       return false;
   }

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "ingest/counter_tracker.h"
 #include "rules/rules.h"
@@ -130,9 +132,11 @@ struct DeltaBounds {
   PerCounter<uint64_t> total;
   PerCounter<uint64_t> max_delta;
   PerCounter<double> max_rate;
-  // A delta with a valid non-zero PortXmitWait was added (stays set, a bound). Without it
-  // and without PortXmitDiscards a congestion rule cannot fire.
-  bool xmit_wait = false;
+  // The largest PortXmitWait rate (ticks per second of a delta's interval) of the valid
+  // deltas added, rounded up to a float (stays, a bound; it fits where a flag was): a
+  // congestion rule's wait ratio is at most this rate x tick bits / link rate, so a busy
+  // fabric whose ports all wait a little is passed over without reading each port's deltas.
+  float max_wait_rate = 0;
   // Deltas in the set where no bounded counter rose (kept for PortXmitWait, which congestion
   // rules read over a shorter window): History::prune looks for them only when there are any.
   uint32_t only_wait = 0;
@@ -151,7 +155,12 @@ struct DeltaBounds {
   }
   void add(const WindowDelta& d) {
     constexpr auto kWait = static_cast<size_t>(ingest::Counter::PortXmitWait);
-    xmit_wait |= d.delta[kWait] && (d.valid >> kWait & 1u);
+    if (d.delta[kWait] && (d.valid >> kWait & 1u)) {
+      double r = d.rate(kWait);
+      auto f = static_cast<float>(r);
+      if (static_cast<double>(f) < r) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+      max_wait_rate = std::max(max_wait_rate, f);
+    }
     bool rose = false;  // waits_only(d) is !rose, found in the same pass
     for (size_t s = 0; s < kSlots; ++s) {
       auto i = static_cast<size_t>(WindowCounters::kStored[s]);

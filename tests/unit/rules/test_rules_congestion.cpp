@@ -5,8 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "rules/evaluate.h"
 #include "rules/runner.h"
@@ -242,6 +245,54 @@ TEST_CASE("rules congestion: the runner reports congestion apart and never for a
                       kNow);
   REQUIRE(all.size() == 1);                      // the rule does fire ...
   CHECK(bypass.evaluate({link}, kNow).empty());  // ... but nothing acts on it
+}
+
+TEST_CASE("rules congestion: the bounds pass over a port only when walking it finds nothing",
+          "[rules]") {
+  // Random ports with waits and discards around the limits, as History lends them (deltas
+  // with bounds: evaluate() may pass over a port by its bounds) and as plain deltas (always
+  // walked): the verdicts must be the same.
+  std::mt19937_64 rng(20261129);
+  static const Speed kSpeeds[] = {Speed::unknown, Speed::sdr, Speed::edr, Speed::hdr, Speed::ndr};
+  RuleSet set = congestion_rule();
+  std::vector<std::vector<WindowDelta>> lent(4000);
+  std::vector<DeltaBounds> bounds(lent.size());
+  std::vector<PortWindow> walked, bounded;
+  for (size_t i = 0; i < lent.size(); ++i) {
+    PortWindow w;
+    w.node_guid = 0x10 + i, w.port = 1;
+    w.active_width = std::array{0, 1, 2, 4}[rng() % 4];
+    w.active_speed = kSpeeds[rng() % 5];
+    double link_bps = ibw::fabric::lane_gbps(w.active_speed) * 1e9 * w.active_width;
+    int64_t t = kNow - 3 * 60 * kSec;
+    for (int n = static_cast<int>(rng() % 5); n > 0; --n) {
+      t += static_cast<int64_t>(rng() % (50 * kSec));
+      int64_t interval = rng() % 8 == 0 ? 0 : static_cast<int64_t>(1 + rng() % (20 * kSec));
+      // Ticks for a ratio of 0-2x the limit, some exactly at it; discards around 100/s.
+      // (At the limit: the fewest ticks that reach it, where a bound a hair low would miss.)
+      bool at_limit = rng() % 4 == 0;
+      double share = at_limit ? 0.1 : 0.2 * static_cast<double>(rng() % 1000) / 1000;
+      double exact = share * link_bps * static_cast<double>(interval) / 1e6 / kDefaultWaitTickBits;
+      auto ticks = static_cast<uint64_t>(at_limit ? std::ceil(exact) : exact);
+      uint64_t drops = rng() % 3 ? 0 : static_cast<uint64_t>(rng() % 200) * interval / kSec;
+      WindowDelta d = sweep(t, ticks, drops, interval);
+      if (rng() % 6 == 0) d.valid = static_cast<uint32_t>(rng());
+      lent[i].push_back(d);
+      bounds[i].add(d);
+    }
+    w.deltas = lent[i];
+    walked.push_back(w);
+    w.deltas.clear();
+    w.delta_view = lent[i], w.bounds = &bounds[i], w.exact_totals = true;
+    bounded.push_back(w);
+  }
+  auto a = evaluate(set, walked, kNow), b = evaluate(set, bounded, kNow);
+  REQUIRE(a.size() == b.size());
+  CHECK(a.size() > 40);  // the limits are met often enough to matter
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].node_guid == b[i].node_guid);
+    CHECK(a[i].explanation == b[i].explanation);
+  }
 }
 
 }  // namespace rules_congestion_test
