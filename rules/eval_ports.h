@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "fabric/flat_map.h"
+#include "fabric/prefetch.h"
 #include "rules/evaluate.h"
-#include "rules/prefetch.h"
 
 namespace ibw::rules::eval_detail {
+
+using fabric::prefetch_read;
 
 // How many ports ahead evaluate() asks for a port's data: a History-lent window's deltas and
 // bounds lie apart from the window (one heap block per port), so walking them port after port

@@ -28,10 +28,13 @@
 #include <vector>
 
 #include "fabric/flat_map.h"
+#include "fabric/prefetch.h"
 #include "rules/evaluate.h"
-#include "rules/prefetch.h"
 
 namespace ibw::rules {
+
+using fabric::prefetch_read;
+using fabric::prefetch_write;
 
 // What the caller knows of a port's link (from the topology and the plan).
 struct LinkInfo {

@@ -1,4 +1,5 @@
-// Cache prefetch hints for the passes over every port (rules::History, evaluate()).
+// Cache prefetch hints for the passes over every port (rules::History, evaluate(), the store's
+// encoders of a scrape).
 // __builtin_prefetch alone does not survive in a helper under GCC: its IPA pure-const pass
 // takes a function whose only effect is a prefetch for one without side effects and deletes
 // the calls before they are inlined (GCC 12 left not one prefetch of evaluate() in the
@@ -6,7 +7,7 @@
 // written. A prefetch never faults, so any address is allowed.
 #pragma once
 
-namespace ibw::rules {
+namespace ibw::fabric {
 
 inline void prefetch_read(const void* p) {
   __builtin_prefetch(p, 0);
@@ -18,4 +19,4 @@ inline void prefetch_write(const void* p) {
   asm volatile("" : : "r"(p));
 }
 
-}  // namespace ibw::rules
+}  // namespace ibw::fabric
