@@ -1,5 +1,10 @@
 #include "daemon/port_table.h"
 
+#include <algorithm>
+#include <array>
+
+#include "fabric/prefetch.h"
+
 #include "ingest/link_events.h"
 
 namespace ibw::daemon {
@@ -182,11 +187,30 @@ std::vector<store::PortRecord> PortTable::apply_link_states(
 
 size_t PortTable::apply_counters(const std::vector<ingest::CounterDelta>& deltas) {
   std::lock_guard<std::mutex> lock(mutex_);
+  // A scrape lists the ports in its own order, the table holds them in the topology's: each
+  // lookup and each record written would be a wait on memory. So, as a pipeline: the index
+  // slot of the reading kAhead on is asked for, the record of the one kNear on is found and
+  // its counter part asked for, and this one is written.
+  constexpr size_t kAhead = 16, kNear = 8;
+  const size_t n = deltas.size();
+  auto key_at = [&](size_t i) { return key(deltas[i].sample.node_guid, deltas[i].sample.port); };
+  std::array<store::PortRecord*, kNear> found{};
+  auto look = [&](size_t i) {
+    if (i + kAhead - kNear < n) ports_.prefetch(key_at(i + kAhead - kNear));
+    store::PortRecord* r = ports_.find(key_at(i));
+    found[i % kNear] = r;
+    if (!r) return;
+    const char* from = reinterpret_cast<const char*>(&r->counters);
+    const char* to = reinterpret_cast<const char*>(&r->deltas_at_least);
+    for (const char* at = from; at <= to; at += 64) fabric::prefetch_write(at);
+  };
+  for (size_t i = 0; i < std::min(n, kNear); ++i) look(i);
   size_t applied = 0;
-  for (const auto& d : deltas) {
-    store::PortRecord* r = ports_.find(key(d.sample.node_guid, d.sample.port));
+  for (size_t i = 0; i < n; ++i) {
+    store::PortRecord* r = found[i % kNear];
+    if (i + kNear < n) look(i + kNear);  // (after reading this one's slot: it is reused)
     if (!r) continue;
-    store::set_counters(*r, d);
+    store::set_counters(*r, deltas[i]);
     ++applied;
   }
   return applied;

@@ -56,6 +56,10 @@ class FlatTable {
     return i ? &at(*i) : nullptr;
   }
   bool contains(uint64_t key) const { return index_of(key).has_value(); }
+  // Asks for the index memory a lookup of key reads (FlatMap64::prefetch): in a pass in
+  // another order than the table's (the port table's is the topology's, a scrape's is UFM's),
+  // each lookup is a wait on memory unless asked for a few lookups ahead.
+  void prefetch(uint64_t key) const { index_.prefetch(key); }
 
   // The value of key, default-constructed and added when absent; true when added.
   std::pair<T*, bool> try_emplace(uint64_t key) {

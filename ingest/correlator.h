@@ -34,6 +34,9 @@ class Correlator {
   std::optional<PortContext> port(uint64_t guid, int port) const;
   // Whether the fabric has that port (port() without copying its context).
   bool has_port(uint64_t guid, int port) const { return ports_.contains(key(guid, port)); }
+  // Asks for the memory has_port(guid, port) will read (FlatTable::prefetch): for a pass over
+  // a scrape's readings, a few ahead.
+  void prefetch_port(uint64_t guid, int port) const { ports_.prefetch(key(guid, port)); }
   // Cable planned at a port, whether or not it is currently up; empty when unplanned.
   std::string cable_at(uint64_t guid, int port) const;
   std::string node_name(uint64_t guid) const;

@@ -3,8 +3,12 @@
 // peer both ends last lost, and a discovery older than a check does not undo what it read.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+
 #include "daemon/port_table.h"
 #include "tests/unit/daemon/two_switches.h"
+#include "tests/unit/test_fat_tree.h"
 
 using namespace ibw;
 
@@ -147,4 +151,36 @@ TEST_CASE("port table: counter readings update known ports only - a renamed peer
   for (const auto& c : changed) peers_renamed += c.node_guid == 0xa && c.peer_node == "spineB2";
   CHECK(peers_renamed == 2);
   CHECK(table.get(0xa, 2)->counters.value[0] == 7);  // the counters stay
+}
+
+TEST_CASE("port table: readings in any order with unknown ports among them each reach their port",
+          "[port_table]") {
+  // apply_counters looks ports up a few readings ahead of the one it writes: every reading
+  // must still land on its own port, whatever the order and wherever the misses fall.
+  daemon::PortTable table;
+  std::vector<ingest::Event> events;
+  auto topo = daemon::make_topology(test_fabric::k4_fat_tree(), nullptr, 100);
+  table.apply_topology(*topo, 100, &events);
+  std::vector<ingest::CounterDelta> deltas;
+  for (const auto& l : topo->links) {
+    ingest::CounterDelta& d = deltas.emplace_back();
+    d.sample.node_guid = l.node_guid, d.sample.port = l.port, d.sample.time_us = 200;
+    d.sample.value[0] = l.node_guid * 100 + static_cast<uint64_t>(l.port);
+    d.valid = 1;
+  }
+  const size_t known = deltas.size();
+  REQUIRE(known > 50);
+  for (int i = 0; i < 20; ++i) {  // ports no topology has
+    ingest::CounterDelta& d = deltas.emplace_back();
+    d.sample.node_guid = 0xdead0000 + static_cast<uint64_t>(i), d.sample.port = 1;
+  }
+  std::shuffle(deltas.begin(), deltas.end(), std::mt19937(7));
+  CHECK(table.apply_counters(deltas) == known);
+  for (const auto& l : topo->links) {
+    auto r = table.get(l.node_guid, l.port);
+    REQUIRE(r);
+    CHECK(r->counters.value[0] == l.node_guid * 100 + static_cast<uint64_t>(l.port));
+    CHECK(r->counters.time_us == 200);
+  }
+  CHECK(table.apply_counters({deltas.begin(), deltas.begin() + 3}) <= 3);  // fewer than ahead
 }
