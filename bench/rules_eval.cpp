@@ -11,7 +11,8 @@
 //   below   every port with a few errors in every sweep, under every threshold;
 //   all     every port failing symbol_ber: one verdict each;
 //   busy    a busy large fabric, as the k=64 telemetry lab serves it: PortXmitWait rises on
-//           every port every sweep (congestion rules keep those deltas for their minute) and
+//           every port every sweep (far under any congestion limit: no history entry, see
+//           rules::xmit_wait_min_rate; they were kept for a minute before) and
 //           6% of ports gain 1-3 symbol errors per sweep, a different 6% each time, so half
 //           of the ports have a few errors somewhere in the 12-minute window.
 // For each case, the median of RUNS runs (default 7, after one warm-up) of ingest + eval,
@@ -178,8 +179,7 @@ int main(int argc, char** argv) {
     size_t history_bytes = 0;
     {
       rules::History h(rules::longest_window(rules));
-      h.track_exact(rules::exact_counters(rules));  // as RuleRunner sets it up
-      h.keep_xmit_wait(rules::event_needs(rules).xmit_wait, rules::xmit_wait_window(rules));
+      h.follow(rules);  // as RuleRunner sets it up
       int64_t now = kStart;
       for (int s = 0; s < 11; ++s, now += kSweepUs) {
         stamp(sweep, now);

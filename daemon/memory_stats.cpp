@@ -91,7 +91,8 @@ nlohmann::json memory_fields(const MemoryStats& s, std::string_view step) {
 }
 
 bool heap_figures_due(int64_t hwm_kib, bool trimmed, int64_t& last_heap_hwm_kib) {
-  if (!trimmed && hwm_kib <= last_heap_hwm_kib) return false;
+  if (!trimmed && last_heap_hwm_kib && hwm_kib < last_heap_hwm_kib + kHeapFiguresStepKib)
+    return false;
   last_heap_hwm_kib = std::max(last_heap_hwm_kib, hwm_kib);
   return true;
 }

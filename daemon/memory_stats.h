@@ -58,11 +58,14 @@ double release_free_memory();
 // Logs one "memory" line (info) with memory_fields(read_memory_stats(heap), step), and trim_ms
 // when given (>= 0: release_free_memory() ran just before). heap: after a trim (the UFM
 // inventory read, which waits for a gap between scrapes), and whenever the peak RSS (VmHWM)
-// rose since malloc's figures were last read, so that the line of every new peak has them; a
-// steady daemon's scrapes and store writes log RSS only.
+// rose by kHeapFiguresStepKib since malloc's figures were last read, so that the line of a
+// new peak has them (a k=64 lab's history fills for 12 minutes, the peak creeping up a few
+// MiB a scrape: a walk at each would cost every scrape); a steady daemon logs RSS only.
 void log_memory(std::string_view step, double trim_ms = -1);
-// Whether log_memory reads malloc's figures now: after a trim, or when hwm_kib is above the
-// peak of the last reading (last_heap_hwm_kib, updated when true; 0 before the first).
+inline constexpr int64_t kHeapFiguresStepKib = 16 * 1024;
+// Whether log_memory reads malloc's figures now: the first time, after a trim, or when hwm_kib
+// is kHeapFiguresStepKib above the peak of the last reading (last_heap_hwm_kib, 0 before the
+// first; updated when true).
 bool heap_figures_due(int64_t hwm_kib, bool trimmed, int64_t& last_heap_hwm_kib);
 
 }  // namespace ibw::daemon

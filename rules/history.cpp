@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <span>
 
 #include "fabric/flat_map.h"
+#include "fabric/speed.h"
 #include "ingest/ufm/events.h"
 
 namespace ibw::rules {
@@ -40,6 +42,30 @@ int64_t xmit_wait_window(const RuleSet& rules) {
     if (reads) w = std::max(w, r.window_us);
   }
   return w;
+}
+
+double xmit_wait_min_rate(const RuleSet& rules) {
+  double slowest_bps = 0;  // one lane of the slowest known speed
+  for (auto sp = static_cast<int>(fabric::Speed::sdr); sp <= static_cast<int>(fabric::Speed::xdr);
+       ++sp) {
+    double bps = fabric::lane_gbps(static_cast<fabric::Speed>(sp)) * 1e9;
+    if (bps > 0 && (slowest_bps == 0 || bps < slowest_bps)) slowest_bps = bps;
+  }
+  double least = std::numeric_limits<double>::infinity();
+  for (const auto& r : rules.rules) {
+    if (!r.enabled) continue;
+    for (const auto& c : r.counters)
+      if (c.counter == ingest::Counter::PortXmitWait) return 0;
+    if (r.type != RuleType::congestion || r.wait_ratio <= 0 || r.wait_tick_bits <= 0) continue;
+    // (1 - 1e-6): room for rounding, so that a delta at the limit is kept.
+    least = std::min(least, r.wait_ratio * slowest_bps / r.wait_tick_bits * (1 - 1e-6));
+  }
+  return least;
+}
+
+void History::follow(const RuleSet& rules) {
+  keep_xmit_wait(event_needs(rules).xmit_wait, xmit_wait_window(rules), xmit_wait_min_rate(rules));
+  track_exact(exact_counters(rules));
 }
 
 EventNeeds event_needs(const RuleSet& rules) {
@@ -149,12 +175,18 @@ History::Entry& History::slot(uint64_t guid, int port) {
 }
 
 bool History::rises(const ingest::CounterDelta& d) const {
-  uint32_t wait = keep_wait_ ? 1u << static_cast<unsigned>(ingest::Counter::PortXmitWait) : 0;
   // Only the counters in the mask are read (a loop over every counter cost 10% of a busy
   // sweep's history work at k=64).
-  for (uint32_t m = d.valid & (history_detail::error_mask() | wait); m; m &= m - 1)
+  for (uint32_t m = d.valid & history_detail::error_mask(); m; m &= m - 1)
     if (d.delta[static_cast<size_t>(std::countr_zero(m))]) return true;
-  return false;
+  constexpr auto kWait = static_cast<size_t>(ingest::Counter::PortXmitWait);
+  if (!keep_wait_ || !(d.valid >> kWait & 1u) || !d.delta[kWait]) return false;
+  if (wait_min_rate_ <= 0) return true;
+  // The rate as WindowDelta::rate_of and the congestion rule compute it.
+  double rate = d.interval_us > 0
+                    ? static_cast<double>(d.delta[kWait]) * 1e6 / static_cast<double>(d.interval_us)
+                    : 0.0;
+  return rate >= wait_min_rate_;
 }
 
 size_t History::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {

@@ -72,6 +72,14 @@ uint32_t exact_counters(const RuleSet& rules);
 // rules that name it); 0 when none does.
 int64_t xmit_wait_window(const RuleSet& rules);
 
+// The least PortXmitWait rate (ticks per second) a delta where only PortXmitWait rose must
+// show to be worth keeping: under it no enabled rule can fire on it, on any link. Congestion
+// rules compare each delta's wait ratio, rate x wait_tick_bits / link rate, with wait_ratio,
+// and no link is slower than one lane of the slowest speed; so on a busy fabric, whose ports
+// all wait a little every sweep, those deltas make no history entry. 0 when an enabled
+// error_counters rule names PortXmitWait (small waits add up to its limits): every rise.
+double xmit_wait_min_rate(const RuleSet& rules);
+
 // Which event kinds the enabled rules look at; the others need not be kept.
 struct EventNeeds {
   bool link = false;     // link_down / link_up: link_flap, confirm errors_and_flap
@@ -101,7 +109,12 @@ class History {
   // (no other counter rules read rose) is kept. Congestion rules look back a minute where
   // symbol_ber looks back 12: on a busy fabric, where nearly every port waits every sweep,
   // keeping those deltas as long as errors cost 12 per port (430 MB at k=64).
-  void keep_xmit_wait(bool on, int64_t for_us = 0) { keep_wait_ = on, wait_keep_us_ = for_us; }
+  // min_rate: a wait-only delta under this PortXmitWait rate is not kept (xmit_wait_min_rate).
+  void keep_xmit_wait(bool on, int64_t for_us = 0, double min_rate = 0) {
+    keep_wait_ = on, wait_keep_us_ = for_us, wait_min_rate_ = min_rate;
+  }
+  // keep_xmit_wait and track_exact as the rules need them (what RuleRunner sets up).
+  void follow(const RuleSet& rules);
   // Keeps ExactStats of these counters (bit i: counter i; the first ExactStats::kSlots of
   // them that DeltaBounds covers) for the ports whose windows want them, and lends them.
   void track_exact(uint32_t counters);
@@ -213,6 +226,7 @@ class History {
   int64_t keep_us_;
   bool keep_wait_ = false;
   int64_t wait_keep_us_ = 0;
+  double wait_min_rate_ = 0;
   ExactStats tracked_;                  // what new figures start as: the tracked counters, inactive
   std::vector<ExactStats> exact_pool_;  // entries' figures (Entry::exact)
   std::vector<uint32_t> exact_free_;    // places in exact_pool_ no entry holds

@@ -4,8 +4,7 @@ namespace ibw::rules {
 
 RuleRunner::RuleRunner(RuleSet rules)
     : rules_(std::move(rules)), needs_(event_needs(rules_)), history_(longest_window(rules_)) {
-  history_.keep_xmit_wait(needs_.xmit_wait, xmit_wait_window(rules_));
-  history_.track_exact(exact_counters(rules_));
+  history_.follow(rules_);
 }
 
 void RuleRunner::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {

@@ -94,11 +94,13 @@ TEST_CASE("memory stats: malloc's figures are read after a trim or at a new peak
   CHECK(last == 1000);
   CHECK_FALSE(heap_figures_due(1000, false, last));  // a steady scrape: RSS only
   CHECK_FALSE(heap_figures_due(900, false, last));
-  CHECK(heap_figures_due(900, true, last));    // after the inventory read's trim
-  CHECK(last == 1000);                         // (the peak read stays the higher one)
-  CHECK(heap_figures_due(1001, false, last));  // a new peak
-  CHECK(last == 1001);
-  CHECK_FALSE(heap_figures_due(1001, false, last));
+  CHECK(heap_figures_due(900, true, last));  // after the inventory read's trim
+  CHECK(last == 1000);                       // (the peak read stays the higher one)
+  const int64_t step = ibw::daemon::kHeapFiguresStepKib;
+  CHECK_FALSE(heap_figures_due(1000 + step - 1, false, last));  // a peak a little higher
+  CHECK(heap_figures_due(1000 + step, false, last));            // a new peak
+  CHECK(last == 1000 + step);
+  CHECK_FALSE(heap_figures_due(1000 + step, false, last));
   CHECK_FALSE(ibw::daemon::read_memory_stats(false).heap);
   CHECK(ibw::daemon::read_memory_stats(false).rss_kib > 0);
   CHECK(ibw::daemon::read_memory_stats().heap);

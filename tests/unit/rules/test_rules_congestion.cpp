@@ -12,6 +12,7 @@
 #include <random>
 
 #include "rules/evaluate.h"
+#include "rules/history.h"
 #include "rules/runner.h"
 #include "tests/test_paths.h"
 #include "tests/unit/test_helpers.h"
@@ -293,6 +294,51 @@ TEST_CASE("rules congestion: the bounds pass over a port only when walking it fi
     CHECK(a[i].node_guid == b[i].node_guid);
     CHECK(a[i].explanation == b[i].explanation);
   }
+}
+
+TEST_CASE("rules congestion: waits no link could find congested make no history entry", "[rules]") {
+  // The shipped congestion rule: 10% of a sweep, 64 bits a tick; the slowest link is 1x SDR.
+  RuleSet set = load_rules(std::string(IBW_SOURCE_DIR) + "/config/rules.yaml");
+  const double limit = 0.1 * ibw::fabric::lane_gbps(Speed::sdr) * 1e9 / kDefaultWaitTickBits;
+  CHECK(xmit_wait_min_rate(set) == Approx(limit));
+  // Random waits around that floor on links of every speed, through a history set up as the
+  // runner sets it (follow) and one that keeps every wait: the same congestion verdicts.
+  std::mt19937_64 rng(11);
+  History kept_all(longest_window(set)), follows(longest_window(set));
+  kept_all.follow(set);
+  follows.follow(set);
+  kept_all.keep_xmit_wait(true, xmit_wait_window(set), 0);
+  static const Speed kSpeeds[] = {Speed::unknown, Speed::sdr, Speed::ddr, Speed::edr, Speed::ndr};
+  std::vector<LinkInfo> links;
+  const int64_t interval = 60 * kSec;
+  size_t under = 0;
+  for (int i = 0; i < 3000; ++i) {
+    LinkInfo l{static_cast<uint64_t>(0x100 + i), 1};
+    l.active_width = std::array{0, 1, 4}[rng() % 3];
+    l.active_speed = kSpeeds[rng() % 5];
+    links.push_back(l);
+    double link_bps = ibw::fabric::lane_gbps(l.active_speed) * 1e9 * l.active_width;
+    // At the slowest link's limit, or at 0-2x this link's limit.
+    double rate = rng() % 4 == 0 ? limit
+                                 : 0.2 * link_bps / kDefaultWaitTickBits *
+                                       static_cast<double>(rng() % 1000) / 1000;
+    auto d = counter_delta(kNow - kSec, 0, static_cast<uint64_t>(std::ceil(rate * 10)));
+    d.sample.node_guid = l.node_guid, d.sample.port = 1, d.interval_us = interval / 6;
+    under += !follows.add_delta(d);
+    kept_all.add_delta(d);
+  }
+  CHECK(under > 500);  // most waits of the faster links are passed over ...
+  CHECK(follows.ports() + under == 3000);
+  auto a = evaluate(set, kept_all.windows(links), kNow);
+  auto b = evaluate(set, follows.windows(links), kNow);
+  CHECK(a.size() > 100);  // ... yet every port that was congested still is
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].explanation == b[i].explanation);
+  // A rule that sums waits keeps every rise.
+  auto sums = set;
+  for (auto& r : sums.rules)
+    if (r.type == RuleType::error_counters) r.counters.push_back({Counter::PortXmitWait, 1000, 0});
+  CHECK(xmit_wait_min_rate(sums) == 0);
 }
 
 }  // namespace rules_congestion_test
