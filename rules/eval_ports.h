@@ -32,6 +32,23 @@ inline void prefetch(const PortWindow& w) {
   }
 }
 
+// The peer's window of ports[i] (where peer_at says, as PeerFinder looks first): link_flap
+// reads every port's peer, whose window and bounds lie anywhere in the vector (in a k=64 lab
+// those two misses were 88% of cannot_fire). Its window is asked for 2 x kPrefetchAhead ahead,
+// its bounds kPrefetchAhead ahead (reading the window's pointer, in cache by then).
+inline void prefetch_peer_window(const std::vector<PortWindow>& ports, size_t i) {
+  if (i >= ports.size() || ports[i].peer_at >= ports.size()) return;
+  const char* w = reinterpret_cast<const char*>(&ports[ports[i].peer_at]);
+  for (size_t at = 0; at < sizeof(PortWindow); at += 64) prefetch_read(w + at);
+}
+inline void prefetch_peer_bounds(const std::vector<PortWindow>& ports, size_t i) {
+  if (i >= ports.size() || ports[i].peer_at >= ports.size()) return;
+  if (const DeltaBounds* b = ports[ports[i].peer_at].bounds) {  // its totals (link_flap's)
+    const char* t = reinterpret_cast<const char*>(&b->total);
+    prefetch_read(t), prefetch_read(t + sizeof(b->total) - 1);
+  }
+}
+
 inline uint64_t port_key(uint64_t guid, int port) {
   return guid * 257 + static_cast<uint64_t>(port);
 }

@@ -333,6 +333,8 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
   for (size_t i = 0; i < ports.size(); ++i) {
     const PortWindow& p = ports[i];
     if (i + kPrefetchAhead < ports.size()) prefetch(ports[i + kPrefetchAhead]);
+    prefetch_peer_window(ports, i + 2 * kPrefetchAhead);
+    prefetch_peer_bounds(ports, i + kPrefetchAhead);
     sums.reset(&p);
     const PortWindow* peer = nullptr;
     bool peer_looked = false;

@@ -88,10 +88,23 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
   auto live_at = [&](size_t at) -> const Entry* {
     return at == npos || entries_[at].empty() ? nullptr : &entries_[at];
   };
+  // Links come node by node, entries in the order the scrapes first named their ports: most
+  // guesses miss, so the index slot of the link 2 x kPrefetchAhead on is asked for, and the
+  // entries found are read in a second pass, kPrefetchAhead ahead (each a wait on memory).
+  std::vector<size_t> at_of(m, npos);
   for (size_t i = 0, next = 0; i < m; ++i) {
+    if (size_t j = i + 2 * kPrefetchAhead; j < m)
+      index_.prefetch(key(links[j].node_guid, links[j].port));
     size_t at = locate(key(links[i].node_guid, links[i].port), next);
-    own[i] = live_at(at);
+    at_of[i] = at;
     if (at != npos) next = at + 1;
+  }
+  for (size_t i = 0; i < m; ++i) {
+    if (size_t j = i + kPrefetchAhead; j < m && at_of[j] != npos) {
+      const char* e = reinterpret_cast<const char*>(&entries_[at_of[j]]);
+      prefetch_read(e), prefetch_read(e + sizeof(Entry) - 1);
+    }
+    own[i] = live_at(at_of[i]);
   }
   for (size_t i = 0; i < m; ++i) {
     const LinkInfo& l = links[i];
