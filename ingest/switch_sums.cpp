@@ -45,6 +45,9 @@ bool SwitchSums::known(uint16_t lid, uint64_t node_guid, const std::vector<int>&
   SumVerdict v = judge_sum(same ? &it->second.sum : nullptr, sum);
   if (v == SumVerdict::moved) return false;
   const uint32_t tracked = sum.valid & sum_tracked_mask();
+  if (v == SumVerdict::unchanged)
+    for (unsigned i = 0; i < kCounterCount; ++i)
+      if ((tracked >> i & 1u) && sum.value[i] < it->second.port_total[i]) return false;
   if (v == SumVerdict::zero) {
     Switch& sw = switches_[lid];
     sw.node_guid = node_guid;
@@ -84,8 +87,11 @@ void SwitchSums::remember(uint16_t lid, uint64_t node_guid, const std::vector<in
     CounterSample e = *r;
     e.valid &= tracked;
     e.saturated &= tracked;
-    for (unsigned i = 0; i < kCounterCount; ++i)
+    for (unsigned i = 0; i < kCounterCount; ++i) {
       if (!(e.valid >> i & 1u)) e.value[i] = 0;
+      uint64_t& t = sw.port_total[i];
+      t = e.value[i] > UINT64_MAX - t ? UINT64_MAX : t + e.value[i];
+    }
     sw.errors.push_back(e);
   }
   switches_[lid] = std::move(sw);

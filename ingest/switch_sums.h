@@ -10,12 +10,18 @@
 //    saturated sum hides rises), and no data counter went down (someone reset a port: its
 //    error counters may have gone down while another port's rose by as much);
 //  - moved: anything else, or no previous sum: the ports must be read one by one.
+// SwitchSums::known also takes an unchanged sum for moved when a tracked field is below the
+// total of the ports' last readings (read after the previous sum, so a true sum is at least
+// that): such a sum is not the ports' sum (a PMA that clips it early: ibsim adds
+// PortXmitDiscards up to 255 only, so a port's 60000 reset to 30000 left the sum at 255 and
+// hid the new discards). That switch is read port by port while it lasts.
 // PortXmitWait is tracked: it moves under congestion and the congestion rule reads it per port,
 // so a switch whose ports wait is read port by port each sweep (a quiet fabric stays cheap).
 // Left to the next full sweep (which reads every port): a port reset to lower error counts
 // while data counters are saturated in the sum and another port rose by exactly as much.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -56,6 +62,7 @@ class SwitchSums {
     std::vector<int> ports;
     CounterSample sum;
     std::vector<CounterSample> errors;  // per port, the tracked counters of the last reading
+    std::array<uint64_t, kCounterCount> port_total{};  // their sum (saturating)
   };
   std::unordered_map<uint16_t, Switch> switches_;  // key: LID
 };

@@ -142,3 +142,23 @@ TEST_CASE("switch sums: a port that did not answer makes the switch unknown", "[
   std::vector<CounterSample> out;
   CHECK_FALSE(sums.known(9, kSwitch, ports, moved, kT0, true, &out));
 }
+
+TEST_CASE("switch sums: a sum below what its ports showed is not trusted", "[poller][sums]") {
+  // ibsim adds PortXmitDiscards into the sum only up to 255: a port at 60000 set back to 30000
+  // (a reset, then new discards) leaves the sum at 255, the same as before.
+  SwitchSums sums;
+  std::vector<int> ports = {3, 4};
+  CounterSample clipped = sum_of({{IB_PC_XMT_DISCARDS_F, 255}});
+  CounterSample p3 = port_reading(3, 0), p4 = port_reading(4, 0);
+  p4.value[static_cast<size_t>(Counter::PortXmitDiscards)] = 60000;
+  std::vector<CounterSample> out;
+  CHECK_FALSE(sums.known(7, kSwitch, ports, clipped, kT0, true, &out));
+  sums.remember(7, kSwitch, ports, clipped, {&p3, &p4});
+  CHECK_FALSE(sums.known(7, kSwitch, ports, clipped, kT0 + 1, true, &out));  // read again
+  CHECK(out.empty());
+  // A sum that covers its ports' total is trusted as before.
+  p4.value[static_cast<size_t>(Counter::PortXmitDiscards)] = 200;
+  sums.remember(7, kSwitch, ports, clipped, {&p3, &p4});
+  REQUIRE(sums.known(7, kSwitch, ports, clipped, kT0 + 2, true, &out));
+  CHECK(out[1].get(Counter::PortXmitDiscards) == 200);
+}
