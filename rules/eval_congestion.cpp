@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 
 #include "rules/eval_sums.h"
 #include "rules/eval_text.h"
@@ -28,8 +29,12 @@ bool congestion_fires(const Rule& r, const PortWindow& p, int64_t now_us, std::s
   int64_t last = 0;
   int samples = 0;
   bool at_least = false;
+  // Only sweeps read after the link last went down or came up (either end's event): what a
+  // link carried before a reboot or a reseat says nothing of the path it is on now, and would
+  // report the same old burst again each time the link came back.
+  const int64_t since = p.events.empty() ? INT64_MIN : p.events.back().time_us;
   for (const auto& d : eval_detail::window_deltas(p, now_us, r.window_us)) {
-    if (!eval_detail::in_window(d.time_us, now_us, r.window_us)) continue;
+    if (!eval_detail::in_window(d.time_us, now_us, r.window_us) || d.time_us <= since) continue;
     bool used = false;
     if (d.valid & bit(Counter::PortXmitWait)) {
       used = true;

@@ -28,7 +28,8 @@
 //    PortXmitWait delta * wait_tick_bits / (active link rate * interval) (capped at 1; see
 //    kDefaultWaitTickBits in rules/rules.h for the tick) and the PortXmitDiscards rate. Fires
 //    when the highest ratio >= wait_ratio or the highest discard rate >= discards_per_s;
-//    evidence: that ratio, the bandwidth lost (ratio * link rate, Gb/s), the discards.
+//    evidence: that ratio, the bandwidth lost (ratio * link rate, Gb/s), the discards. Only
+//    sweeps read after the link's last link_down / link_up (either end) count.
 //  - confirm both_ends: the peer's window (found by peer_guid/peer_port) fires the same rule;
 //    errors_and_flap: at least one flap (as above) in the rule's window.
 #pragma once

@@ -72,7 +72,8 @@ EventNeeds event_needs(const RuleSet& rules) {
   EventNeeds n;
   for (const auto& r : rules.rules) {
     if (!r.enabled) continue;
-    n.link |= r.type == RuleType::link_flap || r.confirm == Confirm::errors_and_flap;
+    n.link |= r.type == RuleType::link_flap || r.type == RuleType::congestion ||
+              r.confirm == Confirm::errors_and_flap;
     n.ufm_ber |= r.type == RuleType::ufm_high_ber;
   }
   // Congestion rules, and error_counters rules that name PortXmitWait (the same test as the

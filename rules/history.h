@@ -82,7 +82,7 @@ double xmit_wait_min_rate(const RuleSet& rules);
 
 // Which event kinds the enabled rules look at; the others need not be kept.
 struct EventNeeds {
-  bool link = false;     // link_down / link_up: link_flap, confirm errors_and_flap
+  bool link = false;     // link_down / link_up: link_flap, congestion, confirm errors_and_flap
   bool ufm_ber = false;  // high_ber / high_ber_cleared: ufm_high_ber
   // Not an event: deltas where only PortXmitWait rose are kept too (congestion rules, and
   // error_counters rules that name PortXmitWait: xmit_wait_window() > 0).

@@ -2,7 +2,10 @@
 // in enforce mode and the shipped config/rules.yaml. PortXmitDiscards climbing fast on a
 // switch port (ibsim console PerformanceSet) gives a congestion finding (an event of kind
 // congestion, GET /api/v1/congestion, /metrics) and no decision, no work order and no
-// disable (the port still reads LinkUp over MADs, independently of ibwarden).
+// disable (the port still reads LinkUp over MADs, independently of ibwarden). When the far
+// end goes down and comes back (ibsim Unlink / ReLink), the finding clears and the old burst is
+// not reported again; new discards after it (the port's counter set lower than before: a
+// reset, which ibsim's clipped AllPortSelect sum does not show) are a finding of their own.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -83,5 +86,38 @@ TEST_CASE("congestion lab: discards climbing fast are a finding - never an order
   REQUIRE(r.status == 0);
   CHECK(r.out.find("PhysLinkState:") != std::string::npos);
   CHECK(r.out.find("LinkUp") != std::string::npos);
+
+  // The far end (spine002) goes down and comes back, as in a reboot: the link's finding
+  // clears, and the burst from before is not reported again once the link is back; a burst
+  // after it is a finding of its own.
+  auto count = [](const json& all, const std::string& kind) {
+    int n = 0;
+    for (const auto& e : all) n += e["kind"] == kind;
+    return n;
+  };
+  auto kinds = [&](const std::string& kind, int n) {
+    return [&count, kind, n](const json& all) { return count(all, kind) >= n; };
+  };
+  sim.console("Unlink \"spine002\"");
+  events =
+      wait_query("events", config, {"--port", "leaf001/4"}, kinds("congestion_cleared", 1), 30s);
+  REQUIRE(count(events, "congestion_cleared") == 1);
+  sim.console("ReLink \"spine002\"");
+  events = wait_query("events", config, {"--port", "leaf001/4"}, kinds("link_up", 1), 30s);
+  REQUIRE(count(events, "link_up") >= 1);
+  sweeps = 0;
+  for (std::istringstream in(d.log()); !in.eof();) {
+    std::string line;
+    std::getline(in, line);
+    sweeps += line.find("\"counter sweep\"") != std::string::npos;
+  }
+  REQUIRE(d.wait_log("\"counter sweep\"", sweeps + 3, 30s));
+  events = query_json("events", config, {"--port", "leaf001/4"});
+  CHECK(count(events, "congestion") == 1);
+  CHECK(http_call(port, "GET", "/api/v1/congestion", "").body["ports"].empty());
+  sim.console("PerformanceSet \"leaf001\"[4] PortCounters.PortXmitDiscards=30000");
+  events = wait_query("events", config, {"--port", "leaf001/4"}, kinds("congestion", 2), 20s);
+  CHECK(count(events, "congestion") == 2);
+  CHECK(http_call(port, "GET", "/api/v1/congestion", "").body["findings_total"] == 2);
   CHECK(d.stop() == 0);
 }

@@ -341,4 +341,53 @@ TEST_CASE("rules congestion: waits no link could find congested make no history 
   CHECK(xmit_wait_min_rate(sums) == 0);
 }
 
+TEST_CASE("rules congestion: sweeps before the link last went down or came up do not count",
+          "[rules]") {
+  PortWindow w;
+  w.node_guid = 0x10, w.port = 3, w.active_width = 4, w.active_speed = Speed::hdr;
+  w.deltas = {sweep(kNow - 20 * kSec, 0, 1500, 10 * kSec)};  // 150/s, 20 s ago
+  REQUIRE(evaluate(congestion_rule(), {w}, kNow).size() == 1);
+  // The link went down and came back since (a neighbour's reboot): that burst is history,
+  // whichever end reported the events, and whether or not the link is back yet.
+  for (bool from_peer : {false, true}) {
+    w.events = {{kNow - 15 * kSec, true, from_peer}, {kNow - 14 * kSec, false, from_peer}};
+    CHECK(evaluate(congestion_rule(), {w}, kNow).empty());
+    w.events.pop_back();
+    CHECK(evaluate(congestion_rule(), {w}, kNow).empty());
+  }
+  // A burst read after the link came back is a finding of its own (its rate, not the old
+  // one's); events older than the burst change nothing.
+  w.events = {{kNow - 15 * kSec, true, false}, {kNow - 14 * kSec, false, false}};
+  w.deltas.push_back(sweep(kNow - 5 * kSec, 0, 2000, 10 * kSec));  // 200/s
+  auto v = evaluate(congestion_rule(), {w}, kNow);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].evidence.max_rate == Approx(200));
+  CHECK(v[0].evidence.total == 2000);
+  w.events = {{kNow - 30 * kSec, true, false}, {kNow - 29 * kSec, false, false}};
+  v = evaluate(congestion_rule(), {w}, kNow);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].evidence.total == 3500);
+}
+
+TEST_CASE("rules congestion: a congestion rule alone keeps the link events it needs", "[rules]") {
+  // No link_flap rule: the runner still keeps link_down / link_up for the congestion rule,
+  // so a burst from before a link came back is not reported again.
+  RuleRunner runner(congestion_rule());
+  LinkInfo link{0x10, 3, 0x20, 1, 4, Speed::hdr};
+  runner.add_deltas({counter_delta(kNow - 20 * kSec, 100'000, 0)});
+  std::vector<Verdict> congestion;
+  runner.evaluate({link}, kNow, &congestion);
+  REQUIRE(congestion.size() == 1);
+  std::vector<ibw::ingest::Event> flap(2);
+  for (size_t i = 0; i < 2; ++i) {
+    flap[i].time_us = kNow - (15 - static_cast<int64_t>(i)) * kSec;
+    flap[i].kind = i == 0 ? ibw::ingest::kind::link_down : ibw::ingest::kind::link_up;
+    flap[i].node_guid = 0x20, flap[i].port = 1;  // reported by the far end
+    CHECK(runner.wants(flap[i]));
+  }
+  CHECK(runner.add_events(flap) == 2);
+  congestion.clear();
+  runner.evaluate({link}, kNow, &congestion);
+  CHECK(congestion.empty());
+}
 }  // namespace rules_congestion_test
