@@ -46,16 +46,19 @@ for ((i = 0; i < 300; i++)); do
   sleep 0.1
 done
 query() { "$bin" "$@" --config "$work/daemon.yaml" --format json; }
-# Trials start once the daemon has read every switch port's counters twice (a baseline, then
-# rates): a fault injected before a port's first reading becomes its baseline and goes unseen
-# (SEED=1931 lost its first congestion trial so: "counter_reset 60000 -> 0", no jump).
+# Trials start once the daemon has read every cabled switch port's counters twice (a
+# baseline, then rates): a fault injected before a port's first reading becomes its baseline
+# and goes unseen (SEED=1931 lost its first congestion trial so: "counter_reset 60000 -> 0",
+# no jump).
 for ((i = 0; i < 300; i++)); do
   query ports 2>/dev/null | python3 -c '
 import json, sys
-ports = [p for p in json.load(sys.stdin) if p["node"].startswith(("leaf", "spine"))]
+ports = [p for p in json.load(sys.stdin)
+         if p["node"].startswith(("leaf", "spine")) and p["peer_node"]]  # not the unused ones
 sys.exit(0 if ports and all(p.get("rates") for p in ports) else 1)' && break
   sleep 0.2
 done
+((i < 300)) || echo "bench_detect: some switch ports still had no rates after 300 tries" >&2
 # Every switch port with a peer, "node port peer-node peer-port", from a clean discovery
 # (right after SUBNET UP OpenSM may still be sweeping: a discovery can fail, so try again).
 for ((i = 0; i < 20; i++)); do
@@ -98,7 +101,7 @@ for ((t = 0; t < trials; t++)); do
     found=$(query events --port "$node/$port" --since "$since" |
       python3 -c 'import json,sys; print(sum(e["kind"] == "congestion" for e in json.load(sys.stdin)))')
     ((found > 0)) && ((++congestion_found))
-    ((found > 0)) || misses+=("congestion $node/$port: no finding")
+    ((found > 0)) || misses+=("congestion $node/$port at $since: no finding")
     n=$(query decisions --since "$since" | python3 -c '
 import json, sys
 print(sum(d["node"] + "/" + str(d["port"]) == sys.argv[1] for d in json.load(sys.stdin)))' \
