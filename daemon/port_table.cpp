@@ -201,8 +201,8 @@ size_t PortTable::apply_counters(const std::vector<ingest::CounterDelta>& deltas
     found[i % kNear] = r;
     if (!r) return;
     const char* from = reinterpret_cast<const char*>(&r->counters);
-    const char* to = reinterpret_cast<const char*>(&r->deltas_at_least);
-    for (const char* at = from; at <= to; at += 64) fabric::prefetch_write(at);
+    const char* to = reinterpret_cast<const char*>(&r->deltas_at_least + 1);
+    fabric::prefetch_range_write(from, static_cast<size_t>(to - from));
   };
   for (size_t i = 0; i < std::min(n, kNear); ++i) look(i);
   size_t applied = 0;

@@ -7,6 +7,8 @@
 // written. A prefetch never faults, so any address is allowed.
 #pragma once
 
+#include <cstddef>
+
 namespace ibw::fabric {
 
 inline void prefetch_read(const void* p) {
@@ -17,6 +19,18 @@ inline void prefetch_read(const void* p) {
 inline void prefetch_write(const void* p) {
   __builtin_prefetch(p, 1);
   asm volatile("" : : "r"(p));
+}
+
+// Every cache line of the `bytes` bytes from p (an object that may straddle a line more).
+inline void prefetch_range(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (size_t at = 0; at < bytes; at += 64) prefetch_read(c + at);
+  if (bytes) prefetch_read(c + bytes - 1);
+}
+inline void prefetch_range_write(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  for (size_t at = 0; at < bytes; at += 64) prefetch_write(c + at);
+  if (bytes) prefetch_write(c + bytes - 1);
 }
 
 }  // namespace ibw::fabric

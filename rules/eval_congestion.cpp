@@ -12,10 +12,8 @@ namespace ibw::rules {
 
 double wait_ratio(uint64_t ticks, double tick_bits, int width, fabric::Speed speed,
                   int64_t interval_us) {
-  double link_bps = fabric::lane_gbps(speed) * 1e9 * width;
-  if (link_bps <= 0 || interval_us <= 0) return 0;
-  double sent_could = link_bps * static_cast<double>(interval_us) / 1e6;
-  return std::min(1.0, static_cast<double>(ticks) * tick_bits / sent_could);
+  return std::min(1.0,
+                  wait_share(per_second(ticks, interval_us), tick_bits, link_bps(width, speed)));
 }
 
 bool congestion_fires(const Rule& r, const PortWindow& p, int64_t now_us, std::string* what,
@@ -53,7 +51,7 @@ bool congestion_fires(const Rule& r, const PortWindow& p, int64_t now_us, std::s
   bool by_wait = r.wait_ratio > 0 && ratio >= r.wait_ratio;
   bool by_drops = r.discards_per_s > 0 && drops >= r.discards_per_s;
   if (!by_wait && !by_drops) return false;
-  double link_gbps = fabric::lane_gbps(p.active_speed) * p.active_width;
+  double link_gbps = link_bps(p.active_width, p.active_speed) / 1e9;
   if (ev) {
     ev->window_us = r.window_us;
     ev->counter = ingest::counter_name(by_wait ? Counter::PortXmitWait : Counter::PortXmitDiscards);

@@ -12,6 +12,7 @@
 
 namespace ibw::rules::eval_detail {
 
+using fabric::prefetch_range;
 using fabric::prefetch_read;
 
 // How many ports ahead evaluate() asks for a port's data: a History-lent window's deltas and
@@ -21,15 +22,11 @@ inline constexpr size_t kPrefetchAhead = 8;
 inline void prefetch(const PortWindow& w) {
   auto ds = w.all_deltas();
   if (w.exact) {  // History's: sums over the longest window come from here, not the deltas
-    const char* x = reinterpret_cast<const char*>(w.exact);
-    prefetch_read(x), prefetch_read(x + sizeof(ExactStats) - 1);
+    prefetch_range(w.exact, sizeof(ExactStats));
   } else {
     for (const auto& d : ds) prefetch_read(&d.time_us);  // time, flags, first counters
   }
-  if (w.bounds) {
-    const char* b = reinterpret_cast<const char*>(w.bounds);
-    for (size_t at = 0; at < sizeof(DeltaBounds); at += 64) prefetch_read(b + at);
-  }
+  if (w.bounds) prefetch_range(w.bounds, sizeof(DeltaBounds));
 }
 
 // The peer's window of ports[i] (where peer_at says, as PeerFinder looks first): link_flap
@@ -38,15 +35,12 @@ inline void prefetch(const PortWindow& w) {
 // its bounds kPrefetchAhead ahead (reading the window's pointer, in cache by then).
 inline void prefetch_peer_window(const std::vector<PortWindow>& ports, size_t i) {
   if (i >= ports.size() || ports[i].peer_at >= ports.size()) return;
-  const char* w = reinterpret_cast<const char*>(&ports[ports[i].peer_at]);
-  for (size_t at = 0; at < sizeof(PortWindow); at += 64) prefetch_read(w + at);
+  prefetch_range(&ports[ports[i].peer_at], sizeof(PortWindow));
 }
 inline void prefetch_peer_bounds(const std::vector<PortWindow>& ports, size_t i) {
   if (i >= ports.size() || ports[i].peer_at >= ports.size()) return;
-  if (const DeltaBounds* b = ports[ports[i].peer_at].bounds) {  // its totals (link_flap's)
-    const char* t = reinterpret_cast<const char*>(&b->total);
-    prefetch_read(t), prefetch_read(t + sizeof(b->total) - 1);
-  }
+  if (const DeltaBounds* b = ports[ports[i].peer_at].bounds)  // its totals (link_flap's)
+    prefetch_range(&b->total, sizeof(b->total));
 }
 
 inline uint64_t port_key(uint64_t guid, int port) {

@@ -65,9 +65,14 @@ std::optional<uint64_t> exact_total(const PortWindow& p, Counter c, int64_t now,
   return t;
 }
 
+// The bits the link can carry in a window (0 when its rate is unknown): symbol BER's
+// denominator.
+double window_bits(const PortWindow& p, int64_t window_us) {
+  return link_bps(p.active_width, p.active_speed) * (static_cast<double>(window_us) / 1e6);
+}
+
 int symbol_errors(const Rule& r, const PortWindow& p, int64_t now, EvalCache& sums, Sink sink) {
-  double bits = fabric::lane_gbps(p.active_speed) * 1e9 * p.active_width *
-                (static_cast<double>(r.window_us) / 1e6);
+  double bits = window_bits(p, r.window_us);
   if (!sink.out && bits > 0)  // only counting: the BER test alone may decide (no walk)
     if (auto total = exact_total(p, Counter::SymbolErrorCounter, now, r.window_us)) {
       double limit = r.ber_threshold[static_cast<size_t>(p.active_speed)];
@@ -235,8 +240,7 @@ bool cannot_fire(const Rule& r, const PortWindow& p, const PortWindow* peer) {
     case RuleType::symbol_errors: {
       size_t i = at(Counter::SymbolErrorCounter);
       if (b->total[i] == 0) return true;
-      double bits = fabric::lane_gbps(p.active_speed) * 1e9 * p.active_width *
-                    (static_cast<double>(r.window_us) / 1e6);
+      double bits = window_bits(p, r.window_us);
       double ber = bits > 0 ? static_cast<double>(b->total[i]) / bits : 0;
       double limit = r.ber_threshold[static_cast<size_t>(p.active_speed)];
       return !(limit > 0 && bits > 0 && ber >= limit) && !(r.jump && b->max_delta[i] >= r.jump);
@@ -266,10 +270,9 @@ bool cannot_fire(const Rule& r, const PortWindow& p, const PortWindow* peer) {
     case RuleType::congestion: {  // congestion_fires' two tests, over the bounds
       // wait_ratio() of a delta is its wait rate x tick bits / link rate (capped at 1); the
       // bound is given a little room so that rounding never passes over a port that fires.
-      double link_bps = fabric::lane_gbps(p.active_speed) * 1e9 * p.active_width;
-      double ratio = link_bps > 0 ? static_cast<double>(b->max_wait_rate) * r.wait_tick_bits /
-                                        link_bps * (1 + 1e-9)
-                                  : 0;
+      double ratio =
+          wait_share(b->max_wait_rate, r.wait_tick_bits, link_bps(p.active_width, p.active_speed)) *
+          (1 + 1e-9);
       bool by_wait = r.wait_ratio > 0 && ratio >= r.wait_ratio;
       size_t drop = at(Counter::PortXmitDiscards);
       bool by_drops =

@@ -48,7 +48,7 @@ double xmit_wait_min_rate(const RuleSet& rules) {
   double slowest_bps = 0;  // one lane of the slowest known speed
   for (auto sp = static_cast<int>(fabric::Speed::sdr); sp <= static_cast<int>(fabric::Speed::xdr);
        ++sp) {
-    double bps = fabric::lane_gbps(static_cast<fabric::Speed>(sp)) * 1e9;
+    double bps = link_bps(1, static_cast<fabric::Speed>(sp));
     if (bps > 0 && (slowest_bps == 0 || bps < slowest_bps)) slowest_bps = bps;
   }
   double least = std::numeric_limits<double>::infinity();
@@ -58,7 +58,7 @@ double xmit_wait_min_rate(const RuleSet& rules) {
       if (c.counter == ingest::Counter::PortXmitWait) return 0;
     if (r.type != RuleType::congestion || r.wait_ratio <= 0 || r.wait_tick_bits <= 0) continue;
     // (1 - 1e-6): room for rounding, so that a delta at the limit is kept.
-    least = std::min(least, r.wait_ratio * slowest_bps / r.wait_tick_bits * (1 - 1e-6));
+    least = std::min(least, wait_rate_at(r.wait_ratio, r.wait_tick_bits, slowest_bps) * (1 - 1e-6));
   }
   return least;
 }
@@ -183,11 +183,7 @@ bool History::rises(const ingest::CounterDelta& d) const {
   constexpr auto kWait = static_cast<size_t>(ingest::Counter::PortXmitWait);
   if (!keep_wait_ || !(d.valid >> kWait & 1u) || !d.delta[kWait]) return false;
   if (wait_min_rate_ <= 0) return true;
-  // The rate as WindowDelta::rate_of and the congestion rule compute it.
-  double rate = d.interval_us > 0
-                    ? static_cast<double>(d.delta[kWait]) * 1e6 / static_cast<double>(d.interval_us)
-                    : 0.0;
-  return rate >= wait_min_rate_;
+  return per_second(d.delta[kWait], d.interval_us) >= wait_min_rate_;
 }
 
 size_t History::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {

@@ -100,10 +100,8 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
     if (at != npos) next = at + 1;
   }
   for (size_t i = 0; i < m; ++i) {
-    if (size_t j = i + kPrefetchAhead; j < m && at_of[j] != npos) {
-      const char* e = reinterpret_cast<const char*>(&entries_[at_of[j]]);
-      prefetch_read(e), prefetch_read(e + sizeof(Entry) - 1);
-    }
+    if (size_t j = i + kPrefetchAhead; j < m && at_of[j] != npos)
+      fabric::prefetch_range(&entries_[at_of[j]], sizeof(Entry));
     own[i] = live_at(at_of[i]);
   }
   for (size_t i = 0; i < m; ++i) {

@@ -11,10 +11,33 @@
 #include <cstdint>
 #include <limits>
 
+#include "fabric/speed.h"
 #include "ingest/counter_tracker.h"
 #include "rules/rules.h"
 
 namespace ibw::rules {
+
+// v per second over interval_us (0 when the interval is unknown): every rate the rules compare
+// with a limit (rates, wait ratios, the history's wait floor) is this one.
+inline double per_second(uint64_t v, int64_t interval_us) {
+  return interval_us > 0 ? static_cast<double>(v) * 1e6 / static_cast<double>(interval_us) : 0.0;
+}
+
+// The link rate congestion rules measure waits against: active lanes x the lane's bits/s
+// (0 when the speed is unknown).
+inline double link_bps(int width, fabric::Speed speed) {
+  return fabric::lane_gbps(speed) * 1e9 * width;
+}
+
+// The share of the link's time a PortXmitWait rate (ticks per second) stands for: rate x
+// tick_bits / link_bps, uncapped; 0 when the link rate is unknown. wait_rate_at is its inverse:
+// the rate whose share is `ratio`.
+inline double wait_share(double ticks_per_s, double tick_bits, double link) {
+  return link > 0 ? ticks_per_s * tick_bits / link : 0.0;
+}
+inline double wait_rate_at(double ratio, double tick_bits, double link) {
+  return tick_bits > 0 ? ratio * link / tick_bits : 0.0;
+}
 
 // The deltas of the counters rules read, addressed by counter index (ingest::Counter) as
 // CounterDelta's are: symbol_errors, link_flap, error_counters (kRuleCounters) and congestion.
@@ -92,9 +115,7 @@ struct WindowDelta {
     return w;
   }
   double rate(size_t i) const { return rate_of(delta[i]); }
-  double rate_of(uint64_t v) const {
-    return interval_us > 0 ? static_cast<double>(v) * 1e6 / static_cast<double>(interval_us) : 0.0;
-  }
+  double rate_of(uint64_t v) const { return per_second(v, interval_us); }
 };
 
 // Upper bounds of what a set of deltas can add up to, per counter rules read (those up to

@@ -128,10 +128,8 @@ std::string Updates::merge(int part, std::string_view stored) {
   // ones a few ahead are asked for while each is copied (else a wait on memory each).
   constexpr size_t kAhead = 8;
   auto put_new = [&](size_t k) {
-    if (k + kAhead < n) {
-      const char* next = arena_.data() + v[k + kAhead].off;
-      fabric::prefetch_read(next), fabric::prefetch_read(next + v[k + kAhead].len - 1);
-    }
+    if (k + kAhead < n)
+      fabric::prefetch_range(arena_.data() + v[k + kAhead].off, v[k + kAhead].len);
     const Entry& e = v[k];
     put_key(out, e.guid, e.port);
     put_varint(out, e.len);

@@ -122,11 +122,8 @@ std::string encode_chunk(const std::vector<const ingest::CounterSample*>& sample
   // on memory without asking for the ones a few ahead.
   constexpr size_t kAhead = 8;
   for (size_t k = 0; k < samples.size(); ++k) {
-    if (k + kAhead < samples.size()) {
-      const char* next = reinterpret_cast<const char*>(samples[k + kAhead]);
-      for (size_t at = 0; at < sizeof(ingest::CounterSample); at += 64)
-        fabric::prefetch_read(next + at);
-    }
+    if (k + kAhead < samples.size())
+      fabric::prefetch_range(samples[k + kAhead], sizeof(ingest::CounterSample));
     const ingest::CounterSample* s = samples[k];
     w = put_varint(w, zigzag(diff(s->node_guid, guid)));
     w = put_varint(w, zigzag(s->port));
