@@ -90,35 +90,29 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   if (!down && was_down) up_at_[id] = e.time_us;
   for (auto& i : incidents_)
     if (!i.lone.empty()) release_lone(i, e.time_us);
-  Incident* inc = incident_of(id, e.time_us);
-  // Failing counter queries were only a guess at the cause: a link event may still show the
-  // switch in front of those hosts rebooting (that incident then takes theirs in).
-  if (inc && inc->kind == "hosts_unreachable") inc = nullptr;
-  // An sm_resweep explains ups never seen down; a link of it going down is a fault of its own.
-  if (inc && inc->kind == "sm_resweep" && down) inc->links.erase(id), inc = nullptr;
-  if (inc) {
-    ++inc->events, inc->last_us = e.time_us;
-    if (down && !was_down) {
-      const bool first_down = inc->down++ == 0;
-      bool cycle = first_down;  // host_down and the others: every time all were up
-      if (inc->kind == "switch_reboot") {
-        if (first_down) inc->cycle_counted = false;
-        // Most of the switch's links at once: it rebooted again; else this link, alone so far.
-        cycle = !inc->cycle_counted && burst_of(inc->node_guid, e.time_us);
-        if (cycle)
-          inc->cycle_counted = true, inc->lone.clear();
-        else if (!inc->cycle_counted)
-          inc->lone.emplace(id, e.time_us);
-      }
-      if (cycle) {
-        ++inc->cycles;
-        out.push_back(feed_event(*inc, e));
-      }
+  // Every active incident holding the link sees its event: a link between two switches that
+  // both rebooted lately is in both, and the one rebooting now must count this cycle (when
+  // only the latest saw it, a leaf rebooting again after its spine did lost its uplinks to
+  // the spine's incident, counted no more cycles and left them to the flap rule).
+  std::vector<Incident*> holders;
+  for (auto& i : incidents_) {
+    // Failing counter queries were only a guess at the cause: a link event may still show the
+    // switch in front of those hosts rebooting (that incident then takes theirs in).
+    if (i.kind == "hosts_unreachable" || !i.links.count(id) || state_of(i, e.time_us) != "active")
+      continue;
+    // An sm_resweep explains ups never seen down; a link of it going down is a fault of its own.
+    if (i.kind == "sm_resweep" && down) {
+      i.links.erase(id);
+      continue;
     }
-    if (!down && was_down) --inc->down;
-    inc->down_since_us = inc->down == static_cast<int>(inc->links.size()) ? e.time_us : 0;
-    return;
+    holders.push_back(&i);
   }
+  bool explained = false;
+  if (down && !was_down)
+    for (const Incident* h : holders)
+      explained |= h->kind == "switch_reboot" && burst_of(h->node_guid, e.time_us);
+  for (Incident* inc : holders) on_held_link(*inc, id, e, down, was_down, explained, out);
+  if (!holders.empty()) return;
   if (down && !was_down) {
     std::vector<uint64_t> ends = {a.guid};
     if (auto p = peer_.find(a); p != peer_.end()) ends.push_back(p->second.guid);
@@ -140,6 +134,45 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   }
 }
 
+void IncidentTracker::on_held_link(Incident& inc, End id, const ingest::Event& e, bool down,
+                                   bool was_down, bool explained, std::vector<ingest::Event>& out) {
+  ++inc.events, inc.last_us = e.time_us;
+  if (down && !was_down) {
+    const bool first_down = links_down(inc) == 1;  // this one (down_at_ has it already)
+    bool cycle = first_down;  // host_down and the others: every time all were up
+    if (inc.kind == "switch_reboot") {
+      if (first_down) inc.cycle_counted = false;
+      // Most of the switch's links at once: it rebooted again; else this link, alone so far.
+      cycle = !inc.cycle_counted && burst_of(inc.node_guid, e.time_us);
+      if (cycle) {
+        // Its links that went down "alone" so far went down with it, here and in any other
+        // incident that holds them (the far end's switch, rebooted earlier).
+        inc.cycle_counted = true, inc.lone.clear();
+        for (auto& other : incidents_)
+          if (&other != &inc && !other.lone.empty())
+            for (End l : inc.links) other.lone.erase(l);
+      } else if (!inc.cycle_counted && !explained) {
+        inc.lone.emplace(id, e.time_us);
+      }
+    }
+    if (cycle) {
+      ++inc.cycles;
+      out.push_back(feed_event(inc, e));
+    }
+  }
+  inc.down = links_down(inc);
+  inc.down_since_us = inc.down == static_cast<int>(inc.links.size()) ? e.time_us : 0;
+}
+
+int IncidentTracker::links_down(const Incident& inc) const {
+  int n = 0;
+  for (End l : inc.links) {
+    auto d = down_at_.find(l);
+    n += d != down_at_.end() && d->second;
+  }
+  return n;
+}
+
 void IncidentTracker::release_lone(Incident& inc, int64_t now_us) {
   for (auto it = inc.lone.begin(); it != inc.lone.end();) {
     if (it->second >= now_us - opt_.burst_us) {
@@ -147,10 +180,9 @@ void IncidentTracker::release_lone(Incident& inc, int64_t now_us) {
       continue;
     }
     inc.links.erase(it->first);
-    auto d = down_at_.find(it->first);
-    if (d != down_at_.end() && d->second) --inc.down;
     it = inc.lone.erase(it);
   }
+  inc.down = links_down(inc);
 }
 
 void IncidentTracker::on_unresponsive(const ingest::Event& e, std::vector<ingest::Event>& out) {
@@ -211,10 +243,7 @@ bool IncidentTracker::open(const std::string& kind, uint64_t node, const ingest:
   });
   Incident& inc = make(kind, node, e);
   inc.links = std::move(links);
-  for (End l : inc.links) {
-    auto d = down_at_.find(l);
-    inc.down += d != down_at_.end() && d->second;
-  }
+  inc.down = links_down(inc);
   inc.cycles = 1;
   inc.events = 1 + folded;
   inc.down_since_us = inc.down == static_cast<int>(inc.links.size()) ? e.time_us : 0;

@@ -19,10 +19,13 @@
 // same time is untouched. A link of a switch_reboot that goes down alone after the reboot
 // (not with most of the switch's links within `burst`) is no further cycle: once `burst` has
 // passed it leaves the incident, so a cable that keeps flapping after a reboot is judged by
-// the flap rule rather than held, and never counts as the switch rebooting again. A link of
-// an sm_resweep that goes down leaves it at once (the SM's re-initialising is ups only). A switch
-// that keeps rebooting (order_cycles) or stays down gets one node-level work-order verdict (port 0)
-// naming the switch (orders()). Node types: LinkInfo::switch_node / peer_switch (from the
+// the flap rule rather than held, and never counts as the switch rebooting again. A link in
+// more than one active incident (between two switches that both rebooted lately) is seen by
+// each; a down of it while another holder's switch loses most of its links, or that such a
+// cycle then explains, is not alone in any of them. A link of an sm_resweep that goes down
+// leaves it at once (the SM's re-initialising is ups only). A switch that keeps rebooting
+// (order_cycles) or stays down gets one node-level work-order verdict (port 0) naming the
+// switch (orders()). Node types: LinkInfo::switch_node / peer_switch (from the
 // topology's node types). Thread-safe (one mutex): the daemon's sources feed it, the web API lists
 // it.
 #pragma once
@@ -123,6 +126,13 @@ class IncidentTracker {
   void on_link(const ingest::Event& e, bool down, std::vector<ingest::Event>& out);
   void on_unresponsive(const ingest::Event& e, std::vector<ingest::Event>& out);
   // Drops from inc the links that went down alone more than `burst` before now_us.
+  // A link event for one of the incidents that hold the link.
+  // `explained`: another holder's switch is losing most of its links right now (the link is
+  // not down alone).
+  void on_held_link(Incident& inc, End id, const ingest::Event& e, bool down, bool was_down,
+                    bool explained, std::vector<ingest::Event>& out);
+  // How many of inc's links are down now (from down_at_: right whichever incident saw them go).
+  int links_down(const Incident& inc) const;
   void release_lone(Incident& inc, int64_t now_us);
   bool burst_of(uint64_t node, int64_t now_us) const;
   bool all_down(uint64_t node) const;

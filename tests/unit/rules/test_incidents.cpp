@@ -382,4 +382,59 @@ TEST_CASE("incidents: hosts behind one leaf whose counters fail are one incident
   CHECK(list[0].events >= 4 + 2);  // its link events and the hosts' failed queries
 }
 
+// Every link of leaf l down at t, as a switch reboot shows them (the uplinks first, the hosts
+// 300 ms later, each link from both ends), up 1.5 s later.
+std::vector<ingest::Event> leaf_cycle(int l, int64_t t) {
+  std::vector<ingest::Event> out;
+  for (bool down : {true, false}) {
+    int64_t at = down ? t : t + 1'500'000;
+    for (int s = 0; s < 2; ++s) {
+      out.push_back(link_event(down, spine(s), 1 + l, leaf(l), 3 + s, at));
+      out.push_back(link_event(down, leaf(l), 3 + s, spine(s), 1 + l, at));
+    }
+    for (int h = 0; h < 2; ++h) {
+      out.push_back(link_event(down, host(l, h), 1, leaf(l), 1 + h, at + 300'000));
+      out.push_back(link_event(down, leaf(l), 1 + h, host(l, h), 1, at + 300'000));
+    }
+  }
+  return out;
+}
+
+TEST_CASE("incidents: a leaf rebooting again after its spine did keeps its links held",
+          "[incidents]") {
+  // Leaf 1 reboots five times, then spine 0 five times, then leaf 1 again: the link between
+  // them was in both switches' incidents. Every down of it is a reboot's, none a flap.
+  rules::RuleRunner runner(flap_rule("1m"));
+  IncidentTracker tracker;
+  auto links = fat_tree();
+  tracker.learn(links);
+  runner.set_incidents(&tracker);
+  std::vector<rules::Verdict> flaps;
+  int64_t t = kT0;
+  auto feed = [&](const std::vector<ingest::Event>& events) {
+    for (const auto& e : events) {
+      tracker.add({e});
+      runner.add_events({e});
+    }
+    t = events.back().time_us + 2'500'000;
+    for (auto& v : runner.evaluate(links, t))
+      if (v.port != 0) flaps.push_back(v);
+  };
+  for (int i = 0; i < 5; ++i) feed(leaf_cycle(1, t));
+  t += 5 * kS;
+  for (int i = 0; i < 5; ++i) feed(spine_cycle(0, t));
+  t += 5 * kS;
+  for (int i = 0; i < 5; ++i) feed(leaf_cycle(1, t));
+  std::string said;
+  for (const auto& v : flaps)
+    said += std::to_string(v.node_guid) + "/" + std::to_string(v.port) + " " + v.explanation + "\n";
+  INFO(said);
+  CHECK(flaps.empty());
+  int leaf_cycles = 0;
+  for (const auto& inc : tracker.list(0, t))
+    if (inc.node_guid == leaf(1)) leaf_cycles += inc.cycles;
+  CHECK(leaf_cycles == 10);
+  CHECK(tracker.covers(leaf(1), 3, t - 10 * kS));
+}
+
 }  // namespace incidents_test
