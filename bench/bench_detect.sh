@@ -118,6 +118,9 @@ print(sum(o["opened"][:19] >= since and p in (o["a"], o["b"]) for o in json.load
   if [[ $kind == reboot ]]; then
     sw=${reboot_targets[RANDOM % ${#reboot_targets[@]}]}
     since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    # To the microsecond, as orders are stamped: a lossy trial's last errors, read by the
+    # daemon in the same second, open an order before this trial's first Unlink.
+    since_us=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
     for ((c = 0; c < 5; c++)); do
       sim_console "Unlink \"$sw\""
       sleep 1.5
@@ -133,13 +136,15 @@ mine = [i for i in json.load(sys.stdin) if i["node"] == sw]
 ok = len(mine) == 1 and mine[0]["kind"] in ("switch_reboot", "switch_down")
 print("named" if ok else "missed:" + ",".join(i["kind"] + "@" + i["node"] for i in mine))' "$sw")
     if [[ $verdict == named ]]; then ((++reboots_named)); else misses+=("reboot $sw: $verdict"); fi
-    n=$(query workorders | python3 -c '
+    mapfile -t orders < <(query workorders | python3 -c '
 import json, sys
-sw, since = sys.argv[1] + "/", sys.argv[2][:19]
-print(sum(1 for o in json.load(sys.stdin)
-          if not o["rule"].startswith("incident_") and o["opened"][:19] >= since and
-          (o["a"].startswith(sw) or o["b"].startswith(sw))))' "$sw" "$since")
-    reboot_cable_orders=$((reboot_cable_orders + n))
+sw, since = sys.argv[1] + "/", sys.argv[2]
+for o in json.load(sys.stdin):
+    if (not o["rule"].startswith("incident_") and o["opened"] >= since and
+            (o["a"].startswith(sw) or o["b"].startswith(sw))):
+        print(o["opened"], o["rule"], o["a"], o["b"], o["summary"][:100])' "$sw" "$since_us")
+    reboot_cable_orders=$((reboot_cable_orders + ${#orders[@]}))
+    for o in "${orders[@]}"; do misses+=("reboot $sw at $since, order: $o"); done
     continue
   fi
   if [[ $kind == lossy ]]; then
