@@ -80,6 +80,14 @@ mapfile -t ports <"$work/ports"
 # Reboot targets: the spines and every leaf but the SM's.
 mapfile -t reboot_targets < <(cut -d'|' -f1 "$work/ports" | sort -u | grep -v '^leaf001$')
 
+# A trial's start: $since_us to the microsecond, as decisions and orders are stamped (a lossy
+# trial's last errors, read by the daemon in the same second, can open an order just before
+# the next trial's fault), and $since, the same second, for the CLI's --since.
+trial_start() {
+  since_us=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+  since=${since_us%.*}Z
+}
+
 misses=()
 faults=0 first=0 pinned=0 cleans=0 false_suspects=0 recovered_runs=0 failed=0
 reboots=0 reboots_named=0 reboot_cable_orders=0 congestions=0 congestion_found=0
@@ -94,7 +102,7 @@ for ((t = 0; t < trials; t++)); do
   ((r == 6)) && kind=congestion
   if [[ $kind == congestion ]]; then
     IFS='|' read -r node port peer pport <<<"${ports[RANDOM % ${#ports[@]}]}"
-    since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    trial_start
     sim_console "PerformanceSet \"$node\"[$port] PortCounters.PortXmitDiscards=60000"
     sleep 4  # a few 1 s sweeps
     ((++congestions))
@@ -104,23 +112,21 @@ for ((t = 0; t < trials; t++)); do
     ((found > 0)) || misses+=("congestion $node/$port at $since: no finding")
     n=$(query decisions --since "$since" | python3 -c '
 import json, sys
-print(sum(d["node"] + "/" + str(d["port"]) == sys.argv[1] for d in json.load(sys.stdin)))' \
-      "$node/$port")
+p, since = sys.argv[1], sys.argv[2]
+print(sum(d["time"] >= since and d["node"] + "/" + str(d["port"]) == p
+          for d in json.load(sys.stdin)))' "$node/$port" "$since_us")
     n=$((n + $(query workorders | python3 -c '
 import json, sys
-p, since = sys.argv[1], sys.argv[2][:19]
-print(sum(o["opened"][:19] >= since and p in (o["a"], o["b"]) for o in json.load(sys.stdin)))' \
-      "$node/$port" "$since")))
+p, since = sys.argv[1], sys.argv[2]
+print(sum(o["opened"] >= since and p in (o["a"], o["b"]) for o in json.load(sys.stdin)))' \
+      "$node/$port" "$since_us")))
     congestion_orders=$((congestion_orders + n))
     sim_console "PerformanceSet \"$node\"[$port] PortCounters.PortXmitDiscards=0"
     continue
   fi
   if [[ $kind == reboot ]]; then
     sw=${reboot_targets[RANDOM % ${#reboot_targets[@]}]}
-    since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    # To the microsecond, as orders are stamped: a lossy trial's last errors, read by the
-    # daemon in the same second, open an order before this trial's first Unlink.
-    since_us=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+    trial_start
     for ((c = 0; c < 5; c++)); do
       sim_console "Unlink \"$sw\""
       sleep 1.5
