@@ -94,7 +94,8 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
   // both rebooted lately is in both, and the one rebooting now must count this cycle (when
   // only the latest saw it, a leaf rebooting again after its spine did lost its uplinks to
   // the spine's incident, counted no more cycles and left them to the flap rule).
-  std::vector<Incident*> holders;
+  // With each holder, whether its switch is losing most of its links right now (a down).
+  std::vector<std::pair<Incident*, bool>> holders;
   for (auto& i : incidents_) {
     // Failing counter queries were only a guess at the cause: a link event may still show the
     // switch in front of those hosts rebooting (that incident then takes theirs in).
@@ -105,13 +106,14 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
       i.links.erase(id);
       continue;
     }
-    holders.push_back(&i);
+    bool bursting =
+        down && !was_down && i.kind == "switch_reboot" && burst_of(i.node_guid, e.time_us);
+    holders.emplace_back(&i, bursting);
   }
   bool explained = false;
-  if (down && !was_down)
-    for (const Incident* h : holders)
-      explained |= h->kind == "switch_reboot" && burst_of(h->node_guid, e.time_us);
-  for (Incident* inc : holders) on_held_link(*inc, id, e, down, was_down, explained, out);
+  for (const auto& [inc, bursting] : holders) explained |= bursting;
+  for (const auto& [inc, bursting] : holders)
+    on_held_link(*inc, id, e, down, was_down, bursting, explained, out);
   if (!holders.empty()) return;
   if (down && !was_down) {
     std::vector<uint64_t> ends = {a.guid};
@@ -135,7 +137,8 @@ void IncidentTracker::on_link(const ingest::Event& e, bool down, std::vector<ing
 }
 
 void IncidentTracker::on_held_link(Incident& inc, End id, const ingest::Event& e, bool down,
-                                   bool was_down, bool explained, std::vector<ingest::Event>& out) {
+                                   bool was_down, bool bursting, bool explained,
+                                   std::vector<ingest::Event>& out) {
   ++inc.events, inc.last_us = e.time_us;
   if (down && !was_down) {
     const bool first_down = links_down(inc) == 1;  // this one (down_at_ has it already)
@@ -143,7 +146,7 @@ void IncidentTracker::on_held_link(Incident& inc, End id, const ingest::Event& e
     if (inc.kind == "switch_reboot") {
       if (first_down) inc.cycle_counted = false;
       // Most of the switch's links at once: it rebooted again; else this link, alone so far.
-      cycle = !inc.cycle_counted && burst_of(inc.node_guid, e.time_us);
+      cycle = !inc.cycle_counted && bursting;
       if (cycle) {
         // Its links that went down "alone" so far went down with it, here and in any other
         // incident that holds them (the far end's switch, rebooted earlier).

@@ -126,11 +126,11 @@ class IncidentTracker {
   void on_link(const ingest::Event& e, bool down, std::vector<ingest::Event>& out);
   void on_unresponsive(const ingest::Event& e, std::vector<ingest::Event>& out);
   // Drops from inc the links that went down alone more than `burst` before now_us.
-  // A link event for one of the incidents that hold the link.
-  // `explained`: another holder's switch is losing most of its links right now (the link is
-  // not down alone).
+  // A link event for one of the incidents that hold the link. `bursting`: a down while inc's
+  // switch loses most of its links (burst_of); `explained`: that holds for some holder (the
+  // link is not down alone).
   void on_held_link(Incident& inc, End id, const ingest::Event& e, bool down, bool was_down,
-                    bool explained, std::vector<ingest::Event>& out);
+                    bool bursting, bool explained, std::vector<ingest::Event>& out);
   // How many of inc's links are down now (from down_at_: right whichever incident saw them go).
   int links_down(const Incident& inc) const;
   void release_lone(Incident& inc, int64_t now_us);
