@@ -15,16 +15,25 @@ ingest::Event event_of(const CongestionEntry& c, std::string_view kind, int64_t 
   e.time_us = now_us;
   e.source = ingest::EventSource::counters;
   e.kind = kind;
-  bool cleared = kind == congestion_kind::cleared;
+  bool report = kind == congestion_kind::finding || kind == congestion_kind::finding_cleared;
+  bool cleared = kind == congestion_kind::cleared || kind == congestion_kind::finding_cleared;
   e.severity = cleared ? ingest::Severity::info : c.severity;
   e.node_guid = c.node_guid;
   e.port = c.port;
-  e.message = cleared ? "congestion cleared (" + c.rule + ")" : c.explanation;
+  e.message = report    ? c.rule + ": " + (cleared ? "no longer found" : c.explanation)
+              : cleared ? "congestion cleared (" + c.rule + ")"
+                        : c.explanation;
   char key[96];
-  std::snprintf(key, sizeof key, "congestion:%016" PRIx64 ":%d:%" PRId64 ":", c.node_guid, c.port,
-                now_us);
-  e.dedup_key = std::string(key) + std::string(kind);
+  std::snprintf(key, sizeof key, ":%016" PRIx64 ":%d:%" PRId64 ":", c.node_guid, c.port, now_us);
+  e.dedup_key =
+      (report ? "finding:" + c.rule : std::string("congestion")) + key + std::string(kind);
   return e;
+}
+
+std::string report_key(const rules::Verdict& v) {
+  char key[48];
+  std::snprintf(key, sizeof key, ":%016" PRIx64 ":%d", v.node_guid, v.port);
+  return v.rule + key;
 }
 
 }  // namespace congestion_detail
@@ -33,8 +42,14 @@ std::vector<ingest::Event> CongestionBoard::update(const std::vector<rules::Verd
                                                    int64_t now_us) {
   namespace cd = congestion_detail;
   std::unordered_map<uint64_t, CongestionEntry> next;
+  std::unordered_map<std::string, CongestionEntry> next_reports;
   for (const auto& v : findings) {
-    if (v.type != rules::RuleType::congestion) continue;
+    if (v.type != rules::RuleType::congestion) {
+      next_reports.emplace(cd::report_key(v),
+                           CongestionEntry{v.node_guid, v.port, v.rule, v.severity, 0, 0, 0, now_us,
+                                           now_us, v.explanation});
+      continue;
+    }
     CongestionEntry c{v.node_guid,
                       v.port,
                       v.rule,
@@ -62,6 +77,18 @@ std::vector<ingest::Event> CongestionBoard::update(const std::vector<rules::Verd
   for (const auto& [k, c] : ports_)
     if (!next.count(k)) events.push_back(cd::event_of(c, congestion_kind::cleared, now_us));
   ports_ = std::move(next);
+  for (auto& [k, c] : next_reports) {
+    if (auto old = reports_.find(k); old != reports_.end()) {
+      c.since_us = old->second.since_us;
+    } else {
+      ++reports_total_;
+      events.push_back(cd::event_of(c, congestion_kind::finding, now_us));
+    }
+  }
+  for (const auto& [k, c] : reports_)
+    if (!next_reports.count(k))
+      events.push_back(cd::event_of(c, congestion_kind::finding_cleared, now_us));
+  reports_ = std::move(next_reports);
   return events;
 }
 
@@ -81,6 +108,16 @@ size_t CongestionBoard::ports() const {
 uint64_t CongestionBoard::findings_total() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return total_;
+}
+
+size_t CongestionBoard::reports() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return reports_.size();
+}
+
+uint64_t CongestionBoard::reports_total() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return reports_total_;
 }
 
 nlohmann::json CongestionBoard::to_json() const {

@@ -111,12 +111,12 @@ void SourceContext::evaluate(const std::shared_ptr<const Topology>& topo) {
   if (!d_.rules || !topo) return;
   ActionJob job;
   job.topo = topo;
-  std::vector<rules::Verdict> congestion;  // a signal: never to the action worker
+  std::vector<rules::Verdict> reports;  // congestion and report-only rules: never acted on
   int64_t now = clock().now_us();
-  auto acting = d_.rules->evaluate(topo->links, now, &congestion);
-  for (auto& v : congestion) name_port_labels(topo.get(), v.explanation);
+  auto acting = d_.rules->evaluate(topo->links, now, &reports);
+  for (auto& v : reports) name_port_labels(topo.get(), v.explanation);
   store::WriteBatch feed;
-  feed.events = d_.fabric->congestion.update(congestion, now);
+  feed.events = d_.fabric->congestion.update(reports, now);
   if (!feed.events.empty()) {
     enrich_all(topo.get(), feed.events);
     d_.queue->push(std::move(feed));

@@ -46,20 +46,24 @@ size_t RuleRunner::add_events(const std::vector<ingest::Event>& events) {
 }
 
 std::vector<Verdict> RuleRunner::evaluate(const std::vector<LinkInfo>& links, int64_t now_us,
-                                          std::vector<Verdict>* congestion) {
+                                          std::vector<Verdict>* reports) {
   std::lock_guard<std::mutex> lock(mutex_);  // windows borrow the history's deltas
   history_.prune(now_us);
   std::vector<PortWindow> windows = history_.windows(links);
   std::vector<Verdict> out;
   for (auto& v : rules::evaluate(rules_, windows, now_us)) {
-    if (is_congestion_verdict(v)) {  // a signal, never acted on
-      if (congestion && v.type == RuleType::congestion) congestion->push_back(std::move(v));
+    if (v.type == RuleType::congestion) {  // a signal of the fabric's load: always reported
+      if (reports) reports->push_back(std::move(v));
       continue;
     }
-    if (!v.confirmed || v.action == Action::none) continue;
+    if (!v.confirmed) continue;
     const Rule* rule = rules_.find(v.rule);
     int64_t window = rule && rule->window_us ? rule->window_us : 60'000'000;
     if (incidents_ && incidents_->covers(v.node_guid, v.port, now_us - window)) continue;
+    if (v.action == Action::none || is_congestion_verdict(v)) {  // reported, never acted on
+      if (reports) reports->push_back(std::move(v));
+      continue;
+    }
     out.push_back(std::move(v));
   }
   if (incidents_)

@@ -5,8 +5,10 @@
 // each, the rule set is evaluated over the given links that have something in their window.
 // Only confirmed verdicts whose rule acts (action != none) are returned: the daemon hands them
 // to its action worker, which de-duplicates them against the store (one open order per link).
-// Congestion verdicts (rules::is_congestion_verdict) are never among them: they go to the
-// caller's `congestion` list when it gives one (report only: feed, port grid, metrics).
+// The rest that is worth telling goes to the caller's `reports` list when it gives one, never
+// to an action: every verdict of a congestion rule (the fabric's load: feed, port grid,
+// metrics), and confirmed verdicts that must not act (action none, or about PortXmitWait /
+// PortXmitDiscards: rules::is_congestion_verdict) on ports no incident holds.
 // Thread-safe (one mutex): the daemon's counter thread and watcher thread both feed it.
 #pragma once
 
@@ -41,7 +43,7 @@ class RuleRunner {
   // links: the ports of the current topology as rule windows need them (daemon::Topology's
   // links, or those rebuilt from a store by replay).
   std::vector<Verdict> evaluate(const std::vector<LinkInfo>& links, int64_t now_us,
-                                std::vector<Verdict>* congestion = nullptr);
+                                std::vector<Verdict>* reports = nullptr);
   const RuleSet& rules() const { return rules_; }
   // The incidents whose ports give no verdicts of their own while they last (a verdict is
   // dropped when its port is in an incident with an event within the rule's window), and whose

@@ -6,6 +6,8 @@
 // end goes down and comes back (ibsim Unlink / ReLink), the finding clears and the old burst is
 // not reported again; new discards after it (the port's counter set lower than before: a
 // reset, which ibsim's clipped AllPortSelect sum does not show) are a finding of their own.
+// A rule with action none (report only) gives a `finding` event and, out of its window, a
+// `finding_cleared`, and nothing decided or ordered.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -119,5 +121,53 @@ TEST_CASE("congestion lab: discards climbing fast are a finding - never an order
   events = wait_query("events", config, {"--port", "leaf001/4"}, kinds("congestion", 2), 20s);
   CHECK(count(events, "congestion") == 2);
   CHECK(http_call(port, "GET", "/api/v1/congestion", "").body["findings_total"] == 2);
+  CHECK(d.stop() == 0);
+}
+
+TEST_CASE("congestion lab: a rule with action none reports a finding - never an order",
+          "[integration][congestion]") {
+  // The shipped rules plus a report-only twin of error_bursts' LinkErrorRecoveryCounter (any
+  // recovery in 10 s, where the shipped rule orders at 5 in a minute).
+  auto lab = ibw::lab::two_tier_lab(2, 4, 2);
+  ibw::lab::SimLab sim({ibw::lab::to_ibsim_net(lab)});
+  std::ofstream(sim.dir() + "/plan.csv") << ibw::lab::plan_csv(lab);
+  std::ofstream(sim.dir() + "/rules.yaml")
+      << ibw::lab::slurp_file(shipped_rules())
+      << "\n  - name: recovery_watch\n    type: error_counters\n"
+      << "    action: none\n    severity: error\n    window: 10s\n"
+      << "    counters:\n      LinkErrorRecoveryCounter: {delta: 1}\n";
+  std::string config = sim.dir() + "/ibwarden.yaml";
+  remedy_lab_config()
+      .set("rules", "file", sim.dir() + "/rules.yaml")
+      .set("web", "listen", "127.0.0.1:0")
+      .write(config);
+  Daemon d({config, sim.dir(), sim.sockname(), sim.dir() + "/daemon.log"});
+  d.start();
+  REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
+
+  sim.console("PerformanceSet \"leaf001\"[5] PortCounters.LinkErrorRecoveryCounter=2");
+  auto has = [](const std::string& kind) {
+    return [kind](const json& all) {
+      for (const auto& e : all)
+        if (e["kind"] == kind) return true;
+      return false;
+    };
+  };
+  auto events = wait_query("events", config, {"--port", "leaf001/5"}, has("finding"), 20s);
+  INFO(d.log());
+  json finding;
+  for (const auto& e : events)
+    if (e["kind"] == "finding") finding = e;
+  REQUIRE(finding.is_object());
+  CHECK(finding["severity"] == "error");
+  CHECK(finding["node"] == "leaf001");
+  CHECK(finding["message"].get<std::string>().starts_with("recovery_watch: "));
+  // Out of its 10 s window: cleared. Nothing was decided or ordered for it.
+  events = wait_query("events", config, {"--port", "leaf001/5"}, has("finding_cleared"), 30s);
+  int findings = 0;
+  for (const auto& e : events) findings += e["kind"] == "finding";
+  CHECK(findings == 1);
+  CHECK(query_json("decisions", config).empty());
+  CHECK(query_json("workorders", config).empty());
   CHECK(d.stop() == 0);
 }

@@ -3,6 +3,8 @@
 // no longer found, the count of findings since start, and the JSON the web API serves.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "daemon/congestion_state.h"
 
 using namespace ibw;
@@ -72,6 +74,49 @@ TEST_CASE("congestion board: one entry per port and only congestion verdicts", "
   CHECK(j["ports"][0]["wait_ratio"] == 0.4);
   CHECK(j["ports"][0]["lost_gbps"] == Approx(80));
   CHECK(j["findings_total"] == 1);
+}
+
+}  // namespace congestion_state_test
+
+namespace congestion_state_test {
+
+TEST_CASE("congestion board: a report-only rule gives one finding event and one when it clears",
+          "[daemon]") {
+  CongestionBoard b;
+  rules::Verdict v = finding(0x30, 2, 0);
+  v.rule = "rcv_watch", v.type = rules::RuleType::error_counters;
+  v.severity = ingest::Severity::error, v.explanation = "PortRcvErrors 12/s over 10/s";
+  auto ev = b.update({v, finding(0x10, 1, 0.3)}, kNow);
+  REQUIRE(ev.size() == 2);
+  auto found =
+      std::find_if(ev.begin(), ev.end(), [](const auto& e) { return e.kind == "finding"; });
+  REQUIRE(found != ev.end());
+  CHECK(found->node_guid == 0x30);
+  CHECK(found->port == 2);
+  CHECK(found->severity == ingest::Severity::error);  // the rule's
+  CHECK(found->message == "rcv_watch: PortRcvErrors 12/s over 10/s");
+  CHECK(b.reports() == 1);
+  CHECK(b.reports_total() == 1);
+  CHECK(b.ports() == 1);  // not a congestion finding
+  CHECK(b.to_json()["ports"].size() == 1);
+
+  // Still matching: nothing new. Another rule on the same port is a finding of its own.
+  rules::Verdict w = v;
+  w.rule = "rcv_watch_2";
+  ev = b.update({v, w, finding(0x10, 1, 0.3)}, kNow + 10 * kSec);
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == "finding");
+  CHECK(ev[0].message.starts_with("rcv_watch_2: "));
+  CHECK(b.reports_total() == 2);
+
+  // No longer found: cleared, info; the congestion finding clears on its own terms.
+  ev = b.update({w, finding(0x10, 1, 0.3)}, kNow + 20 * kSec);
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0].kind == "finding_cleared");
+  CHECK(ev[0].severity == ingest::Severity::info);
+  CHECK(ev[0].message == "rcv_watch: no longer found");
+  CHECK(ev[0].dedup_key != found->dedup_key);
+  CHECK(b.reports() == 1);
 }
 
 }  // namespace congestion_state_test

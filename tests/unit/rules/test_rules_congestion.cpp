@@ -390,4 +390,34 @@ TEST_CASE("rules congestion: a congestion rule alone keeps the link events it ne
   runner.evaluate({link}, kNow, &congestion);
   CHECK(congestion.empty());
 }
+
+TEST_CASE("rules congestion: a rule with action none is reported and never acted on", "[rules]") {
+  // The same PortRcvErrors burst under a work_order rule and a report-only twin: the first
+  // acts, the second goes to the reports; the report-only rule with confirm: both_ends and a
+  // quiet peer is not confirmed, so it is not reported either.
+  RuleSet set;
+  Rule r;
+  r.name = "orders", r.type = RuleType::error_counters, r.action = Action::work_order;
+  r.window_us = 60 * kSec;
+  r.counters = {{Counter::PortRcvErrors, 0, 10}};
+  set.rules.push_back(r);
+  r.name = "watch", r.action = Action::none;
+  set.rules.push_back(r);
+  r.name = "watch_both", r.confirm = Confirm::both_ends;
+  set.rules.push_back(r);
+  RuleRunner runner(set);
+  ibw::ingest::CounterDelta d = counter_delta(kNow - kSec, 0, 0);
+  d.delta[static_cast<size_t>(Counter::PortRcvErrors)] = 1000;  // 100/s
+  runner.add_deltas({d});
+  LinkInfo link{0x10, 3, 0x20, 1, 4, Speed::hdr};
+  std::vector<Verdict> reports;
+  auto acting = runner.evaluate({link}, kNow, &reports);
+  REQUIRE(acting.size() == 1);
+  CHECK(acting[0].rule == "orders");
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].rule == "watch");
+  CHECK(reports[0].action == Action::none);
+  CHECK(reports[0].confirmed);
+}
+
 }  // namespace rules_congestion_test
