@@ -3,6 +3,7 @@
 // the recorded CSV and Prometheus answers and for the edge cases of the first line.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <random>
 #include <string>
 #include <vector>
@@ -120,4 +121,95 @@ TEST_CASE("ufm telemetry stream: the expected sample count sizes the CSV result 
     CHECK(t.samples.size() == n);
     CHECK(t.samples.capacity() == expected + expected / 64);  // reserved once, never grown
   }
+}
+
+TEST_CASE("ufm telemetry stream: a CSV row read in one pass parses as its quoted twin", "[ufm]") {
+  // Rows without a quote take the one-pass reader, quoted rows the split: the same cells in
+  // either form must give the same samples, PHY records, rows and skips. Headers and cells
+  // are drawn at random: identity and time columns anywhere (twice, or missing), counters,
+  // PHY fields, unknown columns; cells of plain digits up to 22 long, spaced, signed,
+  // decimal, exponent, hex, empty, "N/A"; rows with fewer or more cells than the header.
+  const std::vector<std::string> names = {"timestamp",
+                                          "node_guid",
+                                          "port_guid",
+                                          "port_num",
+                                          "Port_Number",
+                                          "source_id",
+                                          "Infiniband_SymbolErrors",
+                                          "Infiniband_RcvErrors",
+                                          "Infiniband_XmitWait",
+                                          "Infiniband_PckOut",
+                                          "PortXmitDataExtended",
+                                          "Total_Raw_BER",
+                                          "Effective_Errors",
+                                          "Active_FEC",
+                                          "Module_Temperature",
+                                          "link_partner_node_guid",
+                                          "no_such_field"};
+  std::mt19937 rng(20261129);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  auto digits = [&](size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += static_cast<char>('0' + pick(10));
+    return s;
+  };
+  auto cell = [&]() -> std::string {
+    switch (pick(12)) {
+      case 0:
+        return "";
+      case 1:
+        return " " + digits(1 + pick(5)) + " ";
+      case 2:
+        return "-" + digits(1 + pick(3));
+      case 3:
+        return digits(1 + pick(4)) + "." + digits(1 + pick(3));
+      case 4:
+        return digits(1 + pick(2)) + "e" + digits(1);
+      case 5:
+        return "0x" + digits(1 + pick(16));
+      case 6:
+        return "N/A";
+      case 7:
+        return digits(17 + pick(6));  // 17-22 digits: over 19 is not plain
+      case 8:
+        return "x" + digits(2);
+      case 9:
+        return "1700000000" + digits(pick(7));  // a time in s to us
+      default:
+        return digits(1 + pick(12));
+    }
+  };
+  size_t samples = 0, counters = 0;  // what the rounds compared: not only skipped rows
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::string> header;
+    for (size_t n = 1 + pick(12); header.size() < n;) header.push_back(names[pick(names.size())]);
+    if (round % 3) header.insert(header.begin() + pick(header.size() + 1), "node_guid");
+    if (round % 4) header.insert(header.begin() + pick(header.size() + 1), "port_num");
+    std::string plain, quoted;
+    for (size_t i = 0; i < header.size(); ++i) plain += (i ? "," : "") + header[i];
+    plain += "\n", quoted = plain;
+    for (int r = 0; r < 20; ++r) {
+      size_t n = header.size() + pick(3) - std::min<size_t>(header.size(), 1 + pick(2)) + 1;
+      for (size_t i = 0; i < n; ++i) {
+        std::string c = header[std::min(i, header.size() - 1)].ends_with("guid") && pick(2)
+                            ? "0x" + digits(16)
+                            : cell();
+        plain += (i ? "," : "") + c;
+        quoted += (i ? ",\"" : "\"") + c + "\"";
+      }
+      plain += r % 5 ? "\n" : "\r\n", quoted += "\n";
+    }
+    INFO(plain);
+    const TelemetryParse a = parse_telemetry_csv(plain, kNow);
+    const TelemetryParse b = parse_telemetry_csv(quoted, kNow);
+    check_same(a, b);
+    samples += a.samples.size();
+    for (const auto& x : a.samples) counters += static_cast<size_t>(std::popcount(x.valid));
+    for (size_t i = 0; i < a.phy.size() && i < b.phy.size(); ++i) {
+      CHECK(a.phy[i].effective_errors == b.phy[i].effective_errors);
+      CHECK(a.phy[i].temperature_c == b.phy[i].temperature_c);
+    }
+  }
+  CHECK(samples > 500);
+  CHECK(counters > 1000);
 }
