@@ -226,7 +226,15 @@ TEST_CASE("sm watch lab: a standby OpenSM takes over - a failover event",
 
   auto killed = std::chrono::steady_clock::now();
   w.sim->kill_opensm();
-  REQUIRE(d.wait_log("\"kind\":\"sm_failover\"", 1, 60s));
+  bool failover = d.wait_log("\"kind\":\"sm_failover\"", 1, 60s);
+  if (!failover) {  // (a rare CI failure): what the standby and the watcher saw, to tell why
+    std::string standby_log = ibw::lab::slurp_file(w.sim->dir() + "/opensm-standby.log");
+    if (standby_log.size() > 6000)
+      standby_log = "..." + standby_log.substr(standby_log.size() - 6000);
+    UNSCOPED_INFO("the standby OpenSM's log (end):\n" << standby_log);
+    UNSCOPED_INFO("the watcher's sm status: " << w.sm_status().dump());
+  }
+  REQUIRE(failover);
   std::cout << "sm watch lab: master killed -> failover reported in "
             << std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::steady_clock::now() - killed)
