@@ -1,6 +1,7 @@
 // CongestionBoard (daemon/congestion_state.h).
 #include "daemon/congestion_state.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -39,7 +40,8 @@ std::string report_key(const rules::Verdict& v) {
 }  // namespace congestion_detail
 
 std::vector<ingest::Event> CongestionBoard::update(const std::vector<rules::Verdict>& findings,
-                                                   int64_t now_us) {
+                                                   int64_t now_us,
+                                                   const std::vector<uint64_t>* scope) {
   namespace cd = congestion_detail;
   std::unordered_map<uint64_t, CongestionEntry> next;
   std::unordered_map<std::string, CongestionEntry> next_reports;
@@ -60,11 +62,20 @@ std::vector<ingest::Event> CongestionBoard::update(const std::vector<rules::Verd
                       now_us,
                       now_us,
                       v.explanation};
-    auto [at, fresh] = next.emplace(key(v.node_guid, v.port), c);
+    auto [at, fresh] = next.emplace(port_key(v.node_guid, v.port), c);
     if (!fresh && c.wait_ratio > at->second.wait_ratio) at->second = std::move(c);
   }
   std::vector<ingest::Event> events;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (scope) {  // a partial evaluation: what it did not look at stays as it is
+    auto outside = [&](const CongestionEntry& c) {
+      return !std::binary_search(scope->begin(), scope->end(), port_key(c.node_guid, c.port));
+    };
+    for (const auto& [k, c] : ports_)
+      if (outside(c)) next.emplace(k, c);
+    for (const auto& [k, c] : reports_)
+      if (outside(c)) next_reports.emplace(k, c);
+  }
   for (auto& [k, c] : next) {
     auto old = ports_.find(k);
     if (old != ports_.end()) {

@@ -50,7 +50,10 @@ class CongestionBoard {
   // the strongest wait ratio wins). Returns the events: `congestion` for ports newly found,
   // `congestion_cleared` for ports no longer found; `finding` / `finding_cleared` the same
   // for each other rule and port.
-  std::vector<ingest::Event> update(const std::vector<rules::Verdict>& findings, int64_t now_us);
+  // With `scope` (sorted port_keys: the ports a partial evaluation looked at), findings of
+  // other ports are kept as they are.
+  std::vector<ingest::Event> update(const std::vector<rules::Verdict>& findings, int64_t now_us,
+                                    const std::vector<uint64_t>* scope = nullptr);
   std::vector<CongestionEntry> snapshot() const;
   // Ports with a current finding, and findings made since start (ports that became congested).
   size_t ports() const;
@@ -61,9 +64,11 @@ class CongestionBoard {
   // {"ports": [{node_guid, port, rule, severity, wait_ratio, lost_gbps, discards_per_s,
   // since, time, explanation}], "findings_total": N} (times ISO UTC), for the web API.
   nlohmann::json to_json() const;
+  static uint64_t port_key(uint64_t guid, int port) {
+    return guid * 256 + static_cast<uint64_t>(port & 0xff);
+  }
 
  private:
-  static uint64_t key(uint64_t guid, int port) { return guid * 256 + static_cast<uint64_t>(port); }
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, CongestionEntry> ports_;
   uint64_t total_ = 0;

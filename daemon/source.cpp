@@ -1,6 +1,7 @@
 // The publish sequence and the rest of SourceContext (daemon/source.h).
 #include "daemon/source.h"
 
+#include <algorithm>
 #include <cctype>
 #include <thread>
 
@@ -82,6 +83,8 @@ Published SourceContext::publish(const std::shared_ptr<const Topology>& topo,
   Published out;
   size_t kept = 0;
   bool events = false;
+  bool partial = when == Evaluate::with_rule_events || when == Evaluate::with_events;
+  std::vector<uint64_t> ports;  // of the events a partial evaluation looks at
   {
     std::lock_guard<std::mutex> publish(d_.fabric->publish_mutex);
     if (update) update(batch);
@@ -89,8 +92,14 @@ Published SourceContext::publish(const std::shared_ptr<const Topology>& topo,
     if (topo) d_.fabric->incidents.learn(topo->links);
     add_incidents(batch);
     if (d_.rules && when != Evaluate::never) {
-      kept = d_.rules->add_events(rule_events ? *rule_events : batch.events);
-      if (!batch.port_counters.empty()) d_.rules->add_deltas(batch.port_counters);
+      const auto& fed = rule_events ? *rule_events : batch.events;
+      kept = d_.rules->add_events(fed);
+      if (!batch.port_counters.empty()) d_.rules->add_deltas(batch.port_counters), partial = false;
+      for (const auto& e : fed)
+        if (d_.rules->wants(e))
+          ports.push_back(CongestionBoard::port_key(e.node_guid, e.port));
+        else if (when == Evaluate::with_events)
+          partial = false;  // (an event no rule reads, yet it asks for an evaluation)
     }
     if (has_rows(batch)) out.queued = d_.queue->push(std::move(batch));
   }
@@ -99,7 +108,8 @@ Published SourceContext::publish(const std::shared_ptr<const Topology>& topo,
                       (when == Evaluate::with_rule_events && kept);
   if (evaluate_now) {
     auto started = std::chrono::steady_clock::now();
-    evaluate(topo);
+    if (partial) std::sort(ports.begin(), ports.end());
+    out.evaluate_parts = evaluate(topo, partial ? &ports : nullptr);
     out.evaluate_us = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::steady_clock::now() - started)
                           .count();
@@ -107,16 +117,34 @@ Published SourceContext::publish(const std::shared_ptr<const Topology>& topo,
   return out;
 }
 
-void SourceContext::evaluate(const std::shared_ptr<const Topology>& topo) {
-  if (!d_.rules || !topo) return;
+rules::EvaluateTimes SourceContext::evaluate(const std::shared_ptr<const Topology>& topo,
+                                             const std::vector<uint64_t>* ports) {
+  rules::EvaluateTimes times;
+  if (!d_.rules || !topo) return times;
   ActionJob job;
   job.topo = topo;
+  const std::vector<rules::LinkInfo>* links = &topo->links;
+  std::vector<rules::LinkInfo> some;  // the links with an end among `ports`
+  std::vector<uint64_t> looked;       // their ports: the board's scope
+  if (ports) {
+    auto in = [&](uint64_t guid, int port) {
+      return std::binary_search(ports->begin(), ports->end(),
+                                CongestionBoard::port_key(guid, port));
+    };
+    for (const auto& l : topo->links)
+      if (in(l.node_guid, l.port) || (l.peer_guid && in(l.peer_guid, l.peer_port))) {
+        some.push_back(l);
+        looked.push_back(CongestionBoard::port_key(l.node_guid, l.port));
+      }
+    std::sort(looked.begin(), looked.end());
+    links = &some;
+  }
   std::vector<rules::Verdict> reports;  // congestion and report-only rules: never acted on
   int64_t now = clock().now_us();
-  auto acting = d_.rules->evaluate(topo->links, now, &reports);
+  auto acting = d_.rules->evaluate(*links, now, &reports, &times);
   for (auto& v : reports) name_port_labels(topo.get(), v.explanation);
   store::WriteBatch feed;
-  feed.events = d_.fabric->congestion.update(reports, now);
+  feed.events = d_.fabric->congestion.update(reports, now, ports ? &looked : nullptr);
   if (!feed.events.empty()) {
     enrich_all(topo.get(), feed.events);
     d_.queue->push(std::move(feed));
@@ -128,11 +156,12 @@ void SourceContext::evaluate(const std::shared_ptr<const Topology>& topo) {
     f.verdict = std::move(v);
     job.findings.push_back(std::move(f));
   }
-  if (job.findings.empty()) return;
+  if (job.findings.empty()) return times;
   size_t n = job.findings.size();
   if (!d_.worker->submit(std::move(job)))
     log(LogLevel::warning, "action queue full; verdicts deferred to the next evaluation",
         {{"verdicts", n}});
+  return times;
 }
 
 std::optional<SourceHealthEntry> Source::health(const SourceContext& ctx) const {

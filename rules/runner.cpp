@@ -1,5 +1,7 @@
 #include "rules/runner.h"
 
+#include <chrono>
+
 namespace ibw::rules {
 
 RuleRunner::RuleRunner(RuleSet rules)
@@ -46,12 +48,27 @@ size_t RuleRunner::add_events(const std::vector<ingest::Event>& events) {
 }
 
 std::vector<Verdict> RuleRunner::evaluate(const std::vector<LinkInfo>& links, int64_t now_us,
-                                          std::vector<Verdict>* reports) {
+                                          std::vector<Verdict>* reports, EvaluateTimes* times) {
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point& t) {  // microseconds since t; t becomes now
+    auto now = Clock::now();
+    int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(now - t).count();
+    t = now;
+    return us;
+  };
+  EvaluateTimes spent;
+  auto t = Clock::now();
   std::lock_guard<std::mutex> lock(mutex_);  // windows borrow the history's deltas
+  spent.wait_us = since(t);
   history_.prune(now_us);
+  spent.prune_us = since(t);
   std::vector<PortWindow> windows = history_.windows(links);
+  spent.windows_us = since(t);
   std::vector<Verdict> out;
-  for (auto& v : rules::evaluate(rules_, windows, now_us)) {
+  std::vector<Verdict> verdicts = rules::evaluate(rules_, windows, now_us);
+  spent.rules_us = since(t);
+  if (times) *times = spent;
+  for (auto& v : verdicts) {
     if (v.type == RuleType::congestion) {  // a signal of the fabric's load: always reported
       if (reports) reports->push_back(std::move(v));
       continue;

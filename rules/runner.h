@@ -22,6 +22,12 @@
 
 namespace ibw::rules {
 
+// Where one RuleRunner::evaluate() spent its time (microseconds): waiting for the runner's lock
+// (another thread feeding or evaluating it), History::prune, History::windows, the rules.
+struct EvaluateTimes {
+  int64_t wait_us = 0, prune_us = 0, windows_us = 0, rules_us = 0;
+};
+
 class RuleRunner {
  public:
   explicit RuleRunner(RuleSet rules);
@@ -43,7 +49,8 @@ class RuleRunner {
   // links: the ports of the current topology as rule windows need them (daemon::Topology's
   // links, or those rebuilt from a store by replay).
   std::vector<Verdict> evaluate(const std::vector<LinkInfo>& links, int64_t now_us,
-                                std::vector<Verdict>* reports = nullptr);
+                                std::vector<Verdict>* reports = nullptr,
+                                EvaluateTimes* times = nullptr);
   const RuleSet& rules() const { return rules_; }
   // The incidents whose ports give no verdicts of their own while they last (a verdict is
   // dropped when its port is in an incident with an event within the rule's window), and whose

@@ -76,6 +76,7 @@ CounterIngest::Result CounterIngest::ingest(SourceContext& ctx,
   });
   out.queued = p.queued;
   out.evaluate_us = p.evaluate_us;
+  out.evaluate_parts = p.evaluate_parts;
   return out;
 }
 

@@ -31,6 +31,7 @@ class CounterIngest {
     bool queued = true;  // false: stopping
     size_t samples = 0, events = 0;
     int64_t evaluate_us = 0;
+    rules::EvaluateTimes evaluate_parts;  // of which in the rule runner
   };
 
   explicit CounterIngest(Options options);

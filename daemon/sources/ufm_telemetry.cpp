@@ -102,6 +102,9 @@ void UfmTelemetrySource::run(SourceContext& ctx) {
            {"parse_ms", f.parse_us / 1000.0},
            {"ingest_ms", ms_since(ingest_start) - evaluate_ms},
            {"evaluate_ms", evaluate_ms},
+           {"evaluate_parts_ms",  // the rule runner's: lock wait, prune, windows, rules
+            {r.evaluate_parts.wait_us / 1000.0, r.evaluate_parts.prune_us / 1000.0,
+             r.evaluate_parts.windows_us / 1000.0, r.evaluate_parts.rules_us / 1000.0}},
            {"elapsed_ms", ms_since(started)}});
       log_memory("telemetry scrape");
     }
