@@ -95,6 +95,7 @@ TEST_CASE("congestion board: a report-only rule gives one finding event and one 
   CHECK(found->port == 2);
   CHECK(found->severity == ingest::Severity::error);  // the rule's
   CHECK(found->message == "rcv_watch: PortRcvErrors 12/s over 10/s");
+  const std::string first_key = found->dedup_key;  // (ev is reassigned below)
   CHECK(b.reports() == 1);
   CHECK(b.reports_total() == 1);
   CHECK(b.ports() == 1);  // not a congestion finding
@@ -115,7 +116,7 @@ TEST_CASE("congestion board: a report-only rule gives one finding event and one 
   CHECK(ev[0].kind == "finding_cleared");
   CHECK(ev[0].severity == ingest::Severity::info);
   CHECK(ev[0].message == "rcv_watch: no longer found");
-  CHECK(ev[0].dedup_key != found->dedup_key);
+  CHECK(ev[0].dedup_key != first_key);
   CHECK(b.reports() == 1);
 }
 
