@@ -7,9 +7,12 @@
 // <= 0), so its text is always printf's.
 #pragma once
 
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace ibw::rules {
@@ -25,7 +28,11 @@ inline void append_sci2(std::string* out, double x) {
     return k >= 0 ? x * kPow10[k] : x / kPow10[-k];
   };
   if (std::isfinite(x) && x > 0) {
-    int e = static_cast<int>(std::floor(std::log10(x)));
+    // floor(log10(x)) or one less, from the binary exponent b (x = f 2^b, f in [0.5, 1), so
+    // log10 x lies in [(b - 1) log10 2, b log10 2)); the step up below puts it right. No log10
+    // call. (A subnormal x reads as 2^-1022: far out of the range below, printed by to_chars.)
+    const int b = static_cast<int>(std::bit_cast<uint64_t>(x) >> 52 & 0x7ff) - 1022;
+    int e = static_cast<int>(std::floor((b - 1) * 0.30102999566398120));
     if (e >= -20 && e <= 20) {
       double m = scaled(e);
       if (m >= 1000) m = scaled(++e);
@@ -53,14 +60,22 @@ inline void append_sci2(std::string* out, double x) {
 
 namespace eval_detail {
 
-// Appends "0x%016" PRIx64 "/%d" (the port label of explanations) without printf.
+// Appends "0x%016" PRIx64 "/%d" (the port label of explanations) without printf: two hex
+// digits per byte from a table, one append.
 inline void append_port_label(std::string* out, uint64_t guid, int port) {
+  static constexpr auto kHex2 = [] {
+    std::array<char, 512> t{};
+    for (int i = 0; i < 256; ++i) {
+      t[2 * i] = "0123456789abcdef"[i >> 4];
+      t[2 * i + 1] = "0123456789abcdef"[i & 15];
+    }
+    return t;
+  }();
   char buf[32] = {'0', 'x'};
-  for (int i = 0; i < 16; ++i) buf[2 + i] = "0123456789abcdef"[(guid >> (60 - 4 * i)) & 0xf];
-  auto end = std::to_chars(buf + 18, buf + sizeof buf, port).ptr;
-  out->append(buf, 18);
-  out->push_back('/');
-  out->append(buf + 18, end);
+  for (int i = 0; i < 8; ++i)
+    std::memcpy(buf + 2 + 2 * i, &kHex2[2 * ((guid >> (56 - 8 * i)) & 0xff)], 2);
+  buf[18] = '/';
+  out->append(buf, std::to_chars(buf + 19, buf + sizeof buf, port).ptr);
 }
 inline void append_num(std::string* out, uint64_t n) {
   char buf[24];

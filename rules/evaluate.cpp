@@ -19,29 +19,28 @@
 namespace ibw::rules {
 namespace eval_detail {
 
-// One firing of one rule on one port, before confirmation.
-struct Signal {
-  std::string what;  // the explanation without the confirmation note: prefix + the finding
-  Evidence ev;
-};
 // Where a rule function puts its findings: `out` nullptr only counts them (a peer's
-// confirmation);
-// otherwise each Signal's `what` starts with "<port label>: <rule name>: " (when `rule` is
-// set), so the explanation is that string plus the note, without a copy.
+// confirmation). Each finding is a Verdict made in place at the end of `out` (a finding built
+// aside and moved into its verdict cost a second 264-byte object per verdict); with `rule`
+// set, it carries the rule's fields and the port, and its explanation starts with
+// "<port label>: <rule name>: ", so evaluate() only appends the confirmation note.
 struct Sink {
-  std::vector<Signal>* out = nullptr;
+  std::vector<Verdict>* out = nullptr;
   const PortWindow* port = nullptr;
-  const std::string* rule = nullptr;
-  Signal& add() {
-    Signal& s = out->emplace_back();
+  const Rule* rule = nullptr;
+  Verdict& add() const {
+    Verdict& v = out->emplace_back();
     if (rule) {
-      s.what.reserve(rule->size() + 128);
-      append_port_label(&s.what, port->node_guid, port->port);
-      s.what += ": ";
-      s.what += *rule;
-      s.what += ": ";
+      v.rule = rule->name, v.type = rule->type, v.action = rule->action;
+      v.severity = rule->severity;
+      v.node_guid = port->node_guid, v.port = port->port;
+      v.explanation.reserve(rule->name.size() + 128);
+      append_port_label(&v.explanation, port->node_guid, port->port);
+      v.explanation += ": ";
+      v.explanation += rule->name;
+      v.explanation += ": ";
     }
-    return s;
+    return v;
   }
 };
 
@@ -71,7 +70,8 @@ double window_bits(const PortWindow& p, int64_t window_us) {
   return link_bps(p.active_width, p.active_speed) * (static_cast<double>(window_us) / 1e6);
 }
 
-int symbol_errors(const Rule& r, const PortWindow& p, int64_t now, EvalCache& sums, Sink sink) {
+int symbol_errors(const Rule& r, const PortWindow& p, int64_t now, EvalCache& sums,
+                  const Sink& sink) {
   double bits = window_bits(p, r.window_us);
   if (!sink.out && bits > 0)  // only counting: the BER test alone may decide (no walk)
     if (auto total = exact_total(p, Counter::SymbolErrorCounter, now, r.window_us)) {
@@ -85,26 +85,26 @@ int symbol_errors(const Rule& r, const PortWindow& p, int64_t now, EvalCache& su
   if (!(limit > 0 && bits > 0 && ber >= limit) && !(r.jump && sum.max_delta >= r.jump))
     return 0;  // decided before any evidence is built
   if (!sink.out) return 1;
-  Signal& s = sink.add();
-  Evidence& ev = s.ev;
+  Verdict& s = sink.add();
+  Evidence& ev = s.evidence;
   evidence_into(sum, Counter::SymbolErrorCounter, r.window_us, &ev);
   ev.active_width = p.active_width;
   ev.active_speed = p.active_speed;
   ev.ber = ber;
-  if (ev.at_least) s.what += "at least ";
+  if (ev.at_least) s.explanation += "at least ";
   if (limit > 0 && bits > 0 && ev.ber >= limit) {
     ev.threshold = limit;
     const auto& text = sums.symbol_text(r, p, limit);  // limit: a function of r and speed
-    append_num(&s.what, ev.total);
-    s.what += text.first;
-    append_sci2(&s.what, ev.ber);
-    s.what += text.second;
+    append_num(&s.explanation, ev.total);
+    s.explanation += text.first;
+    append_sci2(&s.explanation, ev.ber);
+    s.explanation += text.second;
   } else if (r.jump && ev.max_delta >= r.jump) {
     ev.threshold = static_cast<double>(r.jump);
-    append_num(&s.what, ev.max_delta);
-    s.what += " symbol errors in one sweep (jump >= ";
-    append_num(&s.what, r.jump);
-    s.what += ")";
+    append_num(&s.explanation, ev.max_delta);
+    s.explanation += " symbol errors in one sweep (jump >= ";
+    append_num(&s.explanation, r.jump);
+    s.explanation += ")";
   }
   return 1;
 }
@@ -148,7 +148,7 @@ int count_flaps(const PortWindow& p, const PortWindow* peer, int64_t now, int64_
 }
 
 int link_flap(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t now,
-              EvalCache& sums, Sink sink) {
+              EvalCache& sums, const Sink& sink) {
   if (p.events.empty() && !peer) {
     bool any = false;
     for (const auto& d : p.all_deltas())
@@ -160,18 +160,18 @@ int link_flap(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_
   int flaps = count_flaps(p, peer, now, r.window_us, sums, sink.out ? &times : nullptr, &last);
   if (flaps < r.cycles) return 0;
   if (!sink.out) return 1;
-  Signal& s = sink.add();
-  s.ev.last_time_us = last;
-  s.ev.flaps = flaps;
-  s.ev.event_times = std::move(times);
-  s.ev.window_us = r.window_us;
-  s.ev.threshold = r.cycles;
-  s.what += std::to_string(s.ev.flaps) + " link down/up cycles in " + duration_text(r.window_us) +
-            " (limit " + std::to_string(r.cycles) + ")";
+  Verdict& s = sink.add();
+  s.evidence.last_time_us = last;
+  s.evidence.flaps = flaps;
+  s.evidence.event_times = std::move(times);
+  s.evidence.window_us = r.window_us;
+  s.evidence.threshold = r.cycles;
+  s.explanation += std::to_string(s.evidence.flaps) + " link down/up cycles in " +
+                   duration_text(r.window_us) + " (limit " + std::to_string(r.cycles) + ")";
   return 1;
 }
 
-int link_degraded(const Rule& r, const PortWindow& p, int64_t now, Sink sink) {
+int link_degraded(const Rule& r, const PortWindow& p, int64_t now, const Sink& sink) {
   auto below = [&](int width, fabric::Speed speed) {
     return (width && p.active_width && p.active_width < width) ||
            (speed != fabric::Speed::unknown && p.active_speed != fabric::Speed::unknown &&
@@ -180,24 +180,25 @@ int link_degraded(const Rule& r, const PortWindow& p, int64_t now, Sink sink) {
   bool use_plan = r.below != DegradedBelow::enabled, use_enabled = r.below != DegradedBelow::plan;
   bool by_plan = use_plan && below(p.plan_width, p.plan_speed);
   if (!by_plan && !(use_enabled && below(p.enabled_width, p.enabled_speed)))
-    return 0;  // decided before a Signal is built
+    return 0;  // decided before a verdict is built
   if (!sink.out) return 1;
-  Signal& s = sink.add();
+  Verdict& s = sink.add();
   if (by_plan) {
-    s.ev.expected_width = p.plan_width, s.ev.expected_speed = p.plan_speed;
-    s.what += "runs at " + fabric::rate_name(p.active_width, p.active_speed) + ", plan says " +
-              fabric::rate_name(p.plan_width, p.plan_speed);
+    s.evidence.expected_width = p.plan_width, s.evidence.expected_speed = p.plan_speed;
+    s.explanation += "runs at " + fabric::rate_name(p.active_width, p.active_speed) +
+                     ", plan says " + fabric::rate_name(p.plan_width, p.plan_speed);
   } else {
-    s.ev.expected_width = p.enabled_width, s.ev.expected_speed = p.enabled_speed;
-    s.what += "runs at " + fabric::rate_name(p.active_width, p.active_speed) +
-              ", both ends enable " + fabric::rate_name(p.enabled_width, p.enabled_speed);
+    s.evidence.expected_width = p.enabled_width, s.evidence.expected_speed = p.enabled_speed;
+    s.explanation += "runs at " + fabric::rate_name(p.active_width, p.active_speed) +
+                     ", both ends enable " + fabric::rate_name(p.enabled_width, p.enabled_speed);
   }
-  s.ev.active_width = p.active_width, s.ev.active_speed = p.active_speed;
-  s.ev.last_time_us = now;  // a standing condition: seen now
+  s.evidence.active_width = p.active_width, s.evidence.active_speed = p.active_speed;
+  s.evidence.last_time_us = now;  // a standing condition: seen now
   return 1;
 }
 
-int error_counters(const Rule& r, const PortWindow& p, int64_t now, EvalCache& sums, Sink sink) {
+int error_counters(const Rule& r, const PortWindow& p, int64_t now, EvalCache& sums,
+                   const Sink& sink) {
   int n = 0;
   for (const auto& lim : r.counters) {
     Sum sum = sums.get(p, lim.counter, now, r.window_us);
@@ -206,19 +207,19 @@ int error_counters(const Rule& r, const PortWindow& p, int64_t now, EvalCache& s
     if (!by_delta && !(lim.rate_per_s > 0 && sum.max_rate >= lim.rate_per_s)) continue;
     ++n;
     if (!sink.out) continue;
-    Signal& s = sink.add();
-    Evidence& ev = s.ev;
+    Verdict& s = sink.add();
+    Evidence& ev = s.evidence;
     evidence_into(sum, lim.counter, r.window_us, &ev);
     const std::string name(ev.counter);
     std::string least = ev.at_least ? "at least " : "";
     if (by_delta) {
       ev.threshold = static_cast<double>(lim.delta);
-      s.what += name + " rose by " + least + std::to_string(ev.total) + " in " +
-                duration_text(r.window_us) + " (limit " + std::to_string(lim.delta) + ")";
+      s.explanation += name + " rose by " + least + std::to_string(ev.total) + " in " +
+                       duration_text(r.window_us) + " (limit " + std::to_string(lim.delta) + ")";
     } else {
       ev.threshold = lim.rate_per_s;
-      s.what += name + " at " + least + fmt(std::chars_format::general, 3, ev.max_rate) +
-                "/s (limit " + fmt(std::chars_format::general, 6, lim.rate_per_s) + "/s)";
+      s.explanation += name + " at " + least + fmt(std::chars_format::general, 3, ev.max_rate) +
+                       "/s (limit " + fmt(std::chars_format::general, 6, lim.rate_per_s) + "/s)";
     }
   }
   return n;
@@ -287,7 +288,7 @@ bool cannot_fire(const Rule& r, const PortWindow& p, const PortWindow* peer) {
 // The signals of rule r on port p (peer only matters for link_flap): how many, and with
 // sink.out set, each one built.
 int fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t now, EvalCache& sums,
-         Sink sink) {
+         const Sink& sink) {
   if (cannot_fire(r, p, peer)) return 0;
   switch (r.type) {
     case RuleType::symbol_errors:
@@ -299,16 +300,17 @@ int fire(const Rule& r, const PortWindow& p, const PortWindow* peer, int64_t now
     case RuleType::error_counters:
       return error_counters(r, p, now, sums, sink);
     case RuleType::ufm_high_ber:
-    case RuleType::congestion: {  // both build their Signal only when they fire
+    case RuleType::congestion: {  // both build their verdict only when they fire
       if (r.type == RuleType::ufm_high_ber && p.ber_events.empty()) return 0;
-      Signal one;
+      std::string what;
+      Evidence ev;
       bool fires = r.type == RuleType::congestion
-                       ? congestion_fires(r, p, now, sink.out ? &one.what : nullptr, &one.ev)
-                       : ufm_high_ber_fires(r, p, now, &one.what, &one.ev);
+                       ? congestion_fires(r, p, now, sink.out ? &what : nullptr, &ev)
+                       : ufm_high_ber_fires(r, p, now, &what, &ev);
       if (fires && sink.out) {
-        Signal& s = sink.add();
-        s.what += one.what;
-        s.ev = std::move(one.ev);
+        Verdict& s = sink.add();
+        s.explanation += what;
+        s.evidence = std::move(ev);
       }
       return fires ? 1 : 0;
     }
@@ -332,7 +334,7 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
   EvalCache sums(rules);
   std::vector<Verdict> out;
   out.reserve(ports.size());
-  std::vector<Signal> signals, peer_signals;
+  std::vector<Verdict> peer_found;  // a peer's findings, for error_counters' confirmation
   for (size_t i = 0; i < ports.size(); ++i) {
     const PortWindow& p = ports[i];
     if (i + kPrefetchAhead < ports.size()) prefetch(ports[i + kPrefetchAhead]);
@@ -345,15 +347,12 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
       if (!r.enabled) continue;
       if (r.type == RuleType::link_flap && !peer_looked)
         peer = peers.peer_of(i), peer_looked = true;
-      signals.clear();
-      fire(r, p, peer, now_us, sums, Sink{&signals, &p, &r.name});
-      if (signals.empty()) continue;
+      const size_t first = out.size();
+      fire(r, p, peer, now_us, sums, Sink{&out, &p, &r});
+      if (out.size() == first) continue;
       if (!peer_looked) peer = peers.peer_of(i), peer_looked = true;
-      for (auto& s : signals) {
-        Verdict& v = out.emplace_back();
-        v.rule = r.name, v.type = r.type, v.action = r.action, v.severity = r.severity;
-        v.node_guid = p.node_guid, v.port = p.port;
-        v.explanation = std::move(s.what);
+      for (size_t k = first; k < out.size(); ++k) {  // nothing is added to `out` in here
+        Verdict& v = out[k];
         if (r.confirm == Confirm::none) {
           v.confirmed = true;
         } else if (r.confirm == Confirm::both_ends) {
@@ -362,11 +361,11 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
           } else {
             if (r.type != RuleType::symbol_errors && r.type != RuleType::link_flap &&
                 r.type != RuleType::link_degraded) {  // the same counter must fire there
-              peer_signals.clear();
-              fire(r, *peer, &p, now_us, sums, Sink{&peer_signals});
-              v.confirmed =
-                  std::any_of(peer_signals.begin(), peer_signals.end(),
-                              [&](const Signal& ps) { return ps.ev.counter == s.ev.counter; });
+              peer_found.clear();
+              fire(r, *peer, &p, now_us, sums, Sink{&peer_found});
+              v.confirmed = std::any_of(
+                  peer_found.begin(), peer_found.end(),
+                  [&](const Verdict& f) { return f.evidence.counter == v.evidence.counter; });
             } else {  // one counter or none: counting the peer's signals is enough
               v.confirmed = fire(r, *peer, &p, now_us, sums, Sink{}) > 0;
             }
@@ -375,9 +374,9 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
             if (!v.confirmed) v.explanation += " is clean";
           }
         } else {  // errors_and_flap
-          int flaps = count_flaps(p, peer, now_us, r.window_us, sums, &s.ev.event_times,
-                                  &s.ev.last_time_us);
-          s.ev.flaps = flaps;
+          int flaps = count_flaps(p, peer, now_us, r.window_us, sums, &v.evidence.event_times,
+                                  &v.evidence.last_time_us);
+          v.evidence.flaps = flaps;
           v.confirmed = flaps > 0;
           if (v.confirmed) {
             v.explanation += "; confirmed by ";
@@ -387,7 +386,6 @@ std::vector<Verdict> evaluate(const RuleSet& rules, const std::vector<PortWindow
             v.explanation += "; not confirmed: no link flap in the window";
           }
         }
-        v.evidence = std::move(s.ev);
       }
     }
   }
