@@ -6,7 +6,9 @@
 # (ingest::read_opensm_log: FileTailer, prefilter, parser, to_event, dedup keys, in polls of
 # 100,000 lines). Before timing, the run checks that it gives the same events (a digest of
 # every field) as the old path that parses every line (--all-lines).
-# The three timed commands run interleaved, one of each per round (see below).
+# The three timed commands run interleaved, one of each per round (see below). Ours runs with
+# the allocator settings `ibwarden run` re-executes itself with (daemon_malloc_tunables), as
+# the other benches of the daemon's paths do: each poll's batch of events is freed whole.
 # Prints one RESULT line: ours and grep (LC_ALL=C.UTF-8) in M lines/s, met when ours >= 3x grep.
 # Usage: bench/bench_opensm_ingest.sh [--quick]   (--quick: 100k lines)
 source "$(dirname "$0")/lib.sh"
@@ -61,12 +63,14 @@ keep_best() {
   printf -v "$1" '%s %s' "$bt" "$bm"
 }
 grep="" grepc="" ingest=""
+tunables=$(daemon_malloc_tunables)
 for ((r = 0; r < runs; r++)); do
   best_of 1 one env LC_ALL=C.UTF-8 grep -cE "$pattern" "$work/opensm.log" && keep_best grep "$one"
-  best_of 1 one "$bench" "$work/opensm.log" && keep_best ingest "$one"
+  best_of 1 one env GLIBC_TUNABLES="$tunables" "$bench" "$work/opensm.log" &&
+    keep_best ingest "$one"
   best_of 1 one env LC_ALL=C grep -cE "$pattern" "$work/opensm.log" && keep_best grepc "$one"
 done
-best_of 1 all "$bench" "$work/opensm.log" --all-lines
+best_of 1 all env GLIBC_TUNABLES="$tunables" "$bench" "$work/opensm.log" --all-lines
 lps() { awk -v n="$nlines" -v s="$1" 'BEGIN{ if (s <= 0) s = 0.001; printf "%.2f", n / s / 1e6 }'; }
 ours=$(lps ${ingest% *})
 ref=$(lps ${grep% *})

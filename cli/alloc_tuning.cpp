@@ -10,7 +10,7 @@ namespace ibw::cli {
 
 const char* const kMallocTunables =
     "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967295:"
-    "glibc.malloc.top_pad=268435456";
+    "glibc.malloc.top_pad=268435456:glibc.malloc.mxfast=0";
 const char* const kHugePagesTunable = "glibc.malloc.hugetlb=1";
 
 std::string malloc_tunables(std::string_view command) {

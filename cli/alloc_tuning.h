@@ -4,19 +4,24 @@
 // faults and 0.7 s of system time, against 1.5k and 0.07 s tuned; localize 3.2 s -> 1.8 s).
 // ibwarden therefore runs with
 //   GLIBC_TUNABLES=mmap_threshold 32 MiB, trim_threshold 4 GiB (a heap kept between sweeps and
-//   rounds rather than faulted in again), top_pad 256 MiB (kMallocTunables),
+//   rounds rather than faulted in again), top_pad 256 MiB, mxfast 0 (kMallocTunables),
 //   and, for every tuned command but the daemon, glibc.malloc.hugetlb=1 (transparent huge
 //   pages for malloc where the kernel's THP mode is "madvise"). Not for `run`: a daemon frees
 //   and maps again hundreds of MB every scrape at scale, and a fresh huge page costs it far
 //   more than 4 KiB pages do (allocation may compact memory; a VM's free page reporting hands
 //   freed 2 MiB blocks back to the host). At k=64 (393k ports) a scrape's ingest took
-//   651-1,237 ms with huge pages and 417-494 ms without (docs/benchmarks.md, 2026-11-29),
-// set by re-executing itself once at start (glibc reads tunables only at process start), for
-// the commands that load a whole fabric or run for long (kTunedCommands: run, audit, replay,
-// localize, probe, route); the quick queries (events, ports...) would only pay a second
-// start-up. An operator's own glibc.malloc.* tunables are kept as they are;
-// IBW_MALLOC_TUNING=off turns the re-exec off (as do sanitizer builds and valgrind, which
-// replace malloc).
+//   651-1,237 ms with huge pages and 417-494 ms without (docs/benchmarks.md, 2026-11-29).
+// mxfast 0 turns glibc's fastbins off: a poll's batch of events or a sweep's verdicts, freed
+// whole, left tens of thousands of small chunks there past the tcache, and the next large
+// allocation or free merged them all in one go (malloc_consolidate and unlink_chunk: 7% of
+// the OpenSM ingest of a 1M-line log, 16% on its kept lines alone); without fastbins such chunks
+// are merged as they are freed. OpenSM ingest 73.5 -> 67.5 ms, rules all failing about 3% faster;
+// the k=64 lab kept its goals (worst scrape 0.87 s, peak RSS 1,929 MiB, 2026-11-29). All of it is
+// set by re-executing itself once at start (glibc reads tunables only at process start), for the
+// commands that load a whole fabric or run for long (kTunedCommands: run, audit, replay, localize,
+// probe, route); the quick queries (events, ports...) would only pay a second start-up. An
+// operator's own glibc.malloc.* tunables are kept as they are; IBW_MALLOC_TUNING=off turns the
+// re-exec off (as do sanitizer builds and valgrind, which replace malloc).
 #pragma once
 
 #include <optional>
