@@ -9,7 +9,9 @@
 # it instead of the built-in 128MB, which also sizes the WAL buffers (16MB rather than 4MB: with
 # 4MB, a sweep's 8MB of WAL waited on the WAL writer's fsyncs, 0.2x SQLite instead of 0.75x).
 # Each backend gets a fresh store per run; $RUNS (default 3) runs each, interleaved, the median
-# figure of each kept.
+# figure of each kept. Then one more PostgreSQL run on a database that tracks its statements
+# (pg_stat_statements) prints the server's own execution time per batch and per sweep next to
+# the time the client measured: the share no client-side change can take away.
 # Goal: PostgreSQL within 2x of SQLite (postgres/sqlite >= 0.5) for events/s and samples/s.
 # Usage: bench/bench_store.sh [--quick]   (--quick: 5 x 1,000 events, 5,000 ports x 3 sweeps)
 # EVENT_BATCHES, PORTS, SWEEPS override the size.
@@ -29,7 +31,9 @@ bench_workdir store
 chmod 711 "$work"  # the server's user (postgres, when run as root) reaches $work/pg
 source scripts/lib/pg.sh
 at_exit 'stop_private_pg "$work/pg"'
-start_private_pg "$work/pg" --durable -c shared_buffers=1GB >/dev/null
+# pg_stat_statements is loaded but tracks nothing (track=none) except in the profile run below.
+start_private_pg "$work/pg" --durable -c shared_buffers=1GB \
+  -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=none >/dev/null
 export GLIBC_TUNABLES=$(daemon_malloc_tunables)  # as `ibwarden run` allocates
 
 size=(--event-batches "$event_batches" --events-per-batch 1000 --ports "$ports" --sweeps "$sweeps")
@@ -58,6 +62,33 @@ printf '\n%-28s %14s %14s %16s\n' "" sqlite postgres "postgres/sqlite"
 printf '%-28s %14s %14s %16s\n' "events/s" "$ev_sqlite" "$ev_pg" "$ev_ratio"
 printf '%-28s %14s %14s %16s\n' "counter samples/s" "$sa_sqlite" "$sa_pg" "$sa_ratio"
 printf '%-28s %14s %14s\n' "ms per $ports-port sweep" "$sw_sqlite" "$sw_pg"
+
+# Where PostgreSQL's time goes: one more run on a database whose sessions track their
+# statements (pg_stat_statements, execution time inside the server), against the batch and
+# sweep times the run measured at the client. What is left is the client's work, the round
+# trips, parameter input (Bind) and commit.
+url=$(create_db bench_profile)
+pg_psql bench_profile -c "CREATE EXTENSION pg_stat_statements" \
+  -c "ALTER DATABASE bench_profile SET pg_stat_statements.track = 'top'"
+"$bench" --url "$url" "${size[@]}" >"$work/profile.json"
+server_ms() {  # server_ms REGEX: execution ms per call, summed over the matching statements
+  pg_psql bench_profile -At -c "SELECT coalesce(sum(total_exec_time / calls), 0)
+    FROM pg_stat_statements WHERE calls > 0
+      AND dbid = (SELECT oid FROM pg_database WHERE datname = 'bench_profile')
+      AND query ~ '$1'" | awk '{ printf "%.2f", $1 }'
+}
+ev_server=$(server_ms '^INSERT INTO (events|cursors) ')
+sweep_server=$(server_ms '^(INSERT INTO sample_chunks|INSERT INTO port_state|SELECT part, data FROM port_state|UPDATE port_state|INSERT INTO cursors) ')
+ev_client=$(median "$work/profile.json" event_batch_median_ms)
+sw_client=$(median "$work/profile.json" sweep_median_ms)
+awk -v es="$ev_server" -v ec="$ev_client" -v ss="$sweep_server" -v sc="$sw_client" 'BEGIN {
+  printf "postgres server execution per write (pg_stat_statements, one more run), of the\n"
+  printf "median write time at the client:\n"
+  printf "  1,000-event batch (events, cursor)            %6.2f of %6.2f ms (%.0f%%)\n",
+    es, ec, 100 * es / ec
+  printf "  sweep (samples, port states, cursor)          %6.2f of %6.2f ms (%.0f%%)\n",
+    ss, sc, 100 * ss / sc
+}'
 
 bench_result "store events/s (postgres vs sqlite, 1,000 per batch)" "$ev_pg/s" \
   "sqlite $ev_sqlite/s; goal >= 0.5x" "${ev_ratio}x" "$(met ge "$ev_ratio" 0.5)"
