@@ -1,25 +1,22 @@
-// UFM Telemetry CSV / Prometheus parsing; see ufm_telemetry.h for shapes and the mapping.
+// UFM Telemetry CSV parsing, the cell values and rows both formats share, and the choice of
+// format (the Prometheus text parser is in telemetry_prometheus.cpp); see ufm/telemetry.h for
+// the shapes and the mapping.
 #include "ingest/ufm/telemetry.h"
 #include "ingest/text.h"
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <map>
-#include <unordered_set>
 #include <utility>
 
 #include "ingest/ufm/json.h"
 #include "ingest/ufm/telemetry_csv.h"
 #include "ingest/ufm/telemetry_fields.h"
+#include "ingest/ufm/telemetry_rows.h"
 
 namespace ibw::ingest {
 namespace ufm_telemetry_detail {
 
-using ingest::trim;
-
-// Up to 19 digits and nothing else (no sign, no space): the value; else nullopt. Such a
-// number fits in uint64_t, and converting it to double rounds as from_chars would.
 std::optional<uint64_t> plain_digits(std::string_view s) {
   if (s.empty() || s.size() > 19) return std::nullopt;
   uint64_t v = 0;
@@ -52,100 +49,11 @@ std::optional<uint64_t> to_count(std::string_view s) {
   return static_cast<uint64_t>(std::round(*d));  // not llround: it overflows above 9.2e18
 }
 
-// nullopt when the time does not fit in int64 microseconds (the caller keeps now_us).
 std::optional<int64_t> scale_time(double v) {
   double us = v < 1e11 ? v * 1e6 : v < 1e14 ? v * 1e3 : v;  // s, ms or us
   if (!(us < 9.2e18)) return std::nullopt;
   return static_cast<int64_t>(us);
 }
-
-// One port being assembled.
-struct PortRow {
-  CounterSample sample;
-  TelemetryPhy phy;
-  bool phy_seen = false;
-};
-
-class Builder {
- public:
-  explicit Builder(TelemetryFormat f) { out_.format = f; }
-  void unknown(std::string_view name) {
-    if (seen_unknown_.insert(std::string(name)).second) out_.unknown.emplace_back(name);
-  }
-  void set(PortRow& row, const Field& f, std::string_view value) {
-    if (f.kind == Kind::counter) {
-      if (auto v = to_count(value)) {
-        row.sample.value[static_cast<size_t>(f.counter)] = *v;
-        row.sample.valid |= 1u << static_cast<unsigned>(f.counter);
-      }
-      return;
-    }
-    if (f.kind != Kind::phy) return;
-    TelemetryPhy& p = row.phy;
-    std::string_view v = trim(value);
-    if (v.empty() || v == "N/A") return;
-    row.phy_seen = true;
-    switch (f.phy) {
-      case Phy::raw_ber:
-        p.raw_ber = to_double(v);
-        break;
-      case Phy::effective_ber:
-        p.effective_ber = to_double(v);
-        break;
-      case Phy::symbol_ber:
-        p.symbol_ber = to_double(v);
-        break;
-      case Phy::effective_errors:
-        p.effective_errors = to_count(v);
-        break;
-      case Phy::symbol_errors:
-        p.symbol_errors = to_count(v);
-        break;
-      case Phy::raw_lane:
-        p.raw_errors_lane[f.lane] = to_count(v);
-        break;
-      case Phy::link_down:
-        p.link_down = to_count(v);
-        break;
-      case Phy::temperature:
-        p.temperature_c = to_double(v);
-        break;
-      case Phy::fec:
-        p.fec_mode = std::string(v);
-        break;
-      case Phy::speed:
-        p.speed = std::string(v);
-        break;
-      case Phy::width:
-        p.width = std::string(v);
-        break;
-      case Phy::partner_guid:
-        p.partner_guid = ufm_json_detail::parse_guid(v);
-        break;
-      case Phy::partner_port:
-        p.partner_port = static_cast<int>(to_count(v).value_or(0));
-        break;
-    }
-  }
-  void finish(PortRow& row, uint64_t guid, int port, int64_t time_us) {
-    ++out_.rows;
-    if (!guid || port <= 0) {
-      ++out_.skipped;
-      return;
-    }
-    row.sample.node_guid = row.phy.node_guid = guid;
-    row.sample.port = row.phy.port = port;
-    row.sample.time_us = row.phy.time_us = time_us;
-    row.sample.extended = true;
-    if (row.sample.valid) out_.samples.push_back(row.sample);
-    if (row.phy_seen) out_.phy.push_back(std::move(row.phy));
-  }
-  TelemetryParse& result() { return out_; }
-
- private:
-  TelemetryParse out_;
-  std::unordered_set<std::string> seen_unknown_;
-};
 
 // Splits one CSV line (RFC 4180 quoting within the line). Unquoted lines (every row UFM
 // Telemetry writes but the node description's) are split in place into views of the line;
@@ -342,85 +250,6 @@ TelemetryParse parse_telemetry_csv(std::string_view text, int64_t now_us) {
     start = nl == std::string_view::npos ? text.size() : nl + 1;
   }
   return p.finish();
-}
-
-TelemetryParse parse_telemetry_prometheus(std::string_view text, int64_t now_us) {
-  namespace d = ufm_telemetry_detail;
-  d::Builder b(TelemetryFormat::prometheus);
-  struct Series {
-    d::PortRow row;
-    uint64_t guid = 0;
-    int port = 0;
-    int64_t time_us = 0;
-  };
-  std::vector<Series> series;
-  std::map<std::pair<uint64_t, int>, size_t> index;
-  size_t unidentified = 0;
-  for (std::string_view line : d::lines(text)) {
-    line = d::trim(line);
-    if (line.empty() || line.front() == '#') continue;
-    size_t name_end = line.find_first_of("{ ");
-    if (name_end == std::string_view::npos) continue;
-    std::string_view name = line.substr(0, name_end);
-    std::map<std::string, std::string> labels;
-    size_t pos = name_end;
-    if (line[pos] == '{') {
-      size_t i = pos + 1;
-      while (i < line.size() && line[i] != '}') {
-        size_t eq = line.find('=', i);
-        if (eq == std::string_view::npos || eq + 1 >= line.size() || line[eq + 1] != '"') break;
-        std::string key(d::trim(line.substr(i, eq - i)));
-        std::string value;
-        size_t k = eq + 2;
-        for (; k < line.size() && line[k] != '"'; ++k) {
-          if (line[k] == '\\' && k + 1 < line.size()) ++k;
-          value += line[k];
-        }
-        labels[ascii_lower(key)] = value;
-        i = k + 1;
-        while (i < line.size() && (line[i] == ',' || line[i] == ' ')) ++i;
-      }
-      pos = line.find('}', pos);
-      if (pos == std::string_view::npos) continue;
-      ++pos;
-    }
-    std::string_view rest = d::trim(line.substr(pos));
-    size_t sp = rest.find(' ');
-    std::string_view value = rest.substr(0, sp);
-    int64_t t = now_us;
-    if (sp != std::string_view::npos)
-      if (auto ts = d::to_double(rest.substr(sp + 1)); ts && *ts > 0)
-        t = d::scale_time(*ts).value_or(t);
-    d::Field f = d::classify(name);
-    if (f.kind == d::Kind::unknown) {
-      b.unknown(name);
-      continue;
-    }
-    if (f.kind != d::Kind::counter && f.kind != d::Kind::phy) continue;
-    auto label = [&](std::initializer_list<const char*> keys) -> std::string {
-      for (const char* k : keys)
-        if (auto it = labels.find(ascii_lower(k)); it != labels.end()) return it->second;
-      return {};
-    };
-    uint64_t guid = ufm_json_detail::parse_guid(label({"node_guid", "nodeGUID"}));
-    if (!guid) guid = ufm_json_detail::parse_guid(label({"port_guid"}));
-    int port = static_cast<int>(
-        d::to_count(label({"port_num", "Port_Number", "port_number", "portNumber", "port"}))
-            .value_or(0));
-    if (!guid || port <= 0) {
-      ++unidentified;
-      continue;
-    }
-    auto [it, fresh] = index.emplace(std::make_pair(guid, port), series.size());
-    if (fresh) series.push_back(Series{{}, guid, port, t});
-    Series& s = series[it->second];
-    s.time_us = std::max(s.time_us, t);
-    b.set(s.row, f, value);
-  }
-  for (Series& s : series) b.finish(s.row, s.guid, s.port, s.time_us);
-  b.result().skipped += unidentified;
-  b.result().ok = true;
-  return std::move(b.result());
 }
 
 namespace ufm_telemetry_detail {
