@@ -144,7 +144,10 @@ nlohmann::json CongestionBoard::to_json() const {
                     {"since", store::iso_time(c.since_us)},
                     {"time", store::iso_time(c.time_us)},
                     {"explanation", c.explanation}});
-  return {{"ports", list}, {"findings_total", findings_total()}};
+  return {{"ports", list},
+          {"findings_total", findings_total()},
+          {"reports", reports()},
+          {"reports_total", reports_total()}};
 }
 
 }  // namespace ibw::daemon

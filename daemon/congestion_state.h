@@ -62,7 +62,8 @@ class CongestionBoard {
   size_t reports() const;
   uint64_t reports_total() const;
   // {"ports": [{node_guid, port, rule, severity, wait_ratio, lost_gbps, discards_per_s,
-  // since, time, explanation}], "findings_total": N} (times ISO UTC), for the web API.
+  // since, time, explanation}], "findings_total": N, "reports": N, "reports_total": N}
+  // (times ISO UTC), for the web API and /metrics.
   nlohmann::json to_json() const;
   static uint64_t port_key(uint64_t guid, int port) {
     return guid * 256 + static_cast<uint64_t>(port & 0xff);

@@ -251,6 +251,8 @@ Response ApiCore::get_metrics(Call& c) {
     m.congestion_ports =
         static_cast<int64_t>(congestion.value("ports", nlohmann::json::array()).size());
     m.congestion_findings_total = congestion.value("findings_total", int64_t{0});
+    m.rule_findings = congestion.value("reports", int64_t{0});
+    m.rule_findings_total = congestion.value("reports_total", int64_t{0});
     auto routes = backend_.route_check();
     if (routes.value("checked", false)) {
       MetricsSnapshot::RouteCheck r;

@@ -236,7 +236,8 @@ void cursed_families(Writer& w, const MetricsSnapshot& m) {
           m.probe_observations);
 }
 
-// Congestion findings: a signal, not a fault (never an order or a disable).
+// Congestion and other report-only findings: a signal, not a fault (never an order or a
+// disable).
 void congestion_families(Writer& w, const MetricsSnapshot& m) {
   w.gauge("ibwarden_congestion_ports",
           "Ports with a current congestion finding (PortXmitWait share or PortXmitDiscards rate "
@@ -248,6 +249,14 @@ void congestion_families(Writer& w, const MetricsSnapshot& m) {
   if (m.congestion_findings_total)
     w.sample("ibwarden_congestion_findings_total",
              static_cast<double>(*m.congestion_findings_total));
+  w.gauge("ibwarden_rule_findings",
+          "Report-only findings now (rule and port pairs: a rule with action none, or one about "
+          "PortXmitWait or PortXmitDiscards).",
+          m.rule_findings);
+  w.family("ibwarden_rule_findings_total",
+           "Report-only findings since the daemon started (a finding event each).", "counter");
+  if (m.rule_findings_total)
+    w.sample("ibwarden_rule_findings_total", static_cast<double>(*m.rule_findings_total));
 }
 
 // The last route check of the LFTs: the families always listed, samples after the first check.

@@ -58,6 +58,11 @@
 //   ibwarden_congestion_findings_total               (counter) congestion findings since the
 //                                                    daemon started (ports that became
 //                                                    congested)
+//   ibwarden_rule_findings                           report-only findings now (rule and port
+//                                                    pairs: a rule with action none, or about
+//                                                    PortXmitWait / PortXmitDiscards)
+//   ibwarden_rule_findings_total                     (counter) such findings since the daemon
+//                                                    started (a `finding` event each)
 //   ibwarden_route_credit_loops                      credit loops in the last route check of
 //                                                    the LFTs (after each LFT change)
 //   ibwarden_route_unreachable_pairs                 LID pairs without a working route in it
@@ -139,6 +144,8 @@ struct MetricsSnapshot {
   // Congestion findings (from the backend; absent in a scrape of another fabric).
   std::optional<int64_t> congestion_ports;
   std::optional<int64_t> congestion_findings_total;
+  std::optional<int64_t> rule_findings;  // report-only findings of other rules
+  std::optional<int64_t> rule_findings_total;
   // The last route check of the LFTs (from the backend; absent before the first check and in
   // a scrape of another fabric).
   struct RouteCheck {

@@ -7,7 +7,8 @@
 // not reported again; new discards after it (the port's counter set lower than before: a
 // reset, which ibsim's clipped AllPortSelect sum does not show) are a finding of their own.
 // A rule with action none (report only) gives a `finding` event and, out of its window, a
-// `finding_cleared`, and nothing decided or ordered.
+// `finding_cleared` (counted in /metrics as ibwarden_rule_findings{,_total}), and nothing
+// decided or ordered.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -144,6 +145,12 @@ TEST_CASE("congestion lab: a rule with action none reports a finding - never an 
   Daemon d({config, sim.dir(), sim.sockname(), sim.dir() + "/daemon.log"});
   d.start();
   REQUIRE(d.wait_log("\"counter sweep\"", 2, 30s));
+  int port = web_port(d);
+  REQUIRE(port > 0);
+  auto metrics = [port] {
+    return run_cmd({"curl", "-s", "http://127.0.0.1:" + std::to_string(port) + "/metrics"}).out;
+  };
+  CHECK(metrics().find("ibwarden_rule_findings_total{fabric=\"lab\"} 0\n") != std::string::npos);
 
   sim.console("PerformanceSet \"leaf001\"[5] PortCounters.LinkErrorRecoveryCounter=2");
   auto has = [](const std::string& kind) {
@@ -162,11 +169,14 @@ TEST_CASE("congestion lab: a rule with action none reports a finding - never an 
   CHECK(finding["severity"] == "error");
   CHECK(finding["node"] == "leaf001");
   CHECK(finding["message"].get<std::string>().starts_with("recovery_watch: "));
+  CHECK(metrics().find("ibwarden_rule_findings_total{fabric=\"lab\"} 1\n") != std::string::npos);
   // Out of its 10 s window: cleared. Nothing was decided or ordered for it.
   events = wait_query("events", config, {"--port", "leaf001/5"}, has("finding_cleared"), 30s);
   int findings = 0;
   for (const auto& e : events) findings += e["kind"] == "finding";
   CHECK(findings == 1);
+  CHECK(metrics().find("ibwarden_rule_findings{fabric=\"lab\"} 0\n") != std::string::npos);
+  CHECK(metrics().find("ibwarden_rule_findings_total{fabric=\"lab\"} 1\n") != std::string::npos);
   CHECK(query_json("decisions", config).empty());
   CHECK(query_json("workorders", config).empty());
   CHECK(d.stop() == 0);

@@ -20,7 +20,10 @@ class CongestedBackend : public FakeBackend {
                            {"wait_ratio", 0.3},
                            {"lost_gbps", 60.0},
                            {"discards_per_s", 0.0}};
-    return {{"ports", nlohmann::json::array({port})}, {"findings_total", 4}};
+    return {{"ports", nlohmann::json::array({port})},
+            {"findings_total", 4},
+            {"reports", 2},
+            {"reports_total", 6}};
   }
 };
 
@@ -28,7 +31,13 @@ TEST_CASE("web congestion: metrics families of their own", "[web]") {
   web::MetricsSnapshot m;
   m.congestion_ports = 2;
   m.congestion_findings_total = 7;
+  m.rule_findings = 3;
+  m.rule_findings_total = 5;
   std::string text = web::render_metrics(m);
+  CHECK(text.find("# TYPE ibwarden_rule_findings gauge\n") != std::string::npos);
+  CHECK(text.find("ibwarden_rule_findings{fabric=\"default\"} 3\n") != std::string::npos);
+  CHECK(text.find("# TYPE ibwarden_rule_findings_total counter\n") != std::string::npos);
+  CHECK(text.find("ibwarden_rule_findings_total{fabric=\"default\"} 5\n") != std::string::npos);
   CHECK(text.find("# TYPE ibwarden_congestion_ports gauge\n") != std::string::npos);
   CHECK(text.find("ibwarden_congestion_ports{fabric=\"default\"} 2\n") != std::string::npos);
   CHECK(text.find("# TYPE ibwarden_congestion_findings_total counter\n") != std::string::npos);
@@ -36,6 +45,7 @@ TEST_CASE("web congestion: metrics families of their own", "[web]") {
         std::string::npos);
   m.live = false;  // another fabric's scrape: not this daemon's findings
   CHECK(web::render_metrics(m).find("ibwarden_congestion") == std::string::npos);
+  CHECK(web::render_metrics(m).find("ibwarden_rule_findings") == std::string::npos);
 }
 
 TEST_CASE("web congestion: GET /congestion and the metrics read the backend", "[web]") {
@@ -53,6 +63,8 @@ TEST_CASE("web congestion: GET /congestion and the metrics read the backend", "[
   CHECK(r.body.find("ibwarden_congestion_ports{fabric=\"default\"} 1\n") != std::string::npos);
   CHECK(r.body.find("ibwarden_congestion_findings_total{fabric=\"default\"} 4\n") !=
         std::string::npos);
+  CHECK(r.body.find("ibwarden_rule_findings{fabric=\"default\"} 2\n") != std::string::npos);
+  CHECK(r.body.find("ibwarden_rule_findings_total{fabric=\"default\"} 6\n") != std::string::npos);
 }
 
 }  // namespace web_congestion_test
