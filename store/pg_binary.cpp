@@ -48,16 +48,21 @@ void ArrayBinary::bytes(std::string_view v) {
 
 std::string ArrayBinary::take() {
   std::string out;
-  out.reserve(20 + body_.size());
-  put_be32(out, count_ == 0 ? 0 : 1);
-  put_be32(out, 0);
-  put_be32(out, static_cast<uint32_t>(type_));
-  if (count_ != 0) {
-    put_be32(out, static_cast<uint32_t>(count_));
-    put_be32(out, 1);
+  if (count_ == 0) {  // no dimensions: a 12-byte header alone
+    put_be32(out, 0);
+    put_be32(out, 0);
+    put_be32(out, static_cast<uint32_t>(type_));
+  } else {
+    std::string head;
+    put_be32(head, 1);
+    put_be32(head, 0);
+    put_be32(head, static_cast<uint32_t>(type_));
+    put_be32(head, static_cast<uint32_t>(count_));
+    put_be32(head, 1);
+    body_.replace(0, kHeader, head);
+    out.swap(body_);
   }
-  out += body_;
-  body_.clear();
+  body_.assign(kHeader, '\0');
   count_ = 0;
   return out;
 }

@@ -40,10 +40,13 @@ void write(pg_detail::Db& db, const std::string& fabric, Updates& u) {
       "ORDER BY part FOR UPDATE",
       pg_detail::Params().text(fabric).binary(parts), /*binary_result=*/true);
   pg_detail::ArrayBinary part_col(pg_detail::ElemType::int4), data_col(pg_detail::ElemType::bytea);
+  size_t stored = 0;
+  for (int i = 0; i < r.rows(); ++i) stored += r.text(i, 1).size();
+  data_col.reserve(stored + u.bytes() + 64 * static_cast<size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) {
     const int part = be32(r.text(i, 0));
     part_col.i32(part);
-    data_col.bytes(u.merge(part, r.text(i, 1)));
+    data_col.bytes_with([&](std::string& buf) { u.merge_into(part, r.text(i, 1), buf); });
   }
   db.exec(
       "UPDATE port_state p SET data = t.data FROM unnest($2::integer[], $3::bytea[]) AS "

@@ -109,6 +109,12 @@ std::vector<int> Updates::parts() const {
 }
 
 std::string Updates::merge(int part, std::string_view stored) {
+  std::string out;
+  merge_into(part, stored, out);
+  return out;
+}
+
+void Updates::merge_into(int part, std::string_view stored, std::string& out) {
   std::vector<Entry>& v = parts_[part];
   std::sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.guid, a.port, a.seq) < std::tie(b.guid, b.port, b.seq);
@@ -121,8 +127,7 @@ std::string Updates::merge(int part, std::string_view stored) {
     v[n++] = v[i];
   }
   v.resize(n);
-  std::string out;
-  out.reserve(stored.size() + bytes);
+  out.reserve(out.size() + stored.size() + bytes + 1);
   out.push_back(kVersion);
   // The new states lie in the arena in batch order, a partition's one in 256 of them: the
   // ones a few ahead are asked for while each is copied (else a wait on memory each).
@@ -148,7 +153,6 @@ std::string Updates::merge(int part, std::string_view stored) {
       out.append(raw);
   }
   while (i < n) put_new(i++);
-  return out;
 }
 
 void for_each(int part, std::string_view blob,

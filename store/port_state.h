@@ -47,11 +47,15 @@ class Updates {
   // Room for n states (a scrape adds one per port: no regrowing of a 50 MB buffer).
   void reserve(size_t n);
   bool empty() const { return count_ == 0; }
+  // At most what merging every new state adds to the stored blobs (keys, lengths, states).
+  size_t bytes() const { return arena_.size() + 16 * count_; }
   // Partitions with at least one new state, ascending.
   std::vector<int> parts() const;
   // The blob of `part` with this write's states merged into `stored` (the stored blob, "" for
   // none). Throws StoreError naming the partition when `stored` is malformed.
   std::string merge(int part, std::string_view stored);
+  // merge(), appended to `out` (PostgreSQL writes it straight into its array parameter).
+  void merge_into(int part, std::string_view stored, std::string& out);
 
  private:
   struct Entry {
