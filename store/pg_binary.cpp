@@ -3,9 +3,15 @@
 namespace ibw::store::pg_detail {
 
 void put_be32(std::string& out, uint32_t v) {
-  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
-                     static_cast<char>(v >> 8), static_cast<char>(v)};
-  out.append(b, 4);
+  out.append(4, '\0');
+  set_be32(out, out.size() - 4, v);
+}
+
+void set_be32(std::string& out, size_t at, uint32_t v) {
+  out[at] = static_cast<char>(v >> 24);
+  out[at + 1] = static_cast<char>(v >> 16);
+  out[at + 2] = static_cast<char>(v >> 8);
+  out[at + 3] = static_cast<char>(v);
 }
 
 void put_be64(std::string& out, uint64_t v) {
@@ -52,14 +58,12 @@ std::string ArrayBinary::take() {
     put_be32(out, 0);
     put_be32(out, 0);
     put_be32(out, static_cast<uint32_t>(type_));
-  } else {
-    std::string head;
-    put_be32(head, 1);
-    put_be32(head, 0);
-    put_be32(head, static_cast<uint32_t>(type_));
-    put_be32(head, static_cast<uint32_t>(count_));
-    put_be32(head, 1);
-    body_.replace(0, kHeader, head);
+  } else {  // over the room kept at the front
+    set_be32(body_, 0, 1);
+    set_be32(body_, 4, 0);
+    set_be32(body_, 8, static_cast<uint32_t>(type_));
+    set_be32(body_, 12, static_cast<uint32_t>(count_));
+    set_be32(body_, 16, 1);
     out.swap(body_);
   }
   body_.assign(kHeader, '\0');

@@ -11,9 +11,10 @@
 
 namespace ibw::store::pg_detail {
 
-// Big-endian appenders.
+// Big-endian appenders, and set_be32 to write over the 4 bytes of out at `at`.
 void put_be32(std::string& out, uint32_t v);
 void put_be64(std::string& out, uint64_t v);
+void set_be32(std::string& out, size_t at, uint32_t v);
 
 // Element types of ArrayBinary (their type OIDs, fixed in PostgreSQL's catalog).
 enum class ElemType : uint32_t { int8 = 20, int4 = 23, bytea = 17, text = 25 };
@@ -34,9 +35,7 @@ class ArrayBinary {
     const size_t at = body_.size();
     put_be32(body_, 0);
     write(body_);
-    const auto len = static_cast<uint32_t>(body_.size() - at - 4);
-    for (int k = 0; k < 4; ++k)
-      body_[at + static_cast<size_t>(k)] = static_cast<char>(len >> (24 - 8 * k));
+    set_be32(body_, at, static_cast<uint32_t>(body_.size() - at - 4));
     ++count_;
   }
   void reserve(size_t bytes) { body_.reserve(kHeader + bytes); }

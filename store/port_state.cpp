@@ -95,6 +95,11 @@ void Updates::add(const ingest::CounterDelta& d) {
   push(d.sample.node_guid, d.sample.port, off);
 }
 
+size_t Updates::bytes() const {
+  // Each state: its key (8 bytes of GUID, the port's varint), its length's varint, its bytes.
+  return arena_.size() + count_ * (8 + 2 * codec_io::kMaxVarint);
+}
+
 void Updates::reserve(size_t n) {
   if (n < 4 * kParts) return;  // small writes (events, a link change): grow as needed
   arena_.reserve(arena_.size() + n * 160);

@@ -48,7 +48,7 @@ class Updates {
   void reserve(size_t n);
   bool empty() const { return count_ == 0; }
   // At most what merging every new state adds to the stored blobs (keys, lengths, states).
-  size_t bytes() const { return arena_.size() + 16 * count_; }
+  size_t bytes() const;
   // Partitions with at least one new state, ascending.
   std::vector<int> parts() const;
   // The blob of `part` with this write's states merged into `stored` (the stored blob, "" for
