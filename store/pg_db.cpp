@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 
 namespace ibw::store::pg_detail {
 
@@ -315,27 +316,65 @@ void Db::revive() {
 }
 
 Result Db::exec(const std::string& sql) {
+  finish();
   if (tx_depth_ == 0) revive();
   return check(PQexec(conn_, sql.c_str()), sql);
 }
 
-Result Db::exec(const std::string& sql, const Params& params, bool binary_result) {
-  if (tx_depth_ == 0) revive();
+const std::string& Db::prepared(const std::string& sql) {
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
     std::string name = "ibw" + std::to_string(prepared_.size() + 1);
     check(PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr), sql);
     it = prepared_.emplace(sql, std::move(name)).first;
   }
+  return it->second;
+}
+
+Result Db::exec(const std::string& sql, const Params& params, bool binary_result) {
+  finish();
+  if (tx_depth_ == 0) revive();
+  const std::string& name = prepared(sql);
   const std::vector<const char*> p = params.pointers();
   if (!params.any_binary())
-    return check(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(p.size()), p.data(),
-                                nullptr, nullptr, binary_result ? 1 : 0),
+    return check(PQexecPrepared(conn_, name.c_str(), static_cast<int>(p.size()), p.data(), nullptr,
+                                nullptr, binary_result ? 1 : 0),
                  sql);
   const std::vector<int> lengths = params.lengths(), formats = params.formats();
-  return check(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(p.size()), p.data(),
+  return check(PQexecPrepared(conn_, name.c_str(), static_cast<int>(p.size()), p.data(),
                               lengths.data(), formats.data(), binary_result ? 1 : 0),
                sql);
+}
+
+void Db::send(const std::string& sql, const Params& params) {
+  finish();
+  if (tx_depth_ == 0) fail("send", "a statement sent ahead needs a transaction");
+  const std::string& name = prepared(sql);
+  const std::vector<const char*> p = params.pointers();
+  const std::vector<int> lengths = params.lengths(), formats = params.formats();
+  // In blocking mode the whole message is written before this returns (libpq copies the
+  // parameters into its buffer), so params need not outlive the call.
+  if (!PQsendQueryPrepared(conn_, name.c_str(), static_cast<int>(p.size()), p.data(),
+                           lengths.data(), formats.data(), 0))
+    check(nullptr, sql);                     // throws with the connection's message
+  in_flight_ = &prepared_.find(sql)->first;  // a key of prepared_: stable
+}
+
+void Db::finish() {
+  if (!in_flight_) return;
+  const std::string& sql = *in_flight_;
+  in_flight_ = nullptr;
+  // The statement's one result, then the null that ends it; every result is read (and
+  // cleared) even after an error, so the connection is ready for the next statement.
+  std::optional<DbError> failed;
+  while (PGresult* r = PQgetResult(conn_)) {
+    try {
+      check(r, sql);
+    } catch (DbError& e) {
+      if (!failed) failed = std::move(e);
+    }
+  }
+  if (failed) throw *failed;
 }
 
 // ---- Transaction ----
@@ -348,11 +387,16 @@ Transaction::Transaction(Db& db, const char* begin) : db_(db) {
 Transaction::~Transaction() {
   if (done_) return;
   --db_.tx_depth_;
+  try {
+    db_.finish();  // a statement still in flight is read first (its error is moot now)
+  } catch (const StoreError&) {
+  }
   PGresult* r = PQexec(db_.handle(), "ROLLBACK");
   if (r) PQclear(r);
 }
 
 void Transaction::commit() {
+  db_.finish();  // a statement sent ahead that failed throws here; the destructor rolls back
   done_ = true;
   --db_.tx_depth_;
   const Result r = db_.exec("COMMIT");

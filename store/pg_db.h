@@ -108,6 +108,14 @@ class Db {
   // binary_result: every column in its binary wire format (Result::text gives the raw bytes:
   // a bytea as is, an integer big-endian), for large bytea results.
   Result exec(const std::string& sql, const Params& params, bool binary_result = false);
+  // Sends one statement as exec(sql, params) does and returns without waiting for it, so the
+  // caller can work while the server runs it (a sweep's samples INSERT while the counter
+  // state is packed). Inside a Transaction only. Its result is checked, and dropped, by
+  // finish(), which every other call on this Db (exec, send, commit, rollback) runs first:
+  // a failure is thrown there, naming this statement. One statement in flight at a time.
+  void send(const std::string& sql, const Params& params);
+  // Waits for the statement send() left in flight, if any; throws DbError if it failed.
+  void finish();
   // "store <server>: <what>: <detail>" as a StoreError.
   [[noreturn]] void fail(const std::string& what, const std::string& detail) const;
   // Runs a session setting now (e.g. "SET lock_timeout = '500ms'") and again after every
@@ -121,12 +129,15 @@ class Db {
  private:
   friend class Transaction;
   Result check(PGresult* r, const std::string& sql);
+  // The prepared statement's name for sql, prepared on first use.
+  const std::string& prepared(const std::string& sql);
 
   PGconn* conn_ = nullptr;
   std::string server_;
   int tx_depth_ = 0;                                       // open Transactions
   std::vector<std::string> session_;                       // set_session() statements
   std::unordered_map<std::string, std::string> prepared_;  // SQL -> statement name
+  const std::string* in_flight_ = nullptr;                 // send()'s SQL until finish()
 };
 
 // BEGIN (or `begin`, e.g. "BEGIN ISOLATION LEVEL SERIALIZABLE") .. COMMIT; ROLLBACK in the

@@ -52,7 +52,7 @@ int part_of(uint64_t node_guid, int port) {
   return static_cast<int>((h ^ (h >> 31)) % kParts);
 }
 
-void write(pg_detail::Db& db, const std::string& fabric, const SampleRefs& samples) {
+void send(pg_detail::Db& db, const std::string& fabric, const SampleRefs& samples) {
   if (samples.empty()) return;
   // unnest() of the arrays feeds the INSERT in array order, so ids follow partition order
   // within one write (any order is fine across partitions).
@@ -70,7 +70,7 @@ void write(pg_detail::Db& db, const std::string& fabric, const SampleRefs& sampl
     hi.i64(b);
     data.bytes(sample_codec::encode_chunk(v));
   }
-  db.exec(sql, Params()
+  db.send(sql, Params()
                    .text(fabric)
                    .binary(part.take())
                    .binary(lo.take())
@@ -164,7 +164,7 @@ void convert_legacy(pg_detail::Db& db) {
         db.exec(sql, Params().text(fabric).i64(after[0]).i64(after[1]).i64(after[2]).i64(after[3]));
     std::map<std::string, std::vector<ingest::CounterSample>> page;
     for (int i = 0; i < r.rows(); ++i) page[r.str(i, 0)].push_back(pg_rows::read_sample(r, i, 1));
-    for (const auto& [f, samples] : page) write(db, f, sample_refs(samples));
+    for (const auto& [f, samples] : page) send(db, f, sample_refs(samples));
     if (r.rows() < kPage) break;
     const int last = r.rows() - 1;
     fabric = r.str(last, 0);

@@ -27,8 +27,9 @@ inline constexpr int kParts = 1024;
 int part_of(uint64_t node_guid, int port);
 
 // Appends samples (store::stored_samples() of a batch, in batch order) as one chunk per
-// partition they touch.
-void write(pg_detail::Db& db, const std::string& fabric, const SampleRefs& samples);
+// partition they touch. The INSERT is sent (pg_detail::Db::send) and left in flight: the
+// caller's next statement, or Db::finish(), waits for it. Inside a transaction only.
+void send(pg_detail::Db& db, const std::string& fabric, const SampleRefs& samples);
 
 // Samples of one port with time >= since_us, oldest first (equal times in write order).
 std::vector<ingest::CounterSample> read(pg_detail::Db& db, const std::string& fabric,

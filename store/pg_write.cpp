@@ -186,21 +186,20 @@ void PgStore::write_rows(const WriteBatch& batch, WriteResult& result) {
        [&](size_t first, const Result& r) {
          map_event_ids(std::span(batch.events), first, r, result);
        });
-  pg_samples::write(db_, fabric_, stored_samples(batch));
+  // The samples' INSERT runs in the server while the counter state of the batch's ports,
+  // then of its readings, is packed per partition here (a 20,000-port sweep: 3-4 ms of each).
+  pg_samples::send(db_, fabric_, stored_samples(batch));
+  port_state::Updates states;
+  states.reserve(batch.ports.size() + batch.port_counters.size());
+  for (const PortRecord& p : batch.ports) states.add(p);
+  for (const ingest::CounterDelta& d : batch.port_counters) states.add(d);
   if (!batch.ports.empty()) {
     const auto ports = last_per_key<PortRecord, PortKey>(batch.ports, [](const PortRecord& p) {
       return PortKey{p.node_guid, p.port};
     });
     bulk(db_, q.ports, fabric_, std::span(ports), pg_rows::kPortCols.size(), fill_port);
   }
-  {
-    // The counter state of the ports above, then of the readings: packed per partition.
-    port_state::Updates states;
-    states.reserve(batch.ports.size() + batch.port_counters.size());
-    for (const PortRecord& p : batch.ports) states.add(p);
-    for (const ingest::CounterDelta& d : batch.port_counters) states.add(d);
-    port_state::write(db_, fabric_, states);
-  }
+  port_state::write(db_, fabric_, states);
   if (!batch.ufm_ports.empty()) {
     const auto ufm = last_per_key<ingest::UfmPortState, PortKey>(
         batch.ufm_ports, [](const ingest::UfmPortState& u) {

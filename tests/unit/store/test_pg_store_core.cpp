@@ -1,8 +1,9 @@
 // PostgreSQL-specific behaviour of the store's core (store/pg_store.h): leases (take, renew,
 // expire, takeover at epoch + 1, release), the fence of a leader's writes, many fabrics in one
-// database, migrations of instances starting together, and a differential run of the same
-// batches through SqliteStore and PgStore. Each case gets a fresh database on the test server
-// (tests/lab/pg_server.h). The Store behaviour both backends share is in test_store*.cpp.
+// database, migrations of instances starting together, statements sent ahead (Db::send), and
+// a differential run of the same batches through SqliteStore and PgStore. Each case gets a
+// fresh database on the test server (tests/lab/pg_server.h). The Store behaviour both backends
+// share is in test_store*.cpp.
 #if __has_include("tests/lab/pg_server.h")
 
 #include <libpq-fe.h>
@@ -242,6 +243,49 @@ TEST_CASE("pg store: a wrong server or password fails naming the server without 
   CHECK(store::pg_detail::mask_password("postgresql://u:pw@h/db") == "postgresql://u:***@h/db");
   CHECK(store::pg_detail::mask_password("host=h password=pw dbname=d") ==
         "host=h password=*** dbname=d");
+}
+
+TEST_CASE("pg store: a statement sent ahead is checked by the next call and rolls back with it") {
+  using store::pg_detail::Db;
+  using store::pg_detail::Params;
+  using store::pg_detail::Transaction;
+  const std::string url = lab::pg_test_database("ibwsend");
+  Db db(url, "");
+  db.exec("CREATE TABLE t (x integer PRIMARY KEY)");
+  const std::string insert = "INSERT INTO t SELECT unnest($1::integer[])";
+  CHECK_THROWS_WITH(db.send(insert, Params().text("{1}")),
+                    Catch::Contains("a statement sent ahead needs a transaction"));
+  {  // succeeds: the next statement sees its rows, commit keeps them
+    Transaction tx(db);
+    db.send(insert, Params().text("{1,2}"));
+    CHECK(db.exec("SELECT count(*) FROM t").i64(0, 0) == 2);
+    db.send(insert, Params().text("{3}"));
+    tx.commit();  // finishes the second one first
+  }
+  CHECK(db.exec("SELECT count(*) FROM t").i64(0, 0) == 3);
+  {  // fails: thrown by the next statement, naming the one sent; the transaction rolls back
+    Transaction tx(db);
+    db.send(insert, Params().text("{4}"));
+    db.send(insert, Params().text("{1}"));  // duplicate key
+    try {
+      db.exec("SELECT 1");
+      FAIL("the failed statement was not reported");
+    } catch (const store::pg_detail::DbError& e) {
+      CHECK(std::string(e.what()).find("INSERT INTO t") != std::string::npos);
+      CHECK(e.sqlstate() == "23505");
+    }
+  }
+  {  // fails and is found by commit: nothing of the transaction is kept
+    Transaction tx(db);
+    db.send(insert, Params().text("{5,5}"));
+    CHECK_THROWS_AS(tx.commit(), store::pg_detail::DbError);
+  }
+  {  // in flight when the transaction is abandoned: rolled back, the connection still works
+    Transaction tx(db);
+    db.send(insert, Params().text("{6}"));
+  }
+  CHECK(db.exec("SELECT count(*) FROM t").i64(0, 0) == 3);
+  CHECK(db.exec("SELECT max(x) FROM t").i64(0, 0) == 3);
 }
 
 #endif  // tests/lab/pg_server.h
