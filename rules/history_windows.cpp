@@ -136,13 +136,16 @@ std::vector<PortWindow> History::windows(const std::vector<LinkInfo>& links) con
       if (auto at = wanted.find(key(links[i].node_guid, links[i].port)); at && !found[*at])
         found[*at] = 1, taken += !take[i], take[i] = 1;
   }
-  std::vector<PortWindow> out(taken);
   std::vector<uint32_t> pos(n, UINT32_MAX);  // link -> its window's position
   for (size_t i = 0, k = 0; i < n; ++i)
     if (take[i]) pos[i] = static_cast<uint32_t>(k++);
+  // Windows are made in place, in link order (the order of pos): each one's memory is
+  // written once, not first by a value-initialized vector (a 17 MB pass at 100k ports).
+  std::vector<PortWindow> out;
+  out.reserve(taken);
   for (size_t i = 0; i < n; ++i) {
     if (!take[i]) continue;
-    PortWindow& w = out[pos[i]];
+    PortWindow& w = out.emplace_back();
     window_into(links[i], m ? own[i] : nullptr, m ? peer[i] : nullptr, &w);
     if (size_t j = peer_pos(i); j != npos) w.peer_at = pos[j];
   }
