@@ -140,6 +140,10 @@ struct PortList {
   // ports did not change; null if zlib failed or b is not a full block.
   static constexpr size_t kBlockPorts = 64;
   std::shared_ptr<const DeflateChunk> block(size_t b) const;
+  // Compresses the blocks `previous` had compressed that this list does not have (their ports
+  // changed): a reload in the background does it before publishing, so that clients paging
+  // through the list are not the ones waiting for the blocks of a new sweep. Returns how many.
+  size_t warm_blocks(const PortList& previous) const;
 
  private:
   mutable std::mutex blocks_mutex_;
@@ -248,13 +252,16 @@ class ApiCore {
                          const std::shared_ptr<const TokenSet>& tokens) const;
   // The shared port list. Older than its time to live (options.ports_cache_us, or five times
   // what the last load took, whichever is longer: reloads use at most ~20% of a core), it is
-  // still answered while one background thread reloads it; only the first request, the one
-  // after a port action and every request with ports_cache_us 0 wait for a load.
+  // still answered while one background thread reloads it (at a lower CPU priority than the
+  // threads answering requests); only the first request, the one after a port action and
+  // every request with ports_cache_us 0 wait for a load.
   std::shared_ptr<const PortList> port_list(Call& c);
   // Reads and prepares a list (reusing `previous`'s JSON); publishes it unless a port action
-  // invalidated the list meanwhile (generation changed).
+  // invalidated the list meanwhile (generation changed). background: a reload while the old
+  // list is still answered; it also warms the blocks the old list had (PortList::warm_blocks).
   std::shared_ptr<const PortList> load_ports(PortCache& pc, store::Store& st, uint64_t generation,
-                                             std::shared_ptr<const PortList> previous);
+                                             std::shared_ptr<const PortList> previous,
+                                             bool background = false);
   // The port records of {node} (name or 0xGUID) and {port}: 404 when unknown, 400 when the
   // name is ambiguous or the port is not a number.
   store::PortRecord find_port(Call& c, const PortList& list);

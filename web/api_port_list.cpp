@@ -1,6 +1,9 @@
 // The shared port list of the web API (web/api_core.h): loading it from the store, reloading
 // it in the background, and what /ports needs from it (flags, node indexes, each port's JSON,
 // the cache of answered pages).
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <optional>
 #include <unordered_set>
@@ -42,6 +45,14 @@ bool same_port(const store::PortRecord& a, const store::PortRecord& b) {
 
 uint64_t key(uint64_t guid, int port) {
   return guid * 256 + static_cast<uint64_t>(port & 255);
+}
+
+// The calling thread (only: Linux gives each thread its own nice value) yields the CPU to the
+// threads answering requests. Raising one's own nice value needs no privilege; failure leaves
+// the priority as it was.
+void lower_thread_priority() {
+  constexpr int kBackgroundNice = 10;
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kBackgroundNice);
 }
 
 int64_t steady_us() {
@@ -123,6 +134,17 @@ std::shared_ptr<const DeflateChunk> PortList::block(size_t b) const {
   return blocks_[b];
 }
 
+size_t PortList::warm_blocks(const PortList& previous) const {
+  std::vector<size_t> cold;
+  {
+    std::scoped_lock lock(blocks_mutex_, previous.blocks_mutex_);
+    for (size_t b = 0; b < blocks_.size() && b < previous.blocks_.size(); ++b)
+      if (!blocks_[b] && previous.blocks_[b]) cold.push_back(b);
+  }
+  for (size_t b : cold) block(b);
+  return cold.size();
+}
+
 const FabricCounts& PortList::counts() const {
   std::call_once(counts_once_, [this] { counts_ = count_fabric(*this); });
   return counts_;
@@ -156,7 +178,8 @@ ApiCore::~ApiCore() {
 
 std::shared_ptr<const PortList> ApiCore::load_ports(PortCache& pc, store::Store& st,
                                                     uint64_t generation,
-                                                    std::shared_ptr<const PortList> previous) {
+                                                    std::shared_ptr<const PortList> previous,
+                                                    bool background) {
   int64_t t0 = api_port_list_detail::steady_us();
   std::shared_ptr<PortList> list;
   try {
@@ -168,6 +191,7 @@ std::shared_ptr<const PortList> ApiCore::load_ports(PortCache& pc, store::Store&
     // this one renders would wait on the rendering; this way they keep answering from the
     // old list.
     list->prepare(previous.get());
+    if (background && previous) list->warm_blocks(*previous);
   } catch (...) {
     std::lock_guard<std::mutex> lock(mutex_);
     pc.loading = false;
@@ -202,26 +226,29 @@ std::shared_ptr<const PortList> ApiCore::port_list(Call& c) {
       if (options_.ports_cache_us <= 0) break;  // never reused: load it now
       // Stale: answer from it while a background thread reloads it.
       pc.loading = true;
-      if (pc.reloader.joinable()) pc.reloader.join();  // the last reload, finished
-      pc.reloader = std::thread(
-          [this, &pc, fabric = c.fabric, generation = pc.generation, previous = pc.list]() mutable {
-            // On failure the old list is kept; the next request after its time to live retries.
-            std::optional<StorePool::Lease> lease;
-            try {
-              lease.emplace(stores_.acquire(fabric));
-            } catch (const std::exception&) {
-              std::lock_guard<std::mutex> done(mutex_);
-              pc.loading = false;
-              ports_loaded_.notify_all();
-              return;
-            }
-            try {  // load_ports clears pc.loading whatever happens
-              load_ports(pc, **lease, generation, std::move(previous));
-            } catch (const store::StoreError&) {
-              lease->discard();
-            } catch (const std::exception&) {
-            }
-          });
+      // The last reload's thread may still be freeing the list it replaced (at its low
+      // priority): the new thread joins it, not this request, which holds the mutex.
+      pc.reloader = std::thread([this, &pc, fabric = c.fabric, generation = pc.generation,
+                                 previous = pc.list, last = std::move(pc.reloader)]() mutable {
+        if (last.joinable()) last.join();
+        api_port_list_detail::lower_thread_priority();
+        // On failure the old list is kept; the next request after its time to live retries.
+        std::optional<StorePool::Lease> lease;
+        try {
+          lease.emplace(stores_.acquire(fabric));
+        } catch (const std::exception&) {
+          std::lock_guard<std::mutex> done(mutex_);
+          pc.loading = false;
+          ports_loaded_.notify_all();
+          return;
+        }
+        try {  // load_ports clears pc.loading whatever happens
+          load_ports(pc, **lease, generation, std::move(previous), /*background=*/true);
+        } catch (const store::StoreError&) {
+          lease->discard();
+        } catch (const std::exception&) {
+        }
+      });
       return pc.list;
     }
     if (!pc.loading) break;

@@ -1,10 +1,12 @@
 // gzip of large API answers (web/compress.h): Accept-Encoding parsing, the encoding itself
-// (checked by inflating it with zlib), and Api::handle compressing only what it should.
+// (checked by inflating it with zlib), Api::handle compressing only what it should, and the
+// /ports blocks a background reload warms.
 #include <catch2/catch.hpp>
 
 #include <zlib.h>
 
 #include "tests/unit/test_web_helpers.h"
+#include "web/api_core.h"
 #include "web/compress.h"
 
 using namespace ibw;
@@ -180,4 +182,37 @@ TEST_CASE("web gzip: /ports pages built from precompressed blocks inflate to the
     }
   }
   CHECK(compressed >= 20);
+}
+
+TEST_CASE("web gzip: a reload warms the blocks of changed ports the list it replaces had",
+          "[web]") {
+  // Two whole blocks of ports; the first list's block 0 was asked for, block 1 never.
+  auto list_of = [](uint64_t delta) {
+    auto l = std::make_shared<web::PortList>();
+    for (int p = 0; p < static_cast<int>(2 * web::PortList::kBlockPorts); ++p) {
+      l->ports.push_back(port_record(0x2000 + p / 32, 1 + p % 32, "sw", 4, 0, "", 0, ""));
+      l->ports.back().deltas[0] = delta;
+      l->ports.back().deltas_valid = 1;
+    }
+    return l;
+  };
+  auto first = list_of(1);
+  first->prepare(nullptr);
+  REQUIRE(first->block(0));
+  auto second = list_of(2);  // every port changed: no block can be shared
+  second->prepare(first.get());
+  CHECK(second->warm_blocks(*first) == 1);
+  auto warmed = second->block(0);
+  REQUIRE(warmed);
+  CHECK(warmed != first->block(0));
+  std::string text;  // what block 0 of the second list holds: its own ports' JSON
+  for (size_t i = 0; i < web::PortList::kBlockPorts; ++i) text += "," + *second->json[i];
+  CHECK(warmed->size == text.size());
+  CHECK(warmed->crc ==
+        crc32(0, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size())));
+  CHECK(second->warm_blocks(*first) == 0);  // warm now
+  auto third = list_of(2);  // nothing changed: the warm block is shared, nothing to do
+  third->prepare(second.get());
+  CHECK(third->warm_blocks(*second) == 0);
+  CHECK(third->block(0) == warmed);
 }
