@@ -59,9 +59,20 @@ SqliteStore::SqliteStore(const std::string& path, const Options& options)
   if (mode != "wal")
     throw StoreError("store " + path + ": cannot switch to WAL mode (journal_mode is " + mode +
                      "); is it on a network file system?");
+  sqlite_detail::Checkpointer::Options c;
+  c.busy_timeout_ms = options.busy_timeout_ms, c.full_sync = options.full_sync;
+  checkpointer_ = std::make_unique<sqlite_detail::Checkpointer>(db_.handle(), path, c);
 }
 
 SqliteStore::~SqliteStore() = default;
+
+sqlite_detail::Checkpointer::Stats SqliteStore::checkpoint_stats() const {
+  return checkpointer_ ? checkpointer_->stats() : sqlite_detail::Checkpointer::Stats{};
+}
+
+bool SqliteStore::wait_checkpoints(int timeout_ms) {
+  return !checkpointer_ || checkpointer_->wait_idle(timeout_ms);
+}
 
 int SqliteStore::schema_version() {
   return static_cast<int>(db_.scalar_int("PRAGMA user_version"));

@@ -13,8 +13,9 @@
 //   contract in store.h: cursors move in the same transaction as their events, so a rollback
 //   takes the cursor back too and the source replays (events de-duplicate on dedup_key).
 //   Set Options::full_sync for fsync on every commit (a few ms per batch on real disks).
-// - Checkpoints are SQLite's own automatic ones (every ~1,000 WAL pages, inside a commit):
-//   simple and deterministic; journal_size_limit truncates a grown WAL back.
+// - Checkpoints at SQLite's own threshold (~1,000 WAL pages), run by a thread of the store
+//   with its own connection, not inside the commit (store/sqlite_checkpoint.h); in a commit
+//   only when that thread is behind or failing. journal_size_limit truncates a grown WAL.
 // - busy_timeout (default 5 s): a second writer, or a reader during WAL recovery after a
 //   crash, waits instead of failing with SQLITE_BUSY.
 // Read-only opens use SQLITE_OPEN_READONLY, never migrate, and need the file to exist.
@@ -25,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "store/sqlite_checkpoint.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
 
@@ -46,6 +48,10 @@ class SqliteStore : public Store {
   std::vector<FabricEntry> fabrics() override { return {{fabric_, std::nullopt}}; }
 
   WriteResult write(const WriteBatch& batch) override;
+  // The background checkpoints (tests, diagnostics); empty for a read-only store.
+  sqlite_detail::Checkpointer::Stats checkpoint_stats() const;
+  // Waits until the checkpoints asked for so far have run. False on timeout.
+  bool wait_checkpoints(int timeout_ms);
   std::vector<StoredEvent> events(const EventQuery& q) override;
   std::vector<PortRecord> ports(const std::string& node_filter = "") override;
   std::vector<ingest::UfmPortState> ufm_ports() override;
@@ -88,6 +94,7 @@ class SqliteStore : public Store {
   size_t fold_samples(int64_t cutoff_us);
 
   sqlite_detail::Db db_;
+  std::unique_ptr<sqlite_detail::Checkpointer> checkpointer_;  // closed before db_
   std::string fabric_ = "default";
   bool read_only_;
   size_t fail_after_rows_ = 0;  // armed by the test hook
