@@ -27,10 +27,10 @@
 
 namespace ibw::ingest {
 
+// The masks first, then the deltas (error counters first: Counter's order), the rates and
+// the reading: the rules' first test of a delta (rules::History::rises: does a valid error
+// counter rise?) reads its first two cache lines, not the reading's three before them.
 struct CounterDelta {
-  CounterSample sample;                         // the new reading
-  std::array<uint64_t, kCounterCount> delta{};  // since the previous reading
-  std::array<double, kCounterCount> rate{};     // delta per second
   uint32_t valid = 0;     // bit i: delta/rate i are known (needs a previous reading)
   uint32_t at_least = 0;  // bit i: saturated, the true delta may be larger
   uint32_t reset = 0;     // bit i: the counter was reset since the previous reading
@@ -38,6 +38,9 @@ struct CounterDelta {
   // delta is not valid). Rates are known for valid | rate_carried.
   uint32_t rate_carried = 0;
   int64_t interval_us = 0;  // since the previous reading (of the data counters: see rate)
+  std::array<uint64_t, kCounterCount> delta{};  // since the previous reading
+  std::array<double, kCounterCount> rate{};     // delta per second
+  CounterSample sample;                         // the new reading
 };
 
 struct TrackerOptions {

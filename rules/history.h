@@ -187,6 +187,10 @@ class History {
   // for this far ahead, the misses of several ports overlap (the all-failing sweep of 100k
   // ports: prune 11 -> 7 ms, appends 11 -> 7 ms).
   static constexpr size_t kPrefetchAhead = 8;
+  // add_deltas' first pass asks for the two cache lines rises() reads of each CounterDelta
+  // (of its seven) this far ahead: no stream a hardware prefetcher follows (a clean sweep of
+  // 100k ports: 3.6 -> 2.4 ms).
+  static constexpr size_t kScanAhead = 8;
   void prefetch_head(size_t at) const {
     if (at >= entries_.size()) return;
     const Entry& e = entries_[at];
