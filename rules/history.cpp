@@ -197,8 +197,8 @@ size_t History::add_deltas(const std::vector<ingest::CounterDelta>& deltas) {
   std::vector<uint32_t> rising;
   for (size_t i = 0; i < deltas.size(); ++i) {
     if (i + kScanAhead < deltas.size()) {  // what rises() reads (no stream a prefetcher sees)
-      __builtin_prefetch(&deltas[i + kScanAhead].valid);
-      __builtin_prefetch(&deltas[i + kScanAhead].delta[ingest::kCounterCount / 2]);
+      prefetch_read(&deltas[i + kScanAhead].valid);
+      prefetch_read(&deltas[i + kScanAhead].delta[ingest::kCounterCount / 2]);
     }
     if (rises(deltas[i])) rising.push_back(static_cast<uint32_t>(i));
   }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <utility>
 
+#include "fabric/prefetch.h"
 #include "ingest/ufm/json.h"
 #include "ingest/ufm/telemetry_csv.h"
 #include "ingest/ufm/telemetry_fields.h"
@@ -216,7 +217,11 @@ struct CsvParser::State {
 CsvParser::CsvParser(int64_t now_us, size_t expected_samples)
     : s_(std::make_unique<State>(now_us)) {
   // A little over the expectation: a few more rows than last time must not double it.
-  if (expected_samples) s_->b.result().samples.reserve(expected_samples + expected_samples / 64);
+  if (expected_samples) {
+    auto& samples = s_->b.result().samples;
+    samples.reserve(expected_samples + expected_samples / 64);
+    fabric::populate_for_write(samples.data(), samples.capacity() * sizeof(CounterSample));
+  }
 }
 CsvParser::~CsvParser() = default;
 
