@@ -87,7 +87,7 @@ void Checkpointer::checkpoint_once(sqlite3*& conn) {
       // As the writer's: how the checkpoint syncs, and the WAL truncated back after one.
       const std::string pragmas = std::string(options_.full_sync ? "PRAGMA synchronous = FULL;"
                                                                  : "PRAGMA synchronous = NORMAL;") +
-                                  "PRAGMA journal_size_limit = 67108864";
+                                  kJournalSizeLimit;
       rc = sqlite3_exec(conn, pragmas.c_str(), nullptr, nullptr, nullptr);
     }
   }

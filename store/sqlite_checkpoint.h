@@ -25,6 +25,10 @@
 
 namespace ibw::store::sqlite_detail {
 
+// Set on the writer's connection and on the checkpoint thread's: a grown WAL is truncated
+// back to 64 MiB after a checkpoint.
+inline constexpr const char* kJournalSizeLimit = "PRAGMA journal_size_limit = 67108864";
+
 class Checkpointer {
  public:
   struct Options {

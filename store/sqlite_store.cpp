@@ -47,8 +47,8 @@ SqliteStore::SqliteStore(const std::string& path, const Options& options)
     return;
   }
   db_.exec(options.full_sync ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
-  db_.exec("PRAGMA journal_size_limit = 67108864");  // truncate a grown WAL back to 64 MiB
-  db_.exec("PRAGMA cache_size = -16384");            // 16 MiB page cache
+  db_.exec(sqlite_detail::kJournalSizeLimit);
+  db_.exec("PRAGMA cache_size = -16384");  // 16 MiB page cache
   // 16 KiB pages for a new file (an existing one keeps its own): a k=64 scrape writes 256
   // partition blobs of about 200 KB twice over (samples, port states); in 4 KiB pages each
   // is a chain of 50 overflow pages, and the write took 24% longer (issue 32).
