@@ -49,7 +49,7 @@ bench_build_in_tree() {
   fi
 }
 
-keep_work=0
+keep_work=${keep_work:-0}  # keep_work=1 in the environment keeps $work
 exit_commands=()
 at_exit() { exit_commands+=("$1"); }
 bench_cleanup() {
