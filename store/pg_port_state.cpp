@@ -1,7 +1,10 @@
 // Table port_state of the PostgreSQL store (store/port_state.h): one row (fabric, part, data)
-// per partition. A write creates the rows it needs, then reads them FOR UPDATE: two writers of
-// one fabric (the daemon, a CLI command) merge one after the other, neither losing the other's
-// states. The blobs travel in binary both ways (no hex text of 50 MB per scrape).
+// per partition. A write reads the rows it needs FOR UPDATE, creating first those that are
+// missing (the first writes of a fabric; then it reads them again): two writers of one fabric
+// (the daemon, a CLI command) merge one after the other, neither losing the other's states.
+// Once every partition has its row, which a store reaches with its first scrapes, a write
+// makes no INSERT (a round trip and 256 conflict checks a sweep). The blobs travel in binary
+// both ways (no hex text of 50 MB per scrape).
 #include "store/pg_binary.h"
 #include "store/pg_db.h"
 #include "store/port_state.h"
@@ -30,15 +33,22 @@ using namespace pg_port_state_detail;
 
 void write(pg_detail::Db& db, const std::string& fabric, Updates& u) {
   if (u.empty()) return;
-  const std::string parts = parts_array(u.parts());
-  db.exec(
-      "INSERT INTO port_state (fabric, part, data) SELECT $1, t.part, '\\x01'::bytea FROM "
-      "unnest($2::integer[]) AS t(part) ON CONFLICT (fabric, part) DO NOTHING",
-      pg_detail::Params().text(fabric).binary(parts));
-  const pg_detail::Result r = db.exec(
-      "SELECT part, data FROM port_state WHERE fabric = $1 AND part = ANY($2::integer[]) "
-      "ORDER BY part FOR UPDATE",
-      pg_detail::Params().text(fabric).binary(parts), /*binary_result=*/true);
+  const std::vector<int> wanted = u.parts();
+  const std::string parts = parts_array(wanted);
+  auto read_locked = [&] {
+    return db.exec(
+        "SELECT part, data FROM port_state WHERE fabric = $1 AND part = ANY($2::integer[]) "
+        "ORDER BY part FOR UPDATE",
+        pg_detail::Params().text(fabric).binary(parts), /*binary_result=*/true);
+  };
+  pg_detail::Result r = read_locked();
+  if (static_cast<size_t>(r.rows()) < wanted.size()) {  // partitions without a row yet
+    db.exec(
+        "INSERT INTO port_state (fabric, part, data) SELECT $1, t.part, '\\x01'::bytea FROM "
+        "unnest($2::integer[]) AS t(part) ON CONFLICT (fabric, part) DO NOTHING",
+        pg_detail::Params().text(fabric).binary(parts));
+    r = read_locked();
+  }
   pg_detail::ArrayBinary part_col(pg_detail::ElemType::int4), data_col(pg_detail::ElemType::bytea);
   size_t stored = 0;
   for (int i = 0; i < r.rows(); ++i) stored += r.text(i, 1).size();
