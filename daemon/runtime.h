@@ -49,6 +49,7 @@ struct StorePart {
   std::atomic<bool> acting{true};
   std::atomic<bool> lease_lost{false};  // the holder's lease ended: this generation steps down
   bool failed = false;  // a batch could not be stored at shutdown; later ones are dropped
+  uint64_t checkpoint_failures = 0;  // of db's checkpoint thread, logged so far
   BatchQueue queue{64};
 };
 

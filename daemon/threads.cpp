@@ -27,6 +27,17 @@ std::string sources_json(Runtime& rt) {
   return web::sources_json(list);
 }
 
+// A checkpoint thread that failed since the last write is logged (with why), so that slower
+// store writes (each commit that fills the WAL then checkpoints in place) are never silent;
+// /metrics counts the failures and /health says so while the last one failed.
+void log_checkpoint_failures(StorePart& s) {
+  const store::CheckpointStats c = s.db->checkpoints();
+  if (c.failed <= s.checkpoint_failures) return;
+  log(LogLevel::error, "store checkpoint failed; commits checkpoint in place until one succeeds",
+      {{"error", c.last_error}, {"failures", c.failed}});
+  s.checkpoint_failures = c.failed;
+}
+
 // Batches with at least this many counter samples log their write time ("counters stored").
 constexpr size_t kLoggedSamples = 1000;
 
@@ -53,6 +64,7 @@ void write_batch(store::WriteBatch& batch, Runtime& rt) {
       }
       for (size_t i = 0; i < batch.events.size(); ++i)
         if (res.event_ids[i]) log_event(batch.events[i], res.event_ids[i]);
+      log_checkpoint_failures(rt.store);
       return;
     } catch (const store::StoreFenced& e) {  // another instance holds the lease: step down
       log(LogLevel::error, "store write fenced: this instance lost the fabric's lease",

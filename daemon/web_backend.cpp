@@ -83,6 +83,7 @@ web::Health WebBackend::health() {
     h.incidents_dropped = deps_.incidents->dropped();
   }
   if (deps_.probes) h.input_refused = deps_.probes->refused.snapshot();
+  if (deps_.writer) h.checkpoints = deps_.writer->checkpoints();
   if (deps_.slurm) {
     auto s = deps_.slurm->snapshot();
     h.slurm = web::Health::Slurm{s.drains, s.resumes, s.errors};

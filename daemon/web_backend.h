@@ -44,6 +44,7 @@ struct WebBackendDeps {
   const SmBoard* sm = nullptr;                        // the subnet manager's state
   const actions::SlurmStats* slurm = nullptr;         // null without slurm.enabled
   const JobBoard* jobs = nullptr;                     // the running Slurm jobs (metrics)
+  const store::AdminStore* writer = nullptr;          // the daemon's store connection (checkpoints)
   LinkJobs* link_jobs = nullptr;  // null without Slurm: affected jobs null on incidents
   int64_t started_us = 0;
   int rules_loaded = -1;  // enabled rules; -1 without a rules file

@@ -22,6 +22,7 @@ void start_web(Runtime& rt) {
   deps.sm = &rt.fabric.sm;
   if (rt.rules.slurm) deps.slurm = &rt.rules.slurm->stats();
   deps.jobs = &rt.fabric.jobs;
+  deps.writer = rt.store.db.get();  // declared before the web part: outlives the backend
   deps.link_jobs = rt.link_jobs.get();
   deps.started_us = rt.fabric.clock.now_us();
   deps.incidents = &rt.fabric.incidents;

@@ -209,6 +209,17 @@ struct OutboxBacklog {
   std::optional<OutboxItem> oldest;  // the undelivered item with the lowest id (queued first)
 };
 
+// The WAL checkpoints of a SQLite store since it was opened (store/sqlite_checkpoint.h: they
+// run on a thread of their own); all zero for PostgreSQL, whose server checkpoints itself.
+struct CheckpointStats {
+  uint64_t asked = 0;      // checkpoints the writer's commits asked for
+  uint64_t done = 0;       // run by the thread (every frame in the WAL copied or not)
+  uint64_t failed = 0;     // the thread's that failed (last_error)
+  uint64_t in_commit = 0;  // run in a commit: the WAL had reached its bound, or `failing`
+  bool failing = false;    // the thread's last checkpoint failed: commits checkpoint in place
+  std::string last_error;  // of the last failure ("" when none)
+};
+
 struct Retention {
   int64_t raw_window_us = 24LL * 3600 * 1000000;             // keep raw samples this long
   int64_t aggregate_window_us = 30LL * 24 * 3600 * 1000000;  // keep hourly aggregates this long

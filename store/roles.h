@@ -133,6 +133,9 @@ class AdminStore {
   // to write but larger stage.
   virtual size_t compact(int64_t now_us, const Retention& retention) = 0;
   virtual int schema_version() = 0;
+  // How the store's own WAL checkpoints went since it was opened (SQLite; all zero for a
+  // backend that has none). Safe to call from any thread, also while another one writes.
+  virtual CheckpointStats checkpoints() const { return {}; }
 };
 
 }  // namespace ibw::store

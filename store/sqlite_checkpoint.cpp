@@ -8,15 +8,11 @@
 
 namespace ibw::store::sqlite_detail {
 
-Checkpointer::Checkpointer(sqlite3* writer, std::string path, const Options& options)
+Checkpointer::Checkpointer(sqlite3* writer, std::string path, int64_t page_size,
+                           const Options& options)
     : writer_(writer), path_(std::move(path)), options_(options) {
-  sqlite3_stmt* st = nullptr;
-  int64_t page = 4096;
-  if (sqlite3_prepare_v2(writer_, "PRAGMA page_size", -1, &st, nullptr) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW)
-    page = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  inline_pages_ = std::max<int64_t>(options_.ask_pages, options_.inline_bytes / page);
+  inline_pages_ = std::max<int64_t>(options_.ask_pages,
+                                    options_.inline_bytes / std::max<int64_t>(page_size, 512));
   sqlite3_wal_hook(writer_, &Checkpointer::on_commit, this);  // replaces the automatic one
 }
 
@@ -36,7 +32,7 @@ int Checkpointer::on_commit(void* self, sqlite3* db, const char* name, int pages
   bool failing = false;
   {
     std::lock_guard<std::mutex> lock(c->mutex_);
-    failing = c->failing_;
+    failing = c->stats_.failing;
   }
   // Behind, or its last checkpoint failed: as SQLite's own hook would (the thread is still
   // asked after a failure, and clears it when one of its own succeeds).
@@ -102,7 +98,7 @@ void Checkpointer::checkpoint_once(sqlite3*& conn) {
     conn = nullptr;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  failing_ = rc != SQLITE_OK;
+  stats_.failing = rc != SQLITE_OK;
   if (rc == SQLITE_OK) {
     ++stats_.done;
   } else {

@@ -9,7 +9,7 @@
 // (PASSIVE: it never blocks the writer or a reader) while the writer goes on, and SQLite
 // restarts the WAL from its beginning at the first write after a complete one, as before.
 // Bounded: when the WAL reaches inline_bytes anyway (the thread is behind), or the thread's
-// last checkpoint failed (stats().last_error), the commit checkpoints in place, as SQLite's
+// last checkpoint failed (stats().failing), the commit checkpoints in place, as SQLite's
 // own hook would have: a failing thread costs the old commit time, never an unbounded WAL.
 // The thread starts at the first checkpoint asked for (a short-lived command that never
 // fills the WAL never starts it); the destructor stops it and closes its connection.
@@ -22,6 +22,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include "store/records.h"
 
 namespace ibw::store::sqlite_detail {
 
@@ -37,22 +39,16 @@ class Checkpointer {
     int busy_timeout_ms = 5000;
     bool full_sync = false;  // as the writer: synchronous=FULL instead of NORMAL
   };
-  struct Stats {
-    uint64_t asked = 0;      // checkpoints the writer's commits asked for
-    uint64_t done = 0;       // run by the thread (every frame in the WAL copied or not)
-    uint64_t failed = 0;     // the thread's that failed (last_error)
-    uint64_t in_commit = 0;  // run in a commit: the WAL had reached inline_bytes
-    std::string last_error;
-  };
+  using Stats = CheckpointStats;
 
-  // Hooks into `writer` (the store's connection to `path`), replacing SQLite's automatic
-  // checkpoints. The writer must outlive this object.
-  Checkpointer(sqlite3* writer, std::string path, const Options& options);
+  // Hooks into `writer` (the store's connection to `path`, whose pages are `page_size`
+  // bytes), replacing SQLite's automatic checkpoints. The writer must outlive this object.
+  Checkpointer(sqlite3* writer, std::string path, int64_t page_size, const Options& options);
   ~Checkpointer();
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
 
-  Stats stats() const;
+  Stats stats() const;  // from any thread
   // Waits until every checkpoint asked for so far has run (tests). False on timeout.
   bool wait_idle(int timeout_ms);
 
@@ -69,8 +65,7 @@ class Checkpointer {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   bool due_ = false, busy_ = false, stop_ = false;
-  bool failing_ = false;  // the thread's last checkpoint failed: commits checkpoint in place
-  Stats stats_;
+  Stats stats_;         // stats_.failing: commits checkpoint in place
   std::thread thread_;  // started by the first ask()
 };
 

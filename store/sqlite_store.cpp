@@ -61,13 +61,14 @@ SqliteStore::SqliteStore(const std::string& path, const Options& options)
                      "); is it on a network file system?");
   sqlite_detail::Checkpointer::Options c;
   c.busy_timeout_ms = options.busy_timeout_ms, c.full_sync = options.full_sync;
-  checkpointer_ = std::make_unique<sqlite_detail::Checkpointer>(db_.handle(), path, c);
+  checkpointer_ = std::make_unique<sqlite_detail::Checkpointer>(
+      db_.handle(), path, db_.scalar_int("PRAGMA page_size"), c);
 }
 
 SqliteStore::~SqliteStore() = default;
 
-sqlite_detail::Checkpointer::Stats SqliteStore::checkpoint_stats() const {
-  return checkpointer_ ? checkpointer_->stats() : sqlite_detail::Checkpointer::Stats{};
+CheckpointStats SqliteStore::checkpoints() const {
+  return checkpointer_ ? checkpointer_->stats() : CheckpointStats{};
 }
 
 bool SqliteStore::wait_checkpoints(int timeout_ms) {

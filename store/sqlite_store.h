@@ -48,8 +48,8 @@ class SqliteStore : public Store {
   std::vector<FabricEntry> fabrics() override { return {{fabric_, std::nullopt}}; }
 
   WriteResult write(const WriteBatch& batch) override;
-  // The background checkpoints (tests, diagnostics); empty for a read-only store.
-  sqlite_detail::Checkpointer::Stats checkpoint_stats() const;
+  // The background checkpoints; empty for a read-only store.
+  CheckpointStats checkpoints() const override;
   // Waits until the checkpoints asked for so far have run. False on timeout.
   bool wait_checkpoints(int timeout_ms);
   std::vector<StoredEvent> events(const EventQuery& q) override;

@@ -241,10 +241,13 @@ class ApiCore {
   // GET /health?fabric=OTHER: from the fabric's lease row.
   Response other_health(Call& c);
   // The parts of /health both kinds share: the per-source entries, raising *status to the
-  // worst source's; and the store's entry, *status "down" when the store cannot be read.
+  // worst source's; and the store's entry, *status "down" when the store cannot be read,
+  // "degraded" when `own` (this daemon's writer's checkpoints) says its checkpoint thread
+  // fails.
   static nlohmann::ordered_json health_sources(const std::vector<SourceHealth>& sources,
                                                std::string* status);
-  nlohmann::ordered_json health_store(Call& c, std::string* status);
+  nlohmann::ordered_json health_store(Call& c, std::string* status,
+                                      const store::CheckpointStats* own = nullptr);
   // GET /fabrics entries, and the per-fabric lease metrics.
   nlohmann::ordered_json fabrics_json(const std::vector<store::FabricEntry>& all);
   // Who presents `token` (from bearer_token(); "" for none): anonymous without tokens.

@@ -62,10 +62,20 @@ nlohmann::ordered_json ApiCore::health_sources(const std::vector<SourceHealth>& 
   return out;
 }
 
-nlohmann::ordered_json ApiCore::health_store(Call& c, std::string* status) {
+nlohmann::ordered_json ApiCore::health_store(Call& c, std::string* status,
+                                             const store::CheckpointStats* own) {
   try {
-    return {
-        {"status", "ok"}, {"detail", ""}, {"schema_version", c.store(stores_).schema_version()}};
+    const int version = c.store(stores_).schema_version();
+    if (own && own->failing) {  // the writes go on, each that fills the WAL slower
+      *status = api_health_detail::worst(*status, "degraded");
+      return {{"status", "degraded"},
+              {"detail",
+               "WAL checkpoints fail on their thread, so commits checkpoint in "
+               "place (slower store writes): " +
+                   own->last_error},
+              {"schema_version", version}};
+    }
+    return {{"status", "ok"}, {"detail", ""}, {"schema_version", version}};
   } catch (const std::exception& e) {
     if (c.lease) c.lease->discard();
     *status = "down";
@@ -80,7 +90,7 @@ Response ApiCore::get_health(Call& c) {
   ordered_json j;
   std::string status = "ok";
   ordered_json sources = health_sources(h.sources, &status);
-  ordered_json st = health_store(c, &status);
+  ordered_json st = health_store(c, &status, &h.checkpoints);
   j["status"] = status;
   j["time"] = store::iso_time(c.now_us);
   j["started"] = store::iso_time(h.started_us);

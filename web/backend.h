@@ -77,6 +77,8 @@ struct Health {
     uint64_t refresh_failures = 0;
     uint64_t capped = 0;  // jobs dropped at the cap
   } slurm_jobs;
+  // This daemon's store connection: its WAL checkpoints (all zero for PostgreSQL).
+  store::CheckpointStats checkpoints;
 };
 
 // Source health as the JSON array that GET /fabrics shows and a lease row carries

@@ -121,6 +121,26 @@ void input_families(Writer& w, const MetricsSnapshot& m) {
   }
 }
 
+// The daemon's own store connection: SQLite's WAL checkpoints by where they ran, and the
+// thread's failures (a failing thread puts every checkpoint back on the store write's path).
+void checkpoint_families(Writer& w, const MetricsSnapshot& m) {
+  const store::CheckpointStats& c = m.health.checkpoints;
+  w.family("ibwarden_store_checkpoints_total",
+           "SQLite WAL checkpoints since start, by where they ran: the store's checkpoint "
+           "thread, or in a commit (the WAL reached its bound, or the thread's last "
+           "checkpoint failed), which the store write waits for. 0 for PostgreSQL.",
+           "counter");
+  w.sample("ibwarden_store_checkpoints_total", label("where", "thread"),
+           static_cast<double>(c.done));
+  w.sample("ibwarden_store_checkpoints_total", label("where", "in_commit"),
+           static_cast<double>(c.in_commit));
+  w.family("ibwarden_store_checkpoint_failures_total",
+           "Checkpoints the store's checkpoint thread could not run since start (/health "
+           "says why while the last one failed).",
+           "counter");
+  w.sample("ibwarden_store_checkpoint_failures_total", static_cast<double>(c.failed));
+}
+
 // Slurm drains and resumes (daemon/slurm_worker.h): every status, 0 included.
 void slurm_counts(Writer& w, const char* name, const char* help,
                   const std::map<std::string, uint64_t>& counts) {
@@ -284,6 +304,7 @@ std::string render_metrics(const MetricsSnapshot& m) {
   if (m.live) sweep_families(w, m);
   w.gauge("ibwarden_store_up", "1 when the store could be read for this scrape.",
           m.store_up ? 1 : 0);
+  if (m.live) checkpoint_families(w, m);
   if (m.live) cursed_families(w, m);
   if (m.live) congestion_families(w, m);
   if (m.live) route_families(w, m);

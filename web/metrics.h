@@ -17,6 +17,12 @@
 //   ibwarden_guard_max_disabled_ports                the guard's cap actions.max_disabled_total
 //   ibwarden_guard_max_disables_per_hour             the guard's cap actions.max_actions_per_hour
 //   ibwarden_webhook_configured                      1 when workorders.webhook is set
+//   ibwarden_store_checkpoints_total{where}          (counter) SQLite WAL checkpoints of this
+//                                                    daemon's store since start: where=thread
+//                                                    (its checkpoint thread) or in_commit (in
+//                                                    a store write: the WAL reached its bound
+//                                                    or the thread failed); 0 for PostgreSQL
+//   ibwarden_store_checkpoint_failures_total         (counter) the thread's failed checkpoints
 //   ibwarden_store_up                                1 when the store could be read; the
 //                                                    store-derived metrics below are absent
 //                                                    when it is 0
@@ -92,7 +98,7 @@
 //                                                    the store server's clock)
 // A scrape of another fabric (/metrics?fabric=NAME) leaves out the families about this
 // daemon's own state: rules, enforce, sweeps, guard caps, webhook_configured, cursed routes,
-// congestion, the subnet manager.
+// congestion, the subnet manager, the store's checkpoints.
 #pragma once
 
 #include <cstdint>

@@ -55,7 +55,7 @@ TEST_CASE("sqlite checkpoints: commits ask and the thread copies the WAL into th
   Writer w(path);
   Checkpointer::Options o;
   o.ask_pages = 100;
-  Checkpointer c(w.db, path, o);
+  Checkpointer c(w.db, path, 4096, o);
   w.commit_pages(50);  // under the threshold: nothing asked
   CHECK(c.stats().asked == 0);
   w.commit_pages(80);
@@ -83,7 +83,7 @@ TEST_CASE("sqlite checkpoints: a commit checkpoints in place at the bound or aft
     Checkpointer::Options o;
     o.ask_pages = 100;
     o.inline_bytes = 200 * 4096;
-    Checkpointer c(w.db, path, o);
+    Checkpointer c(w.db, path, 4096, o);
     w.commit_pages(250);  // one transaction past the bound: checkpointed in its commit
     auto s = c.stats();
     CHECK(s.in_commit == 1);
@@ -94,11 +94,12 @@ TEST_CASE("sqlite checkpoints: a commit checkpoints in place at the bound or aft
   SECTION("the thread cannot open the file: each commit checkpoints in place, and says why") {
     Checkpointer::Options o;
     o.ask_pages = 100;
-    Checkpointer c(w.db, dir.file("missing/c.db"), o);  // the thread's path does not open
+    Checkpointer c(w.db, dir.file("missing/c.db"), 4096, o);  // the thread's path does not open
     w.commit_pages(120);
     REQUIRE(c.wait_idle(10'000));
     auto s = c.stats();
     CHECK(s.failed == 1);
+    CHECK(s.failing);
     CHECK(s.in_commit == 0);
     CHECK(s.last_error.find("missing/c.db") != std::string::npos);
     w.commit_pages(120);  // the WAL was never checkpointed: this commit does it

@@ -245,3 +245,31 @@ TEST_CASE("web metrics: the route check families - samples only after a check", 
   m.live = false;  // another fabric's scrape: this daemon's own route check is left out
   CHECK_FALSE(has_family(web::render_metrics(m), "ibwarden_route_credit_loops"));
 }
+
+TEST_CASE("web metrics: the store checkpoints - counted and a failing thread degrades health",
+          "[web]") {
+  WebBench b;
+  b.backend.health_value.sources = {{"opensm", web::SourceStatus::ok, "", kNow}};
+  b.backend.health_value.checkpoints = {40, 37, 2, 3, false, "checkpoint of /x: disk I/O error"};
+  auto api = b.api();
+  std::string text = api->handle(request("GET", "/metrics")).body;
+  CHECK(text.find("# TYPE ibwarden_store_checkpoints_total counter\n") != std::string::npos);
+  CHECK(series(text, "ibwarden_store_checkpoints_total{where=\"thread\"}") == 37);
+  CHECK(series(text, "ibwarden_store_checkpoints_total{where=\"in_commit\"}") == 3);
+  CHECK(series(text, "ibwarden_store_checkpoint_failures_total") == 2);
+  // Failures in the past, the last checkpoint done: the store is healthy.
+  auto j = body_of(api->handle(request("GET", "/api/v1/health")));
+  CHECK(j["status"] == "ok");
+  CHECK(j["store"]["status"] == "ok");
+  // The thread's last checkpoint failed: every commit that fills the WAL checkpoints in place.
+  b.backend.health_value.checkpoints.failing = true;
+  j = body_of(api->handle(request("GET", "/api/v1/health")));
+  CHECK(j["status"] == "degraded");
+  CHECK(j["store"]["status"] == "degraded");
+  CHECK(j["store"]["detail"].get<std::string>().find("disk I/O error") != std::string::npos);
+  CHECK(j["store"]["schema_version"].is_number());
+  // Another fabric's scrape leaves this daemon's own store connection out.
+  web::MetricsSnapshot m;
+  m.live = false;
+  CHECK(web::render_metrics(m).find("ibwarden_store_checkpoints_total") == std::string::npos);
+}
