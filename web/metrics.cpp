@@ -126,7 +126,8 @@ void input_families(Writer& w, const MetricsSnapshot& m) {
 void checkpoint_families(Writer& w, const MetricsSnapshot& m) {
   const store::CheckpointStats& c = m.health.checkpoints;
   w.family("ibwarden_store_checkpoints_total",
-           "SQLite WAL checkpoints since start, by where they ran: the store's checkpoint "
+           "SQLite WAL checkpoints since the store was opened (start or reload), by where "
+           "they ran: the store's checkpoint "
            "thread, or in a commit (the WAL reached its bound, or the thread's last "
            "checkpoint failed), which the store write waits for. 0 for PostgreSQL.",
            "counter");
@@ -135,8 +136,8 @@ void checkpoint_families(Writer& w, const MetricsSnapshot& m) {
   w.sample("ibwarden_store_checkpoints_total", label("where", "in_commit"),
            static_cast<double>(c.in_commit));
   w.family("ibwarden_store_checkpoint_failures_total",
-           "Checkpoints the store's checkpoint thread could not run since start (/health "
-           "says why while the last one failed).",
+           "Checkpoints the store's checkpoint thread could not run since the store was "
+           "opened (/health says why while the last one failed).",
            "counter");
   w.sample("ibwarden_store_checkpoint_failures_total", static_cast<double>(c.failed));
 }

@@ -18,7 +18,8 @@
 //   ibwarden_guard_max_disables_per_hour             the guard's cap actions.max_actions_per_hour
 //   ibwarden_webhook_configured                      1 when workorders.webhook is set
 //   ibwarden_store_checkpoints_total{where}          (counter) SQLite WAL checkpoints of this
-//                                                    daemon's store since start: where=thread
+//                                                    daemon's store since it was opened (start,
+//                                                    reload): where=thread
 //                                                    (its checkpoint thread) or in_commit (in
 //                                                    a store write: the WAL reached its bound
 //                                                    or the thread failed); 0 for PostgreSQL
