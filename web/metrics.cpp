@@ -127,9 +127,9 @@ void checkpoint_families(Writer& w, const MetricsSnapshot& m) {
   const store::CheckpointStats& c = m.health.checkpoints;
   w.family("ibwarden_store_checkpoints_total",
            "SQLite WAL checkpoints since the store was opened (start or reload), by where "
-           "they ran: the store's checkpoint "
-           "thread, or in a commit (the WAL reached its bound, or the thread's last "
-           "checkpoint failed), which the store write waits for. 0 for PostgreSQL.",
+           "they ran: the store's checkpoint thread, or in a commit (the WAL reached its "
+           "bound, or the thread's last checkpoint failed), which the store write waits for. "
+           "0 for PostgreSQL.",
            "counter");
   w.sample("ibwarden_store_checkpoints_total", label("where", "thread"),
            static_cast<double>(c.done));
